@@ -1,0 +1,58 @@
+"use server";
+import { AuthError } from "next-auth";
+import { redirect } from "next/navigation";
+import { signIn, signOut } from "@/lib/auth";
+import { signUp } from "@/lib/workspaces";
+import { isAppError } from "@/lib/errors";
+
+export type FormState = { error?: string; email?: string } | undefined;
+
+function safeNext(value: FormDataEntryValue | null): string {
+  const v = typeof value === "string" ? value : "";
+  return v.startsWith("/") && !v.startsWith("//") ? v : "/";
+}
+
+export async function signInAction(_: FormState, form: FormData): Promise<FormState> {
+  const email = String(form.get("email") ?? "");
+  const password = String(form.get("password") ?? "");
+  if (!email.trim() || !password) return { error: "Enter your email and password.", email };
+  try {
+    await signIn("credentials", { email, password, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: "Wrong email or password.", email };
+    throw e;
+  }
+  redirect(safeNext(form.get("next")));
+}
+
+export async function signUpAction(_: FormState, form: FormData): Promise<FormState> {
+  const email = String(form.get("email") ?? "");
+  const password = String(form.get("password") ?? "");
+  const name = String(form.get("name") ?? "");
+  let slug: string;
+  try {
+    const result = await signUp({ email, password, name: name || undefined });
+    slug = result.workspace.slug;
+  } catch (e) {
+    if (isAppError(e)) return { error: e.message, email };
+    throw e;
+  }
+  try {
+    await signIn("credentials", { email, password, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: "Your account was created, but signing in failed. Try signing in.", email };
+    throw e;
+  }
+  const next = safeNext(form.get("next"));
+  redirect(next !== "/" ? next : `/w/${slug}`);
+}
+
+export async function signOutAction() {
+  await signOut({ redirect: false });
+  redirect("/login");
+}
+
+export async function oauthSignInAction(form: FormData) {
+  const provider = String(form.get("provider"));
+  await signIn(provider, { redirectTo: safeNext(form.get("next")) });
+}

@@ -1,0 +1,25 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { currentUserId } from "@/lib/auth";
+import { TextLink } from "@/components/ui";
+import { signUpAction } from "../actions";
+import { AuthForm } from "../auth-form";
+import { OAuthButtons } from "../oauth-buttons";
+
+export const metadata: Metadata = { title: "Create account" };
+export const dynamic = "force-dynamic";
+
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
+  const { next } = await searchParams;
+  if (await currentUserId()) redirect("/");
+  return (
+    <>
+      <h1 className="mb-4 text-lg font-semibold">Create your account</h1>
+      <AuthForm action={signUpAction} mode="signup" next={next} />
+      <OAuthButtons next={next} />
+      <p className="mt-6 text-center text-sm text-slate-600">
+        Already have an account? <TextLink href={next ? `/login?next=${encodeURIComponent(next)}` : "/login"}>Sign in</TextLink>
+      </p>
+    </>
+  );
+}

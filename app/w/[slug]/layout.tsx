@@ -1,0 +1,44 @@
+import Link from "next/link";
+import { currentUserId } from "@/lib/auth";
+import { workspacesOf } from "@/lib/workspaces";
+import { planOf } from "@/lib/plans";
+import { signOutAction } from "@/app/(auth)/actions";
+import { requireMember } from "./access";
+import { NavLinks } from "./nav-links";
+import { WorkspaceSwitcher } from "./workspace-switcher";
+
+export const dynamic = "force-dynamic";
+
+export default async function WorkspaceLayout({ children, params }: { children: React.ReactNode; params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { workspace, role } = await requireMember(slug);
+  const userId = (await currentUserId())!;
+  const all = await workspacesOf(userId);
+  const plan = planOf(workspace.plan);
+  return (
+    <div className="min-h-screen md:flex">
+      <aside className="border-b border-slate-200 bg-white md:sticky md:top-0 md:h-screen md:w-60 md:shrink-0 md:border-b-0 md:border-r">
+        <div className="flex items-center justify-between gap-2 p-4">
+          <Link href={`/w/${slug}`} className="text-lg font-bold tracking-tight text-brand-600">
+            Linkhop
+          </Link>
+          <form action={signOutAction} className="md:hidden">
+            <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
+          </form>
+        </div>
+        <div className="px-4 pb-3">
+          <WorkspaceSwitcher current={slug} workspaces={all.map((w) => ({ slug: w.slug, name: w.name }))} />
+          <p className="mt-1 text-xs text-slate-500">
+            {plan.name} plan · {role}
+            {!workspace.active && <span className="ml-1 font-medium text-red-600">· inactive</span>}
+          </p>
+        </div>
+        <NavLinks slug={slug} canManage={role !== "member"} />
+        <form action={signOutAction} className="hidden p-4 md:absolute md:bottom-0 md:block">
+          <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
+        </form>
+      </aside>
+      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">{children}</main>
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+import Link from "next/link";
+import { db } from "@/lib/db/client";
+import { planOf } from "@/lib/plans";
+import { Card, PageHeader } from "@/components/ui";
+import { requireMember } from "./access";
+
+export default async function WorkspaceHome({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { workspace } = await requireMember(slug);
+  const plan = planOf(workspace.plan);
+  const month = new Date().toISOString().slice(0, 7);
+  const [links, usage, members] = await Promise.all([
+    db().link.count({ where: { workspaceId: workspace.id } }),
+    db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId: workspace.id, month } } }),
+    db().membership.count({ where: { workspaceId: workspace.id } }),
+  ]);
+  const stats = [
+    { label: "Links", value: links, href: `/w/${slug}/links` },
+    { label: "Created this month", value: `${usage?.created ?? 0} / ${plan.maxLinks}`, href: `/w/${slug}/settings/usage` },
+    { label: "Members", value: members, href: `/w/${slug}/members` },
+  ];
+  return (
+    <>
+      <PageHeader title={workspace.name} description={`Workspace ${workspace.slug} on the ${plan.name} plan`} />
+      <div className="grid gap-4 sm:grid-cols-3">
+        {stats.map((s) => (
+          <Link key={s.label} href={s.href} className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm hover:border-brand-500">
+            <p className="text-sm text-slate-600">{s.label}</p>
+            <p className="mt-1 text-2xl font-semibold">{s.value}</p>
+          </Link>
+        ))}
+      </div>
+      <div className="mt-6">
+        <Card title="Get started">
+          <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
+            <li>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links`}>Shorten your first link</Link>
+            </li>
+            <li>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/settings/api-keys`}>Create an API key</Link> and call{" "}
+              <Link className="text-brand-600 hover:underline" href="/docs/api">the API</Link>
+            </li>
+            <li>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/members`}>Invite your team</Link>
+            </li>
+          </ol>
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,37 @@
+import Link from "next/link";
+import { planOf } from "@/lib/plans";
+import { Card, PageHeader } from "@/components/ui";
+import { requireMember } from "../access";
+import { RenameForm } from "./rename-form";
+
+export default async function SettingsPage({ params }: { params: Promise<{ slug: string }> }) {
+  const { slug } = await params;
+  const { workspace, canManage } = await requireMember(slug);
+  const plan = planOf(workspace.plan);
+  const sections = [
+    { href: `/w/${slug}/settings/usage`, title: "Plan and usage", text: "Your plan, links created this month, API rate and webhook endpoints." },
+    { href: `/w/${slug}/settings/api-keys`, title: "API keys", text: "Keys for the /api/v1 JSON API." },
+    ...(canManage ? [{ href: `/w/${slug}/developers`, title: "Developers", text: "Webhook endpoints, signing secrets and the delivery log." }] : []),
+  ];
+  return (
+    <>
+      <PageHeader title="Settings" description={`Workspace id ${workspace.slug}`} />
+      <div className="space-y-6">
+        <Card title="General">
+          <RenameForm slug={slug} name={workspace.name} disabled={!canManage} />
+          <p className="mt-4 text-sm text-slate-600">
+            Plan: <span className="font-medium text-slate-900">{plan.name}</span>
+          </p>
+        </Card>
+        <div className="grid gap-4 sm:grid-cols-3">
+          {sections.map((s) => (
+            <Link key={s.href} href={s.href} className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm hover:border-brand-500">
+              <p className="font-medium">{s.title}</p>
+              <p className="mt-1 text-sm text-slate-600">{s.text}</p>
+            </Link>
+          ))}
+        </div>
+      </div>
+    </>
+  );
+}

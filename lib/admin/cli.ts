@@ -1,0 +1,74 @@
+import { isApiError } from "../api/errors.ts";
+import { isAppError } from "../errors.ts";
+import { commands, type Flags } from "./commands.ts";
+
+// `npm run admin -- <command> [--flag value ...]`: one JSON object on stdout; exit 0 on success,
+// 1 with { error, message } on failure. Works whether or not the app is running: it reuses the
+// embedded PostgreSQL the app started, or starts (and afterwards stops) it itself.
+
+function parseArgs(argv: string[]): { name: string | undefined; flags: Flags; stray: string[] } {
+  const [name, ...rest] = argv;
+  const flags: Flags = {};
+  const stray: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (!a.startsWith("--")) {
+      stray.push(a);
+      continue;
+    }
+    const eq = a.indexOf("=");
+    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
+    else if (i + 1 < rest.length && !rest[i + 1].startsWith("--")) flags[a.slice(2)] = rest[++i];
+    else flags[a.slice(2)] = true;
+  }
+  return { name, flags, stray };
+}
+
+function fail(error: string, message: string): never {
+  process.stdout.write(JSON.stringify({ error, message }) + "\n");
+  process.exit(1);
+}
+
+async function main() {
+  const { name, flags, stray } = parseArgs(process.argv.slice(2));
+  const command = name ? commands[name] : undefined;
+  if (!command) fail("validation", `Unknown command ${name ?? "(none)"}. Commands: ${Object.keys(commands).join(", ")}.`);
+  const unknown = Object.keys(flags).filter((f) => !command.flags.includes(f));
+  if (unknown.length || stray.length) {
+    fail("validation", `Unexpected argument ${[...unknown.map((f) => "--" + f), ...stray].join(", ")} for ${name}. Flags: ${command.flags.map((f) => "--" + f).join(" ")}.`);
+  }
+
+  const { parseConfig } = await import("../config/index.ts");
+  const { loadPlans } = await import("../plans/index.ts");
+  try {
+    parseConfig(process.env);
+    loadPlans();
+  } catch (e) {
+    fail("config", (e as Error).message);
+  }
+  const { prepareDatabase } = await import("../db/start.ts");
+  const { disconnectDb } = await import("../db/client.ts");
+  const database = await prepareDatabase();
+  let code = 0;
+  try {
+    const result = await command.run(flags);
+    process.stdout.write(JSON.stringify(result) + "\n");
+  } catch (e) {
+    code = 1;
+    if (isApiError(e)) process.stdout.write(JSON.stringify({ error: e.body.error, message: e.message }) + "\n");
+    else if (isAppError(e)) process.stdout.write(JSON.stringify({ error: e.code, message: e.message }) + "\n");
+    else {
+      process.stderr.write(String((e as Error)?.stack ?? e) + "\n");
+      process.stdout.write(JSON.stringify({ error: "server_error", message: (e as Error)?.message ?? String(e) }) + "\n");
+    }
+  } finally {
+    // Let webhook hand-offs made by the command finish (they are also swept later by the app).
+    const { drainPendingWork } = await import("../shutdown.ts");
+    await drainPendingWork();
+    await disconnectDb();
+    await database.stop();
+  }
+  process.exit(code);
+}
+
+main().catch((e) => fail("server_error", (e as Error)?.message ?? String(e)));

@@ -1,0 +1,41 @@
+import { AppError } from "../errors.ts";
+import { addMember } from "../members/index.ts";
+import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
+import { createUser, createWorkspace, setActive, setPlan } from "../workspaces/index.ts";
+
+// The admin CLI's commands (CONTRACT.md, "Admin CLI"). Each takes the parsed flags and returns the
+// JSON object to print; failures throw AppError or ApiError and are printed as { error, message }.
+export type Flags = Record<string, string | true>;
+export type Command = { flags: string[]; run: (f: Flags) => Promise<unknown> };
+
+function str(f: Flags, name: string, required = true): string | undefined {
+  const v = f[name];
+  if (v === undefined) {
+    if (required) throw new AppError("validation", `Missing --${name}.`);
+    return undefined;
+  }
+  if (v === true) throw new AppError("validation", `--${name} needs a value.`);
+  return v;
+}
+
+export const commands: Record<string, Command> = {
+  "user:create": {
+    flags: ["email", "password", "name"],
+    run: (f) => createUser({ email: str(f, "email"), password: str(f, "password"), name: str(f, "name", false) }),
+  },
+  "workspace:create": {
+    flags: ["slug", "name", "owner", "plan"],
+    run: (f) => createWorkspace({ slug: str(f, "slug"), name: str(f, "name"), owner: str(f, "owner"), plan: str(f, "plan", false) }),
+  },
+  "workspace:plan": { flags: ["slug", "plan"], run: (f) => setPlan(str(f, "slug")!, str(f, "plan")!) },
+  "workspace:deactivate": { flags: ["slug"], run: (f) => setActive(str(f, "slug")!, false) },
+  "workspace:activate": { flags: ["slug"], run: (f) => setActive(str(f, "slug")!, true) },
+  "member:add": {
+    flags: ["slug", "email", "role"],
+    run: async (f) => ({ member: await addMember({ slug: str(f, "slug"), email: str(f, "email"), role: str(f, "role") }) }),
+  },
+  "domain:add": { flags: ["slug", "host"], run: (f) => addDomainBySlug(str(f, "slug")!, str(f, "host")!) },
+  "domain:verify": { flags: ["slug", "host"], run: (f) => verifyDomainBySlug(str(f, "slug")!, str(f, "host")!) },
+};
+
+export { str };

@@ -1,0 +1,30 @@
+import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
+
+// scrypt with N=2^15, r=8, p=1 (about 32 MiB, ~50 ms here): slow for guessing, fine for sign-in.
+const N = 32768, R = 8, P = 1, KEYLEN = 32;
+
+function derive(password: string, salt: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize("NFKC"), salt, KEYLEN, { N, r: R, p: P, maxmem: 64 * 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
+  );
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt);
+  return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${key.toString("base64url")}`;
+}
+
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  if (!stored) {
+    await derive(password, randomBytes(16)); // same cost whether or not the account exists
+    return false;
+  }
+  const [scheme, , , , salt, key] = stored.split("$");
+  if (scheme !== "scrypt" || !salt || !key) return false;
+  const expected = Buffer.from(key, "base64url");
+  const actual = await derive(password, Buffer.from(salt, "base64url"));
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}

@@ -1,0 +1,101 @@
+import { z } from "zod";
+
+// The environment, parsed once. A bad value stops the start with a message naming the variable.
+const duration = z
+  .string()
+  .regex(/^\d+(ms|s|m|h|d)$/, "a duration such as 500ms, 30s, 5m, 2h or 3d")
+  .transform(parseDuration);
+
+export function parseDuration(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text.trim());
+  if (!m) throw new Error(`not a duration: ${text}`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms"];
+  return Number(m[1]) * unit;
+}
+
+const flag = z
+  .string()
+  .optional()
+  .transform((v) => v === "1" || v === "true");
+
+const schema = z.object({
+  DATABASE_URL: z.string().url().optional(),
+  APP_URL: z.string().url().default("http://localhost:3000"),
+  SHORT_DOMAIN: z.string().min(1).optional(),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  AUTH_SECRET: z.string().min(16).optional(),
+  INNGEST_EVENT_KEY: z.string().optional(),
+  INNGEST_SIGNING_KEY: z.string().optional(),
+  INNGEST_DEV: z.string().optional(),
+  INNGEST_BASE_URL: z.string().url().optional(),
+  SMTP_URL: z.string().optional(),
+  MAIL_FROM: z.string().default("Linkhop <no-reply@localhost>"),
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default("1m,5m,30m,2h,6h,12h")
+    .transform((v, ctx) => {
+      try {
+        const list = v.split(",").map((s) => parseDuration(s));
+        if (list.length !== 6) throw new Error("six delays");
+        return list;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "six comma-separated durations, e.g. 1m,5m,30m,2h,6h,12h" });
+        return z.NEVER;
+      }
+    }),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  WEBHOOK_DISABLE_AFTER: duration.default("3d"),
+  WEBHOOK_ALLOW_PRIVATE: flag,
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  PLANS_FILE: z.string().optional(),
+  GEO_COUNTRY_HEADER: z.string().default("x-country").transform((v) => v.toLowerCase()),
+  DESTINATION_DENYLIST: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) : [])),
+  LINKHOP_DATA_DIR: z.string().default(".data"),
+  AUTH_GITHUB_ID: z.string().optional(),
+  AUTH_GITHUB_SECRET: z.string().optional(),
+  AUTH_GOOGLE_ID: z.string().optional(),
+  AUTH_GOOGLE_SECRET: z.string().optional(),
+});
+
+export type Config = z.output<typeof schema> & {
+  shortDomain: string;
+  appHost: string;
+  inngestEnabled: boolean;
+};
+
+export class ConfigError extends Error {}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const c = parsed.data;
+  const appHost = new URL(c.APP_URL).host;
+  return {
+    ...c,
+    APP_URL: c.APP_URL.replace(/\/+$/, ""),
+    appHost,
+    shortDomain: (c.SHORT_DOMAIN ?? appHost).toLowerCase(),
+    inngestEnabled: Boolean(c.INNGEST_EVENT_KEY || c.INNGEST_DEV || c.INNGEST_BASE_URL),
+  };
+}
+
+const g = globalThis as { __linkhopConfig?: Config };
+
+// Cached per process; tests that change the environment call resetConfig().
+export function config(): Config {
+  return (g.__linkhopConfig ??= parseConfig(process.env));
+}
+
+export function resetConfig() {
+  g.__linkhopConfig = undefined;
+}

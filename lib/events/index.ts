@@ -1,0 +1,101 @@
+import { randomBytes } from "node:crypto";
+import { db, type Tx } from "../db/client.ts";
+import { planOf, webhooksAllowed } from "../plans/index.ts";
+
+// Events are written in the same transaction as the change that caused them: the envelope is
+// serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
+// inserted per enabled endpoint that selected the type, while the plan includes webhooks.
+// After commit, the new delivery ids are handed to the dispatcher; if that hand-off is lost
+// (crash), the rows are still pending and the scheduler's sweep sends them.
+
+export const EVENT_TYPES = [
+  "link.created",
+  "link.updated",
+  "link.deleted",
+  "link.bulk_created",
+  "domain.verified",
+  "member.joined",
+  "webhook.test",
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+/** Types an endpoint can select (webhook.test goes to one endpoint on request only). */
+export const SELECTABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "webhook.test");
+
+export type EventWorkspace = { id: number; slug: string; name: string; plan: string };
+
+export function newEventId(): string {
+  return "evt_" + randomBytes(16).toString("hex");
+}
+
+export function serializeEnvelope(id: string, type: string, createdAt: Date, workspace: EventWorkspace, data: unknown): string {
+  return JSON.stringify({ id, type, createdAt: createdAt.toISOString(), workspace: { id: workspace.slug, name: workspace.name }, data });
+}
+
+export type Emit = (workspace: EventWorkspace, type: EventType, data: unknown, at?: Date) => Promise<void>;
+
+/** Writes the event and its deliveries inside `tx`; returns the new delivery ids. */
+export async function recordEvent(
+  tx: Tx,
+  workspace: EventWorkspace,
+  type: EventType,
+  data: unknown,
+  at: Date = new Date(),
+): Promise<number[]> {
+  if (!webhooksAllowed(planOf(workspace.plan))) return [];
+  const endpoints = await tx.webhookEndpoint.findMany({
+    where: { workspaceId: workspace.id, enabled: true, OR: [{ allEvents: true }, { events: { has: type } }] },
+    select: { id: true },
+  });
+  if (endpoints.length === 0) return [];
+  const id = newEventId();
+  await tx.webhookEvent.create({
+    data: { id, workspaceId: workspace.id, type, createdAt: at, body: serializeEnvelope(id, type, at, workspace, data) },
+  });
+  const ids: number[] = [];
+  for (const e of endpoints) {
+    const d = await tx.delivery.create({
+      data: { eventId: id, endpointId: e.id, nextAttemptAt: at },
+      select: { id: true },
+    });
+    ids.push(d.id);
+  }
+  return ids;
+}
+
+type Dispatcher = (deliveryIds: number[]) => void;
+const g = globalThis as { __linkhopDispatcher?: Dispatcher };
+
+/** The webhooks module registers how new deliveries are handed off (Inngest or the built-in scheduler). */
+export function setDispatcher(fn: Dispatcher) {
+  g.__linkhopDispatcher = fn;
+}
+
+export function dispatch(deliveryIds: number[]) {
+  if (deliveryIds.length && g.__linkhopDispatcher) {
+    try {
+      g.__linkhopDispatcher(deliveryIds);
+    } catch (e) {
+      console.error("webhook hand-off failed; the scheduler's sweep will pick these up", e);
+    }
+  }
+}
+
+/**
+ * One transaction for one use case, with an `emit` that records events in it; deliveries are
+ * handed off after commit only, so a rolled-back change sends nothing.
+ */
+export async function withEvents<T>(fn: (tx: Tx, emit: Emit) => Promise<T>, options?: { timeout?: number }): Promise<T> {
+  const deliveries: number[] = [];
+  const result = await db().$transaction(
+    async (tx) => {
+      deliveries.length = 0; // a retried transaction starts over
+      const emit: Emit = async (ws, type, data, at) => {
+        deliveries.push(...(await recordEvent(tx, ws, type, data, at)));
+      };
+      return fn(tx, emit);
+    },
+    { timeout: options?.timeout ?? 15_000, maxWait: 10_000 },
+  );
+  dispatch(deliveries);
+  return result;
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { db, uniqueViolation, type Tx } from "../db/client.ts";
+import { hashPassword } from "../auth/password.ts";
+import { AppError } from "../errors.ts";
+import { isPlanId, plans } from "../plans/index.ts";
+import type { Role } from "../db/generated/enums.ts";
+
+export const ROLE_RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
+
+export const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: "Enter a valid email address." }).max(254));
+export const passwordSchema = z
+  .string()
+  .min(8, "Use at least 8 characters for the password.")
+  .max(200, "Use at most 200 characters for the password.");
+export const slugSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, "A slug is 1 to 40 letters, digits or dashes, not starting or ending with a dash.");
+export const workspaceNameSchema = z.string().trim().min(1, "Enter a name.").max(80, "Use at most 80 characters.");
+
+export const signUpSchema = z.object({
+  email: emailSchema,
+  password: passwordSchema,
+  name: z.string().trim().max(80).optional(),
+});
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const r = schema.safeParse(input);
+  if (!r.success) throw new AppError("validation", r.error.issues.map((i) => i.message).join(" "));
+  return r.data;
+}
+
+async function uniqueSlug(tx: Tx, base: string): Promise<string> {
+  const clean = base.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30) || "workspace";
+  for (let i = 0; i < 20; i++) {
+    const slug = i === 0 ? clean : `${clean}-${randomBytes(3).toString("hex")}`;
+    if (!(await tx.workspace.findUnique({ where: { slug }, select: { id: true } }))) return slug;
+  }
+  return `${clean}-${randomBytes(6).toString("hex")}`;
+}
+
+/** Sign-up: the user, their first workspace (plan free) and the owner membership, in one transaction. */
+export async function signUp(input: unknown) {
+  const { email, password, name } = parse(signUpSchema, input);
+  const passwordHash = await hashPassword(password);
+  try {
+    return await db().$transaction(async (tx) => {
+      const user = await tx.user.create({ data: { email, name: name || null, passwordHash } });
+      const slug = await uniqueSlug(tx, email.split("@")[0]);
+      const workspace = await tx.workspace.create({
+        data: { slug, name: name ? `${name}'s workspace` : `${email.split("@")[0]}'s workspace`, plan: defaultPlanId() },
+      });
+      await tx.membership.create({ data: { workspaceId: workspace.id, userId: user.id, role: "owner" } });
+      return { user: { id: user.id, email: user.email }, workspace: { id: workspace.id, slug: workspace.slug } };
+    });
+  } catch (e) {
+    if (uniqueViolation(e)) throw new AppError("conflict", "An account with this email already exists. Sign in instead.");
+    throw e;
+  }
+}
+
+export function defaultPlanId(): string {
+  return isPlanId("free") ? "free" : Object.keys(plans())[0];
+}
+
+export async function createUser(input: unknown) {
+  const { email, password, name } = parse(signUpSchema, input);
+  const passwordHash = await hashPassword(password);
+  try {
+    const user = await db().user.create({ data: { email, name: name || null, passwordHash } });
+    return { id: user.id, email: user.email };
+  } catch (e) {
+    if (uniqueViolation(e)) throw new AppError("conflict", `A user with email ${email} already exists.`);
+    throw e;
+  }
+}
+
+const createWorkspaceSchema = z.object({
+  slug: slugSchema,
+  name: workspaceNameSchema,
+  owner: emailSchema,
+  plan: z.string().optional(),
+});
+
+export async function createWorkspace(input: unknown) {
+  const { slug, name, owner, plan } = parse(createWorkspaceSchema, input);
+  const planId = plan ?? defaultPlanId();
+  if (!isPlanId(planId)) throw new AppError("validation", `Unknown plan ${planId}. Plans: ${Object.keys(plans()).join(", ")}.`);
+  if (RESERVED_SLUGS.has(slug)) throw new AppError("validation", `The slug ${slug} is reserved.`);
+  try {
+    return await db().$transaction(async (tx) => {
+      const user = await tx.user.findUnique({ where: { email: owner } });
+      if (!user) throw new AppError("not_found", `No user with email ${owner}.`);
+      const ws = await tx.workspace.create({ data: { slug, name, plan: planId } });
+      await tx.membership.create({ data: { workspaceId: ws.id, userId: user.id, role: "owner" } });
+      return { id: ws.id, slug: ws.slug, plan: ws.plan };
+    });
+  } catch (e) {
+    if (uniqueViolation(e)) throw new AppError("conflict", `The slug ${slug} is taken.`);
+    throw e;
+  }
+}
+
+const RESERVED_SLUGS = new Set(["new", "settings", "api", "admin"]);
+
+export async function findWorkspace(slug: string) {
+  const ws = await db().workspace.findUnique({ where: { slug } });
+  if (!ws) throw new AppError("not_found", `No workspace ${slug}.`);
+  return ws;
+}
+
+export async function setPlan(slug: string, plan: string) {
+  if (!isPlanId(plan)) throw new AppError("validation", `Unknown plan ${plan}. Plans: ${Object.keys(plans()).join(", ")}.`);
+  await findWorkspace(slug);
+  const ws = await db().workspace.update({ where: { slug }, data: { plan } });
+  return { slug: ws.slug, plan: ws.plan };
+}
+
+export async function setActive(slug: string, active: boolean) {
+  await findWorkspace(slug);
+  const ws = await db().workspace.update({ where: { slug }, data: { active } });
+  return { slug: ws.slug, active: ws.active };
+}
+
+/** The caller's membership in a workspace, or null (the app answers 404 for non-members). */
+export async function membershipOf(userId: number, slug: string) {
+  const m = await db().membership.findFirst({
+    where: { userId, workspace: { slug } },
+    include: { workspace: true },
+  });
+  return m ? { role: m.role, membershipId: m.id, workspace: m.workspace } : null;
+}
+
+export function atLeast(role: Role, min: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[min];
+}
+
+/** Throws forbidden unless the user holds `min` or higher; not_found when not a member at all. */
+export async function requireRole(userId: number, slug: string, min: Role) {
+  const m = await membershipOf(userId, slug);
+  if (!m) throw new AppError("not_found", "Workspace not found.");
+  if (!atLeast(m.role, min)) throw new AppError("forbidden", `Only a workspace ${min === "owner" ? "owner" : "owner or admin"} can do this.`);
+  return m;
+}
+
+export async function renameWorkspace(userId: number, slug: string, name: unknown) {
+  const m = await requireRole(userId, slug, "admin");
+  const clean = parse(workspaceNameSchema, name);
+  await db().workspace.update({ where: { id: m.workspace.id }, data: { name: clean } });
+  return { slug, name: clean };
+}
+
+export async function workspacesOf(userId: number) {
+  const ms = await db().membership.findMany({
+    where: { userId },
+    include: { workspace: { select: { slug: true, name: true, plan: true, active: true } } },
+    orderBy: { createdAt: "asc" },
+  });
+  return ms.map((m) => ({ ...m.workspace, role: m.role }));
+}
+
+export type { Role };

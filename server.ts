@@ -1,0 +1,103 @@
+// Linkhop's single entry: config -> database (embedded or DATABASE_URL) and migrations -> one HTTP
+// server where short-link requests take a lean path (lib/redirects) and everything else goes to
+// Next.js -> background jobs (webhook scheduler, click flushing) -> graceful shutdown.
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+const log = (msg: string) => console.log(`[linkhop] ${msg}`);
+
+function ensureAuthSecret(dataDir: string) {
+  if (process.env.AUTH_SECRET) return;
+  const file = path.join(dataDir, "auth-secret");
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600 });
+  }
+  process.env.AUTH_SECRET = fs.readFileSync(file, "utf8").trim();
+}
+
+async function main() {
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  process.env.AUTH_TRUST_HOST ??= "true";
+  const { config } = await import("./lib/config/index.ts");
+  const { plans } = await import("./lib/plans/index.ts");
+  let cfg;
+  try {
+    cfg = config();
+    plans();
+  } catch (e) {
+    console.error(`[linkhop] ${(e as Error).message}`);
+    process.exit(1);
+  }
+  ensureAuthSecret(path.resolve(cfg.LINKHOP_DATA_DIR));
+  if (cfg.WEBHOOK_ALLOW_PRIVATE) {
+    console.warn("[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.");
+  }
+
+  const { prepareDatabase } = await import("./lib/db/start.ts");
+  let database;
+  try {
+    database = await prepareDatabase(log);
+  } catch (e) {
+    console.error(`[linkhop] cannot start: ${(e as Error).message}`);
+    process.exit(1);
+  }
+
+  const dev = process.env.LINKHOP_DEV === "1";
+  const { default: next } = await import("next");
+  const app = next({ dev, dir: process.cwd(), port: cfg.PORT, hostname: "0.0.0.0" });
+  const handleNext = app.getRequestHandler();
+  await app.prepare();
+
+  const { createShortLinkHandler } = await import("./lib/redirects/http.ts");
+  const shortLinks = await createShortLinkHandler();
+
+  const server = http.createServer((req, res) => {
+    if (shortLinks.handles(req)) {
+      shortLinks.handle(req, res);
+      return;
+    }
+    handleNext(req, res).catch((e) => {
+      console.error(e);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  const { startBackgroundJobs } = await import("./lib/jobs.ts");
+  const stopJobs = await startBackgroundJobs();
+
+  await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
+  const port = (server.address() as { port: number }).port;
+  log(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
+  process.send?.({ ready: true, port });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    server.close();
+    server.closeIdleConnections?.();
+    await stopJobs();
+    await shortLinks.close();
+    const { drainPendingWork } = await import("./lib/shutdown.ts");
+    await drainPendingWork();
+    const { disconnectDb } = await import("./lib/db/client.ts");
+    await disconnectDb();
+    await database.stop();
+    log("stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

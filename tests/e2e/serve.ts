@@ -1,0 +1,21 @@
+// Playwright's web server: the real app on a fresh embedded PostgreSQL under test-results/,
+// with loopback SMTP and DNS servers whose catches the tests read through tests/e2e/support.
+import fs from "node:fs";
+import path from "node:path";
+
+const port = process.env.E2E_PORT ?? "3217";
+const dataDir = path.resolve(`test-results/e2e-data-${port}`);
+fs.rmSync(dataDir, { recursive: true, force: true });
+fs.mkdirSync(dataDir, { recursive: true });
+
+process.env.LINKHOP_DATA_DIR = dataDir;
+process.env.PORT = port;
+process.env.APP_URL = `http://localhost:${port}`;
+process.env.AUTH_SECRET ??= "e2e-secret-e2e-secret-e2e-secret";
+process.env.WEBHOOK_ALLOW_PRIVATE = "1";
+process.env.WEBHOOK_RETRY_DELAYS ??= "1s,1s,1s,1s,1s,1s";
+delete process.env.DATABASE_URL;
+
+const { startE2eServices } = await import("./services.ts");
+await startE2eServices(dataDir);
+await import("../../server.ts");

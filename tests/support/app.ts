@@ -1,0 +1,61 @@
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+export type RunningApp = {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  logs: () => string;
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/**
+ * Starts the real server (server.ts, built Next app) on a free port against `databaseUrl`.
+ * Extra env overrides the defaults (e.g. WEBHOOK_ALLOW_PRIVATE, PLANS_FILE, SHORT_DOMAIN).
+ */
+export async function startApp(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<RunningApp> {
+  let output = "";
+  const child = fork(path.join(root, "server.ts"), [], {
+    cwd: root,
+    execArgv: ["--import", "tsx"],
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: databaseUrl,
+      PORT: "0",
+      AUTH_SECRET: "test-secret-test-secret-test-secret",
+      APP_URL: "http://localhost:3000",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`app did not start in 60 s:\n${output}`)), 60_000);
+    child.on("message", (m: { ready?: boolean; port?: number }) => {
+      if (m?.ready) {
+        clearTimeout(timer);
+        resolve(m.port!);
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`app exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    process: child,
+    logs: () => output,
+    stop: (signal = "SIGTERM") =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once("exit", (code) => resolve(code));
+        child.kill(signal);
+      }),
+  };
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+/** A fresh, migrated database for one test file (a clone of the template made in global setup). */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const adminUrl = inject("adminDatabaseUrl");
+  const name = `t_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name} template linkhop_template`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      await c.end();
+    },
+  };
+}
+
+/** Points this test process's own Prisma client (lib/db) at `url`, for calling services directly. */
+export async function useDatabaseInProcess(url: string) {
+  process.env.DATABASE_URL = url;
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+}
