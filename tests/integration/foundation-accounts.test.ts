@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import { startApp, type RunningApp } from "../support/app.ts";
+import { signInCookie } from "../support/session.ts";
+
+// Sign-up, duplicate emails and role enforcement, against real PostgreSQL and the real server.
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let app: RunningApp;
+let svc: typeof import("../../lib/workspaces/index.ts");
+let members: typeof import("../../lib/members/index.ts");
+let db: typeof import("../../lib/db/client.ts").db;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabaseInProcess(database.url);
+  svc = await import("../../lib/workspaces/index.ts");
+  members = await import("../../lib/members/index.ts");
+  db = (await import("../../lib/db/client.ts")).db;
+  app = await startApp(database.url);
+});
+
+afterAll(async () => {
+  await app?.stop();
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+  await database?.drop();
+});
+
+describe("sign-up", () => {
+  test("creates the user, a free workspace and the owner membership together", async () => {
+    const r = await svc.signUp({ email: "Ada@Example.com", password: "correct horse", name: "Ada" });
+    const user = await db().user.findUniqueOrThrow({ where: { id: r.user.id }, include: { memberships: { include: { workspace: true } } } });
+    expect(user.email).toBe("ada@example.com");
+    expect(user.passwordHash).toMatch(/^scrypt\$/);
+    expect(user.passwordHash).not.toContain("correct horse");
+    expect(user.memberships).toHaveLength(1);
+    expect(user.memberships[0].role).toBe("owner");
+    expect(user.memberships[0].workspace.plan).toBe("free");
+    expect(user.memberships[0].workspace.slug).toBe(r.workspace.slug);
+  });
+
+  test("a duplicate email is refused cleanly and leaves nothing behind", async () => {
+    const before = await db().workspace.count();
+    await expect(svc.signUp({ email: "ada@example.com", password: "another one" })).rejects.toMatchObject({ code: "conflict" });
+    // Parallel sign-ups with one new email: exactly one account, one workspace, one membership.
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => svc.signUp({ email: "race@example.com", password: "password1" })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "conflict" });
+    expect(await db().user.count({ where: { email: "race@example.com" } })).toBe(1);
+    expect(await db().workspace.count()).toBe(before + 1);
+  });
+
+  test("bad input is a validation error, not a crash", async () => {
+    await expect(svc.signUp({ email: "not-an-email", password: "password1" })).rejects.toMatchObject({ code: "validation" });
+    await expect(svc.signUp({ email: "x@example.com", password: "short" })).rejects.toMatchObject({ code: "validation" });
+    await expect(svc.signUp(null)).rejects.toMatchObject({ code: "validation" });
+  });
+
+  test("the sign-up page answers bad input with a message on the page", async () => {
+    const page = await fetch(`${app.url}/signup`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Create your account");
+  });
+});
+
+describe("roles", () => {
+  test("a member cannot do an admin's action; a non-member gets 404", async () => {
+    const owner = await svc.signUp({ email: "owner@example.com", password: "password1" });
+    const member = await svc.createUser({ email: "member@example.com", password: "password1" });
+    await svc.createUser({ email: "stranger@example.com", password: "password1" });
+    await members.addMember({ slug: owner.workspace.slug, email: "member@example.com", role: "member" });
+
+    await expect(svc.renameWorkspace(member.id, owner.workspace.slug, "Hijacked")).rejects.toMatchObject({ code: "forbidden" });
+    await expect(svc.renameWorkspace(owner.user.id, owner.workspace.slug, "Renamed")).resolves.toMatchObject({ name: "Renamed" });
+
+    const memberCookie = await signInCookie(app.url, "member@example.com", "password1");
+    const strangerCookie = await signInCookie(app.url, "stranger@example.com", "password1");
+    const asMember = await fetch(`${app.url}/w/${owner.workspace.slug}/settings`, { headers: { cookie: memberCookie } });
+    expect(asMember.status).toBe(200);
+    const html = await asMember.text();
+    expect(html).toContain("Only owners and admins can rename the workspace.");
+    const asStranger = await fetch(`${app.url}/w/${owner.workspace.slug}`, { headers: { cookie: strangerCookie } });
+    expect(asStranger.status).toBe(404);
+    const signedOut = await fetch(`${app.url}/w/${owner.workspace.slug}`, { redirect: "manual" });
+    expect([302, 303, 307]).toContain(signedOut.status);
+    expect(signedOut.headers.get("location")).toContain("/login");
+  });
+
+  test("wrong password does not sign in", async () => {
+    await expect(signInCookie(app.url, "owner@example.com", "wrong-password")).rejects.toThrow(/sign-in failed/);
+  });
+});
