@@ -48,7 +48,7 @@ const schema = z.object({
       }
     }),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
-  WEBHOOK_DISABLE_AFTER: duration.default("3d"),
+  WEBHOOK_DISABLE_AFTER: duration.default(3 * 86_400_000), // 3d
   WEBHOOK_ALLOW_PRIVATE: flag,
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   PLANS_FILE: z.string().optional(),
