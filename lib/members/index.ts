@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { withEvents } from "../events/index.ts";
 import { AppError } from "../errors.ts";
-import { uniqueViolation, type Tx } from "../db/client.ts";
-import { emailSchema } from "../workspaces/index.ts";
+import { db, uniqueViolation, type Tx } from "../db/client.ts";
+import { atLeast, emailSchema, requireRole } from "../workspaces/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
 export const roleSchema = z.enum(["owner", "admin", "member"], { message: "Role must be owner, admin or member." });
@@ -48,4 +48,112 @@ export async function addMember(input: unknown): Promise<MemberView> {
     if (!user) throw new AppError("not_found", `No account with email ${email}. Invite them instead.`);
     return joinWorkspace(tx, emit, ws.id, user.id, role, "added");
   });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Managing members from the Members page. Only owners and admins manage; only owners touch
+// owners (promote to, demote from, remove, transfer); a workspace always keeps one owner.
+
+export type MemberRow = { id: number; userId: number; email: string; name: string | null; role: Role; joinedAt: Date };
+
+export async function listMembers(workspaceId: number): Promise<MemberRow[]> {
+  const rows = await db().membership.findMany({
+    where: { workspaceId },
+    include: { user: { select: { email: true, name: true } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  const rank = { owner: 0, admin: 1, member: 2 } as const;
+  return rows
+    .map((m) => ({ id: m.id, userId: m.userId, email: m.user.email, name: m.user.name, role: m.role, joinedAt: m.createdAt }))
+    .sort((a, b) => rank[a.role] - rank[b.role] || a.joinedAt.getTime() - b.joinedAt.getTime());
+}
+
+/** Runs `fn` serializably, so two concurrent changes can never leave a workspace without an owner. */
+async function serializable<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db().$transaction(fn, { isolationLevel: "Serializable" });
+    } catch (e) {
+      if (!serializationFailure(e)) throw e;
+      if (attempt < 3) continue;
+      throw new AppError("conflict", "Someone else changed the members at the same time. Try again.");
+    }
+  }
+}
+
+function serializationFailure(e: unknown): boolean {
+  const err = e as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
+  const cause = err?.meta?.driverAdapterError?.cause;
+  return err?.code === "P2034" || cause?.originalCode === "40001" || cause?.kind === "TransactionWriteConflict";
+}
+
+async function actorAndTarget(tx: Tx, actorUserId: number, slug: string, membershipId: number) {
+  const actor = await tx.membership.findFirst({ where: { userId: actorUserId, workspace: { slug } } });
+  if (!actor) throw new AppError("not_found", "Workspace not found.");
+  const target = await tx.membership.findFirst({ where: { id: membershipId, workspaceId: actor.workspaceId }, include: { user: true } });
+  if (!target) throw new AppError("not_found", "That person is not a member of this workspace.");
+  return { actor, target };
+}
+
+async function ownerCount(tx: Tx, workspaceId: number) {
+  return tx.membership.count({ where: { workspaceId, role: "owner" } });
+}
+
+const manageSchema = z.object({ membershipId: z.coerce.number().int().positive(), role: roleSchema });
+
+export async function changeRole(actorUserId: number, slug: string, input: { membershipId: unknown; role: unknown }) {
+  const parsed = manageSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
+  const { membershipId, role } = parsed.data;
+  return serializable(async (tx) => {
+    const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
+    if (!atLeast(actor.role, "admin")) throw new AppError("forbidden", "Only owners and admins can change roles.");
+    if ((target.role === "owner" || role === "owner") && actor.role !== "owner") {
+      throw new AppError("forbidden", "Only an owner can make someone an owner or change an owner's role.");
+    }
+    if (target.role === role) return { id: target.id, email: target.user.email, role };
+    if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
+      throw new AppError("conflict", "A workspace needs at least one owner. Make someone else owner first.");
+    }
+    await tx.membership.update({ where: { id: target.id }, data: { role } });
+    return { id: target.id, email: target.user.email, role };
+  });
+}
+
+/** Removes a member; anyone may leave on their own, except the last owner. */
+export async function removeMember(actorUserId: number, slug: string, membershipIdInput: unknown) {
+  const membershipId = Number(membershipIdInput);
+  if (!Number.isInteger(membershipId) || membershipId <= 0) throw new AppError("validation", "Choose a member.");
+  return serializable(async (tx) => {
+    const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
+    const self = actor.id === target.id;
+    if (!self && !atLeast(actor.role, "admin")) throw new AppError("forbidden", "Only owners and admins can remove members.");
+    if (!self && target.role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
+    if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
+      throw new AppError("conflict", "The last owner cannot leave. Transfer ownership first.");
+    }
+    await tx.membership.delete({ where: { id: target.id } });
+    return { id: target.id, email: target.user.email, self };
+  });
+}
+
+/** The owner hands ownership to another member and stays on as an admin. */
+export async function transferOwnership(actorUserId: number, slug: string, membershipIdInput: unknown) {
+  const membershipId = Number(membershipIdInput);
+  if (!Number.isInteger(membershipId) || membershipId <= 0) throw new AppError("validation", "Choose a member.");
+  return serializable(async (tx) => {
+    const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
+    if (actor.role !== "owner") throw new AppError("forbidden", "Only an owner can transfer ownership.");
+    if (actor.id === target.id) throw new AppError("validation", "Choose another member to transfer ownership to.");
+    await tx.membership.update({ where: { id: target.id }, data: { role: "owner" } });
+    await tx.membership.update({ where: { id: actor.id }, data: { role: "admin" } });
+    return { id: target.id, email: target.user.email, role: "owner" as const };
+  });
+}
+
+/** The Members page's "Add existing account": owners and admins; only owners add owners. */
+export async function addMemberAs(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<MemberView> {
+  const m = await requireRole(actorUserId, slug, "admin");
+  if (input.role === "owner" && m.role !== "owner") throw new AppError("forbidden", "Only an owner can add another owner.");
+  return addMember({ slug, email: input.email, role: input.role });
 }

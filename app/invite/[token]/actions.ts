@@ -1,0 +1,76 @@
+"use server";
+import { AuthError } from "next-auth";
+import { redirect } from "next/navigation";
+import { currentUserId, signIn, signOut } from "@/lib/auth";
+import { isAppError } from "@/lib/errors";
+import { acceptInvitation, lookupInvitation } from "@/lib/members/invitations";
+import { signUp } from "@/lib/workspaces";
+
+export type InviteFormState = { error?: string } | undefined;
+
+async function acceptAndGo(userId: number, token: string): Promise<InviteFormState> {
+  let slug: string;
+  try {
+    slug = (await acceptInvitation(userId, token)).slug;
+  } catch (e) {
+    if (isAppError(e)) return { error: e.message };
+    throw e;
+  }
+  redirect(`/w/${slug}?joined=1`);
+}
+
+/** Signed in with the invited email: accept. */
+export async function acceptAction(token: string): Promise<InviteFormState> {
+  const userId = await currentUserId();
+  if (!userId) return { error: "Sign in first." };
+  return acceptAndGo(userId, token);
+}
+
+/** No account yet: create one with the invited email (it also gets its own workspace), then accept. */
+export async function signUpAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const inv = await lookupInvitation(token);
+  if (inv.state !== "pending") return { error: "This invitation can no longer be used." };
+  const password = String(form.get("password") ?? "");
+  const name = String(form.get("name") ?? "");
+  let userId: number;
+  try {
+    userId = (await signUp({ email: inv.email, password, name: name || undefined })).user.id;
+  } catch (e) {
+    if (isAppError(e)) return { error: e.message };
+    throw e;
+  }
+  try {
+    await signIn("credentials", { email: inv.email, password, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: "Your account was created, but signing in failed. Sign in to accept." };
+    throw e;
+  }
+  return acceptAndGo(userId, token);
+}
+
+/** An account exists: sign in with the invited email, then accept. */
+export async function signInAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const inv = await lookupInvitation(token);
+  if (inv.state !== "pending") return { error: "This invitation can no longer be used." };
+  const password = String(form.get("password") ?? "");
+  if (!password) return { error: "Enter your password." };
+  try {
+    await signIn("credentials", { email: inv.email, password, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: "Wrong password." };
+    throw e;
+  }
+  const userId = await currentUserIdAfterSignIn(inv.email);
+  return acceptAndGo(userId, token);
+}
+
+// The session cookie set by signIn is not readable in the same request; look the user up by email.
+async function currentUserIdAfterSignIn(email: string): Promise<number> {
+  const { db } = await import("@/lib/db/client");
+  return (await db().user.findUniqueOrThrow({ where: { email }, select: { id: true } })).id;
+}
+
+export async function switchAccountAction(token: string) {
+  await signOut({ redirect: false });
+  redirect(`/invite/${token}`);
+}

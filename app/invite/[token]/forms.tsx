@@ -1,0 +1,53 @@
+"use client";
+import { useActionState } from "react";
+import { buttonClass, Field, FormError, inputClass } from "@/components/ui";
+import { acceptAction, signInAndAcceptAction, signUpAndAcceptAction, type InviteFormState } from "./actions";
+
+export function AcceptButton({ token, workspace }: { token: string; workspace: string }) {
+  const [state, action, pending] = useActionState<InviteFormState, FormData>(() => acceptAction(token), undefined);
+  return (
+    <form action={action} className="space-y-3">
+      <FormError message={state?.error} />
+      <button className={`${buttonClass} w-full`} disabled={pending} autoFocus>
+        {pending ? "Joining…" : `Accept and join ${workspace}`}
+      </button>
+    </form>
+  );
+}
+
+export function InviteAuthForm({ token, email, mode }: { token: string; email: string; mode: "signin" | "signup" }) {
+  const [state, action, pending] = useActionState<InviteFormState, FormData>(
+    (mode === "signup" ? signUpAndAcceptAction : signInAndAcceptAction).bind(null, token),
+    undefined,
+  );
+  return (
+    <form action={action} className="space-y-4" noValidate>
+      <p className="text-sm text-slate-700">
+        {mode === "signup" ? "Create your Linkhop account to accept." : "You already have a Linkhop account. Sign in to accept."}
+      </p>
+      <FormError message={state?.error} />
+      <Field label="Email" htmlFor="invite-email">
+        <input id="invite-email" value={email} readOnly className={`${inputClass} bg-slate-50`} autoComplete="email" />
+      </Field>
+      {mode === "signup" && (
+        <Field label="Name (optional)" htmlFor="invite-name">
+          <input id="invite-name" name="name" autoComplete="name" className={inputClass} />
+        </Field>
+      )}
+      <Field label="Password" htmlFor="invite-password" hint={mode === "signup" ? "At least 8 characters." : undefined}>
+        <input
+          id="invite-password"
+          name="password"
+          type="password"
+          required
+          autoFocus
+          autoComplete={mode === "signup" ? "new-password" : "current-password"}
+          className={inputClass}
+        />
+      </Field>
+      <button className={`${buttonClass} w-full`} disabled={pending}>
+        {pending ? "Please wait…" : mode === "signup" ? "Create account and join" : "Sign in and join"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,24 @@
+import Link from "next/link";
+
+/** Shown beside a feature the workspace's plan lacks. */
+export function UpgradeHint({ slug, feature, plan }: { slug: string; feature: string; plan?: string }) {
+  return (
+    <span className="text-xs text-amber-700">
+      {feature} {plan ? `needs the ${plan} plan or higher` : "is not in your plan"}.{" "}
+      <Link href={`/w/${slug}/settings/usage`} className="font-medium underline">
+        Upgrade
+      </Link>
+    </span>
+  );
+}
+
+export function UpgradeBanner({ slug, children }: { slug: string; children: React.ReactNode }) {
+  return (
+    <div className="mb-6 flex flex-wrap items-center justify-between gap-3 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">
+      <div>{children}</div>
+      <Link href={`/w/${slug}/settings/usage`} className="rounded-md bg-amber-600 px-3 py-1.5 text-xs font-semibold text-white hover:bg-amber-700">
+        See plans
+      </Link>
+    </div>
+  );
+}

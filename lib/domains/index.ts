@@ -1,0 +1,213 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { config } from "../config/index.ts";
+import { db, uniqueViolation } from "../db/client.ts";
+import { AppError } from "../errors.ts";
+import { withEvents } from "../events/index.ts";
+import { hasFeature, planOf } from "../plans/index.ts";
+import { lookupTxt } from "./dns.ts";
+
+// Custom domains: a workspace adds a host, proves it owns it with a DNS TXT record, and from then
+// on links can live on that host. Everything the app, the admin CLI and the API know about
+// domains goes through here.
+
+export const TXT_PREFIX = "_linkhop";
+export const TXT_VALUE_PREFIX = "linkhop-verify=";
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+export const hostSchema = z
+  .string({ message: "Enter a host name such as links.example.com." })
+  .trim()
+  .toLowerCase()
+  .transform((v) => v.replace(/\.$/, ""))
+  .superRefine((host, ctx) => {
+    const problem = hostProblem(host);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+/** Why `host` cannot be a custom domain, or null when it can. */
+export function hostProblem(host: string): string | null {
+  if (!host) return "Enter a host name such as links.example.com.";
+  if (/^[a-z]+:\/\//.test(host) || host.includes("/")) return "Enter only the host name, without https:// or a path.";
+  if (host.includes(":")) return "Enter the host name without a port.";
+  if (host.length > 253) return "A host name has at most 253 characters.";
+  const labels = host.split(".");
+  if (labels.length < 2) return "Use a full host name with a dot, such as links.example.com.";
+  if (!labels.every((l) => LABEL.test(l))) return "A host name has labels of letters, digits and dashes separated by dots.";
+  if (/^\d+$/.test(labels[labels.length - 1])) return "Use a host name, not an IP address.";
+  const cfg = config();
+  const own = [cfg.shortDomain, cfg.appHost].map((h) => h.split(":")[0].toLowerCase());
+  if (own.includes(host)) return "That host is the service's own domain.";
+  return null;
+}
+
+export type DomainView = {
+  id: number;
+  host: string;
+  verified: boolean;
+  verifiedAt: Date | null;
+  active: boolean;
+  createdAt: Date;
+  txtName: string;
+  txtValue: string;
+  /** The record that points the host at the service (a CNAME to the default short domain). */
+  target: { type: "CNAME"; name: string; value: string };
+  links: number;
+};
+
+export function txtRecordFor(host: string, token: string) {
+  return { txtName: `${TXT_PREFIX}.${host}`, txtValue: `${TXT_VALUE_PREFIX}${token}` };
+}
+
+function targetHost(): string {
+  return config().shortDomain.split(":")[0];
+}
+
+function view(d: { id: number; host: string; txtToken: string; verifiedAt: Date | null; active: boolean; createdAt: Date }, links = 0): DomainView {
+  return {
+    id: d.id,
+    host: d.host,
+    verified: d.verifiedAt !== null,
+    verifiedAt: d.verifiedAt,
+    active: d.active,
+    createdAt: d.createdAt,
+    ...txtRecordFor(d.host, d.txtToken),
+    target: { type: "CNAME", name: d.host, value: targetHost() },
+    links,
+  };
+}
+
+type WorkspaceRef = { id: number; slug: string; name: string; plan: string };
+
+function requireCustomDomains(ws: WorkspaceRef) {
+  if (!hasFeature(planOf(ws.plan), "CustomDomains")) {
+    throw new AppError("feature", "Custom domains are not included in your plan. Upgrade to Pro or higher to use them.");
+  }
+}
+
+async function workspaceBySlug(slug: string): Promise<WorkspaceRef> {
+  const ws = await db().workspace.findUnique({ where: { slug }, select: { id: true, slug: true, name: true, plan: true } });
+  if (!ws) throw new AppError("not_found", `No workspace ${slug}.`);
+  return ws;
+}
+
+export async function listDomains(workspaceId: number): Promise<DomainView[]> {
+  const rows = await db().domain.findMany({
+    where: { workspaceId },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    include: { _count: { select: { links: true } } },
+  });
+  return rows.map((r) => view(r, r._count.links));
+}
+
+/** Verified, active hosts of the workspace: where new links may live. */
+export async function usableDomains(workspaceId: number): Promise<{ id: number; host: string }[]> {
+  return db().domain.findMany({
+    where: { workspaceId, verifiedAt: { not: null }, active: true },
+    select: { id: true, host: true },
+    orderBy: { host: "asc" },
+  });
+}
+
+/**
+ * Adds `host` to the workspace with a fresh verification token. A host another workspace has
+ * VERIFIED is refused; an unverified claim elsewhere does not reserve it (anyone can type any
+ * host), so it is replaced: whoever proves ownership in DNS gets it.
+ */
+export async function addDomain(workspace: WorkspaceRef, rawHost: unknown): Promise<DomainView> {
+  requireCustomDomains(workspace);
+  const parsed = hostSchema.safeParse(rawHost);
+  if (!parsed.success) throw new AppError("validation", parsed.error.issues[0].message);
+  const host = parsed.data;
+  const token = randomBytes(16).toString("hex");
+  try {
+    const row = await db().$transaction(async (tx) => {
+      const existing = await tx.domain.findUnique({ where: { host } });
+      if (existing) {
+        if (existing.workspaceId === workspace.id) throw new AppError("conflict", `${host} is already added to this workspace.`);
+        if (existing.verifiedAt) throw new AppError("conflict", `${host} is already in use by another workspace.`);
+        const links = await tx.link.count({ where: { domainId: existing.id } });
+        if (links > 0) throw new AppError("conflict", `${host} is already in use by another workspace.`);
+        await tx.domain.delete({ where: { id: existing.id } });
+      }
+      return tx.domain.create({ data: { workspaceId: workspace.id, host, txtToken: token } });
+    });
+    return view(row);
+  } catch (e) {
+    if (uniqueViolation(e)) throw new AppError("conflict", `${host} was just added by someone else.`);
+    throw e;
+  }
+}
+
+export async function findDomain(workspaceId: number, host: string) {
+  const d = await db().domain.findFirst({ where: { workspaceId, host: host.trim().toLowerCase() } });
+  if (!d) throw new AppError("not_found", `No domain ${host} in this workspace.`);
+  return d;
+}
+
+export type VerifyResult = { domain: DomainView; verified: boolean; alreadyVerified: boolean; message: string };
+
+/**
+ * Looks up the TXT record at _linkhop.<host> (resolvers from DNS_SERVERS when set) and, when it
+ * holds the token, marks the domain verified and emits domain.verified in the same transaction.
+ * Verifying an already verified domain changes nothing and sends no second event.
+ */
+export async function verifyDomain(workspace: WorkspaceRef, domainId: number): Promise<VerifyResult> {
+  requireCustomDomains(workspace);
+  const domain = await db().domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
+  if (!domain) throw new AppError("not_found", "No such domain in this workspace.");
+  if (domain.verifiedAt) return { domain: view(domain), verified: true, alreadyVerified: true, message: `${domain.host} is verified.` };
+
+  const { txtName, txtValue } = txtRecordFor(domain.host, domain.txtToken);
+  const lookup = await lookupTxt(txtName);
+  if (!lookup.ok) {
+    return { domain: view(domain), verified: false, alreadyVerified: false, message: lookup.message };
+  }
+  if (!lookup.values.includes(txtValue)) {
+    const seen = lookup.values.length ? ` Found: ${lookup.values.slice(0, 3).map((v) => `"${v}"`).join(", ")}.` : "";
+    return {
+      domain: view(domain),
+      verified: false,
+      alreadyVerified: false,
+      message: `The TXT record at ${txtName} does not contain ${txtValue} yet.${seen} DNS changes can take a few minutes.`,
+    };
+  }
+
+  const updated = await withEvents(async (tx, emit) => {
+    // Claimed with a condition so two concurrent checks send one event.
+    const claimed = await tx.domain.updateMany({ where: { id: domain.id, verifiedAt: null }, data: { verifiedAt: new Date() } });
+    const row = await tx.domain.findUniqueOrThrow({ where: { id: domain.id } });
+    if (claimed.count === 1) await emit(workspace, "domain.verified", { domain: { id: row.id, host: row.host } });
+    return row;
+  });
+  return { domain: view(updated), verified: true, alreadyVerified: false, message: `${updated.host} is verified.` };
+}
+
+/** Removes a domain. Refused while links live on it: their short URLs would silently break. */
+export async function removeDomain(workspace: WorkspaceRef, domainId: number): Promise<{ id: number; host: string }> {
+  return db().$transaction(async (tx) => {
+    const domain = await tx.domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
+    if (!domain) throw new AppError("not_found", "No such domain in this workspace.");
+    const links = await tx.link.count({ where: { domainId: domain.id } });
+    if (links > 0) {
+      throw new AppError("conflict", `${links} link${links === 1 ? "" : "s"} still use${links === 1 ? "s" : ""} ${domain.host}. Delete them first.`);
+    }
+    await tx.domain.delete({ where: { id: domain.id } });
+    return { id: domain.id, host: domain.host };
+  });
+}
+
+// Admin CLI (CONTRACT.md): domain:add --slug --host, domain:verify --slug --host.
+export async function addDomainBySlug(slug: string, host: string) {
+  const d = await addDomain(await workspaceBySlug(slug), host);
+  return { id: d.id, host: d.host, txtName: d.txtName, txtValue: d.txtValue };
+}
+
+export async function verifyDomainBySlug(slug: string, host: string) {
+  const ws = await workspaceBySlug(slug);
+  const d = await findDomain(ws.id, host);
+  const r = await verifyDomain(ws, d.id);
+  if (!r.verified) throw new AppError("validation", r.message);
+  return { id: r.domain.id, host: r.domain.host, verified: true };
+}

@@ -1,0 +1,160 @@
+import { createHash, randomBytes } from "node:crypto";
+import { z } from "zod";
+import { config } from "../config/index.ts";
+import { db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
+import { withEvents } from "../events/index.ts";
+import { sendMail } from "../mail/index.ts";
+import { emailSchema, requireRole } from "../workspaces/index.ts";
+import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
+import type { Role } from "../db/generated/enums.ts";
+
+// Invitations: an owner or admin invites an email address; the invitee gets a mail with a link
+// APP_URL/invite/<token>. Only the token's SHA-256 is stored; it expires after 7 days and works
+// once. Accepting needs an account with the invited email (signing up on the invite page makes
+// one), so a forwarded link cannot make someone else a member.
+
+export const INVITATION_DAYS = 7;
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+export function inviteUrl(token: string): string {
+  return `${config().APP_URL}/invite/${token}`;
+}
+
+const inviteSchema = z.object({ email: emailSchema, role: roleSchema });
+
+export type InvitationRow = { id: number; email: string; role: Role; createdAt: Date; expiresAt: Date; invitedBy: string | null };
+
+export async function listInvitations(workspaceId: number): Promise<InvitationRow[]> {
+  const rows = await db().invitation.findMany({
+    where: { workspaceId, acceptedAt: null, expiresAt: { gt: new Date() } },
+    orderBy: { createdAt: "desc" },
+  });
+  const inviterIds = [...new Set(rows.map((r) => r.invitedById).filter((x): x is number => x !== null))];
+  const inviters = new Map(
+    (await db().user.findMany({ where: { id: { in: inviterIds } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    createdAt: r.createdAt,
+    expiresAt: r.expiresAt,
+    invitedBy: r.invitedById ? (inviters.get(r.invitedById) ?? null) : null,
+  }));
+}
+
+export type InviteResult = { id: number; email: string; role: Role; url: string; mailed: boolean; mailError?: string };
+
+/**
+ * Creates (or renews: a pending invitation for the same email is replaced) an invitation and
+ * mails the accept link. The invitation stands even when the mail fails; the caller shows the
+ * link so it can be passed on by hand.
+ */
+export async function inviteMember(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<InviteResult> {
+  const actor = await requireRole(actorUserId, slug, "admin");
+  const parsed = inviteSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
+  const { email, role } = parsed.data;
+  if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can invite another owner.");
+  const ws = actor.workspace;
+
+  const token = randomBytes(32).toString("base64url");
+  const invitation = await db().$transaction(async (tx) => {
+    const member = await tx.membership.findFirst({ where: { workspaceId: ws.id, user: { email } } });
+    if (member) throw new AppError("conflict", `${email} is already a member of this workspace.`);
+    await tx.invitation.deleteMany({ where: { workspaceId: ws.id, email, acceptedAt: null } });
+    return tx.invitation.create({
+      data: {
+        workspaceId: ws.id,
+        email,
+        role,
+        tokenHash: hashToken(token),
+        invitedById: actorUserId,
+        expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+      },
+    });
+  });
+
+  const inviter = await db().user.findUnique({ where: { id: actorUserId }, select: { email: true, name: true } });
+  const url = inviteUrl(token);
+  const who = inviter?.name ? `${inviter.name} (${inviter.email})` : (inviter?.email ?? "A teammate");
+  try {
+    await sendMail({
+      to: email,
+      subject: `You're invited to ${ws.name} on Linkhop`,
+      text:
+        `${who} invited you to join the workspace "${ws.name}" on Linkhop as ${article(role)} ${role}.\n\n` +
+        `Accept the invitation:\n${url}\n\n` +
+        `The link works once and expires in ${INVITATION_DAYS} days. If you did not expect this, ignore this email.\n`,
+      html:
+        `<p>${escapeHtml(who)} invited you to join the workspace <strong>${escapeHtml(ws.name)}</strong> on Linkhop as ${article(role)} ${role}.</p>` +
+        `<p><a href="${escapeHtml(url)}">Accept the invitation</a></p>` +
+        `<p style="color:#64748b">The link works once and expires in ${INVITATION_DAYS} days. If you did not expect this, ignore this email.</p>`,
+    });
+    return { id: invitation.id, email, role, url, mailed: true };
+  } catch (e) {
+    console.error(`[linkhop] invitation mail to ${email} failed:`, (e as Error).message);
+    return { id: invitation.id, email, role, url, mailed: false, mailError: (e as Error).message };
+  }
+}
+
+export async function revokeInvitation(actorUserId: number, slug: string, invitationId: unknown) {
+  const actor = await requireRole(actorUserId, slug, "admin");
+  const id = Number(invitationId);
+  if (!Number.isInteger(id) || id <= 0) throw new AppError("validation", "Choose an invitation.");
+  const r = await db().invitation.deleteMany({ where: { id, workspaceId: actor.workspace.id, acceptedAt: null } });
+  if (r.count === 0) throw new AppError("not_found", "That invitation no longer exists.");
+  return { id };
+}
+
+export type InvitationLookup =
+  | { state: "invalid" }
+  | { state: "expired" | "accepted" | "pending"; email: string; role: Role; workspace: { slug: string; name: string }; accountExists: boolean };
+
+/** What the invite page shows for a token (never reveals anything for an unknown token). */
+export async function lookupInvitation(token: string): Promise<InvitationLookup> {
+  if (!token || token.length > 100) return { state: "invalid" };
+  const inv = await db().invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
+  if (!inv || !inv.workspace.active) return { state: "invalid" };
+  const accountExists = (await db().user.count({ where: { email: inv.email } })) > 0;
+  const state = inv.acceptedAt ? "accepted" : inv.expiresAt <= new Date() ? "expired" : "pending";
+  return { state, email: inv.email, role: inv.role, workspace: { slug: inv.workspace.slug, name: inv.workspace.name }, accountExists };
+}
+
+/**
+ * The signed-in user accepts: their email must be the invited one. Marks the invitation used and
+ * makes them a member (member.joined, via "invitation") in one transaction.
+ */
+export async function acceptInvitation(userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
+  return withEvents(async (tx, emit) => {
+    const inv = await tx.invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
+    if (!inv || !inv.workspace.active) throw new AppError("not_found", "This invitation link is not valid.");
+    const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+    if (user.email !== inv.email) {
+      throw new AppError("forbidden", `This invitation is for ${inv.email}. Sign in with that email address to accept it.`);
+    }
+    const existing = await tx.membership.findFirst({ where: { workspaceId: inv.workspaceId, userId } });
+    if (inv.acceptedAt) {
+      if (existing) return { slug: inv.workspace.slug, member: null };
+      throw new AppError("conflict", "This invitation was already used.");
+    }
+    if (inv.expiresAt <= new Date()) throw new AppError("conflict", "This invitation has expired. Ask for a new one.");
+    // Claimed with a condition: a double click accepts once.
+    const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
+    if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };
+    const member = await joinWorkspace(tx, emit, inv.workspaceId, userId, inv.role, "invitation");
+    return { slug: inv.workspace.slug, member };
+  });
+}
+
+function article(role: string) {
+  return /^[aeiou]/.test(role) ? "an" : "a";
+}
+
+function escapeHtml(s: string) {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
