@@ -1,0 +1,30 @@
+import nodemailer, { type Transporter } from "nodemailer";
+import { config } from "../config/index.ts";
+
+// Outgoing mail: SMTP through nodemailer when SMTP_URL is set (smtp://user:pass@host:587,
+// smtps://... for implicit TLS), otherwise the message is written to the server log so local
+// installs still see invitations and notices.
+
+export type Mail = { to: string | string[]; subject: string; text: string; html?: string };
+export type MailResult = { sent: boolean; via: "smtp" | "log"; messageId?: string };
+
+const g = globalThis as { __linkhopMailer?: { url: string; transport: Transporter } };
+
+function transport(url: string): Transporter {
+  if (g.__linkhopMailer?.url !== url) {
+    g.__linkhopMailer = { url, transport: nodemailer.createTransport(url) };
+  }
+  return g.__linkhopMailer.transport;
+}
+
+/** Sends one message; throws when the SMTP server refuses it (callers decide whether that matters). */
+export async function sendMail(mail: Mail): Promise<MailResult> {
+  const cfg = config();
+  const to = Array.isArray(mail.to) ? mail.to : [mail.to];
+  if (!cfg.SMTP_URL) {
+    console.log(`[mail] (no SMTP_URL) to ${to.join(", ")}: ${mail.subject}\n${mail.text}`);
+    return { sent: false, via: "log" };
+  }
+  const info = await transport(cfg.SMTP_URL).sendMail({ from: cfg.MAIL_FROM, to, subject: mail.subject, text: mail.text, html: mail.html });
+  return { sent: true, via: "smtp", messageId: info.messageId };
+}

@@ -1,0 +1,5 @@
+// Outgoing connections to addresses users choose (webhooks): the address guard and the pinned dialer.
+export { classifyAddress, isPublicAddress, type AddressClass } from "./address.ts";
+export { checkDestination, checkUrlShape, type GuardResult, type GuardOptions, type GuardRefusal } from "./guard.ts";
+export { defaultResolve, resolverFor, systemResolve, DnsError, type Resolve } from "./resolve.ts";
+export { postPinned, pinnedLookup, classifyNetworkError, type PinnedPost, type PostResult, type PostOutcome } from "./dialer.ts";

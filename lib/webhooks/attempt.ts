@@ -1,0 +1,232 @@
+import { config } from "../config/index.ts";
+import { db, type Tx } from "../db/client.ts";
+import { postPinned } from "../net/index.ts";
+import { planOf, webhooksAllowed } from "../plans/index.ts";
+import { checkWebhookUrl } from "./guard.ts";
+import { notifyEndpointDisabled } from "./notify.ts";
+import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
+import { signatureHeader } from "./verify.ts";
+
+// One attempt of one delivery. Both schedulers (Inngest and the built-in one), the Test button,
+// Resend and the admin CLI call only this, so every rule of sending lives here.
+
+export type AttemptResult = {
+  deliveryId: number;
+  /** A request was made (or refused by the guard) and logged as an attempt. */
+  attempted: boolean;
+  outcome: AttemptOutcome | "cancelled" | "not_due" | "missing" | "internal_error";
+  statusCode: number | null;
+  delivered: boolean;
+  /** No further automatic attempt will be made. */
+  done: boolean;
+  /** When not done: the wait before the next automatic attempt. */
+  retryInMs: number | null;
+  message: string | null;
+};
+
+export type AttemptOptions = {
+  /** Resend (or Test): one attempt now, outside the schedule, never retried. */
+  manual?: boolean;
+  /** The built-in scheduler already claimed the delivery (lockedUntil set). */
+  claimed?: boolean;
+};
+
+/** Extra hold on a claimed delivery beyond the attempt's own timeout. */
+export const LOCK_MARGIN_MS = 30_000;
+/** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
+const DUE_SLACK_MS = 1000;
+
+const result = (deliveryId: number, r: Partial<AttemptResult> & Pick<AttemptResult, "outcome" | "done">): AttemptResult => ({
+  deliveryId,
+  attempted: false,
+  statusCode: null,
+  delivered: false,
+  retryInMs: null,
+  message: null,
+  ...r,
+});
+
+/** Never throws: an internal failure is reported as outcome internal_error and retried later. */
+export async function attemptDelivery(deliveryId: number, opts: AttemptOptions = {}): Promise<AttemptResult> {
+  try {
+    return await attempt(deliveryId, opts);
+  } catch (e) {
+    console.error(`[webhooks] delivery ${deliveryId}: attempt failed internally:`, e);
+    // The claim (if any) stays until it expires, which spaces out retries of an internal failure.
+    return result(deliveryId, { outcome: "internal_error", done: false, retryInMs: config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS, message: (e as Error)?.message ?? String(e) });
+  }
+}
+
+/** Takes the delivery for one automatic attempt, unless it is not due, held elsewhere, or finished. */
+async function claim(deliveryId: number, lockMs: number): Promise<AttemptResult | null> {
+  const now = Date.now();
+  const claimed = await db().delivery.updateMany({
+    where: {
+      id: deliveryId,
+      status: "pending",
+      isTest: false,
+      nextAttemptAt: { lte: new Date(now + DUE_SLACK_MS) },
+      OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date(now) } }],
+    },
+    data: { lockedUntil: new Date(now + lockMs) },
+  });
+  if (claimed.count === 1) return null;
+  const d = await db().delivery.findUnique({ where: { id: deliveryId }, select: { status: true, nextAttemptAt: true, lockedUntil: true } });
+  if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery." });
+  if (d.status !== "pending" || !d.nextAttemptAt) return result(deliveryId, { outcome: "not_due", done: true, message: `The delivery is ${d.status}.` });
+  const until = Math.max(d.nextAttemptAt.getTime(), d.lockedUntil?.getTime() ?? 0);
+  return result(deliveryId, { outcome: "not_due", done: false, retryInMs: Math.max(1000, until - now), message: "Not due yet, or held by another attempt." });
+}
+
+async function attempt(deliveryId: number, opts: AttemptOptions): Promise<AttemptResult> {
+  const cfg = config();
+  if (!opts.manual && !opts.claimed) {
+    const notClaimed = await claim(deliveryId, cfg.WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS);
+    if (notClaimed) return notClaimed;
+  }
+  const d = await db().delivery.findUnique({
+    where: { id: deliveryId },
+    include: { event: true, endpoint: { include: { workspace: true } } },
+  });
+  if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery (the endpoint was removed?)." });
+  const automatic = !opts.manual && !d.isTest;
+  const ep = d.endpoint;
+
+  const stop = !ep.enabled
+    ? "the endpoint is disabled"
+    : !webhooksAllowed(planOf(ep.workspace.plan))
+      ? "the workspace's plan does not include webhooks"
+      : null;
+  if (stop) {
+    // A resend is refused without touching the delivery; scheduled work is cancelled for good.
+    if (automatic || d.isTest) {
+      await db().delivery.updateMany({
+        where: { id: deliveryId, status: "pending" },
+        data: { status: "cancelled", cancelReason: stop, nextAttemptAt: null, lockedUntil: null },
+      });
+    }
+    return result(deliveryId, { outcome: "cancelled", done: true, message: `Not sent: ${stop}.` });
+  }
+
+  // Send: the guard again (addresses may have changed since the endpoint was saved), then a POST
+  // pinned to the addresses just checked, signed with the secret as it is now.
+  const startedAt = new Date();
+  const t0 = performance.now();
+  let outcome: AttemptOutcome;
+  let statusCode: number | null = null;
+  let responseBody = "";
+  let error: string | null = null;
+  const guard = await checkWebhookUrl(ep.url, cfg.WEBHOOK_TIMEOUT_MS);
+  if (!guard.ok) {
+    outcome = guard.reason === "dns" ? "dns_error" : "address_refused";
+    error = guard.message;
+  } else {
+    const remaining = Math.max(1, Math.round(cfg.WEBHOOK_TIMEOUT_MS - (performance.now() - t0)));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const r = await postPinned({
+      url: guard.url,
+      addresses: guard.addresses,
+      headers: {
+        "Content-Type": "application/json",
+        "User-Agent": userAgent(cfg.APP_URL),
+        "Service-Event": d.event.type,
+        "Service-Delivery": d.event.id,
+        "Service-Signature": signatureHeader(ep.secret, timestamp, d.event.body),
+      },
+      body: d.event.body,
+      timeoutMs: remaining,
+      maxResponseBytes: RESPONSE_BYTES_KEPT,
+    });
+    responseBody = r.body;
+    statusCode = r.statusCode;
+    if (r.outcome === "response" && r.statusCode !== null) {
+      outcome = outcomeOfStatus(r.statusCode);
+      if (outcome === "redirect") error = `HTTP ${r.statusCode} redirect${r.location ? ` to ${r.location}` : ""} (redirects are not followed)`;
+      else if (outcome === "http_status") error = `HTTP ${r.statusCode}`;
+    } else {
+      outcome = r.outcome === "response" ? "error" : r.outcome;
+      error = r.error;
+    }
+  }
+  const durationMs = Math.round(performance.now() - t0);
+  const delivered = outcome === "delivered";
+  const now = new Date();
+
+  const { retryInMs, done, disabledBecause } = await db().$transaction(async (tx) => {
+    let retryInMs: number | null = null;
+    let done = true;
+    const number = (await tx.deliveryAttempt.count({ where: { deliveryId } })) + 1;
+    await tx.deliveryAttempt.create({
+      data: { deliveryId, number, manual: !!opts.manual, startedAt, durationMs, statusCode, outcome, error, responseBody },
+    });
+    let exhausted = false;
+    if (d.isTest) {
+      await tx.delivery.update({
+        where: { id: deliveryId },
+        data: { attempts: { increment: 1 }, status: delivered ? "delivered" : "failed", nextAttemptAt: null, lockedUntil: null },
+      });
+    } else if (automatic) {
+      const attemptNumber = d.attempts + 1;
+      retryInMs = delivered ? null : retryDelayAfter(attemptNumber, cfg.WEBHOOK_RETRY_DELAYS);
+      const status = delivered ? "delivered" : retryInMs === null ? "failed" : "pending";
+      // Only while still pending: a resend may have delivered it, or a disable cancelled it.
+      const u = await tx.delivery.updateMany({
+        where: { id: deliveryId, status: "pending" },
+        data: { attempts: attemptNumber, status, nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs), lockedUntil: null },
+      });
+      exhausted = u.count === 1 && status === "failed";
+      done = retryInMs === null || u.count === 0;
+      if (done) retryInMs = null;
+    } else if (delivered) {
+      await tx.delivery.update({ where: { id: deliveryId }, data: { status: "delivered", nextAttemptAt: null, cancelReason: null } });
+    }
+    const disabledBecause = d.isTest ? null : await updateEndpointHealth(tx, ep.id, { delivered, exhausted, at: startedAt, now });
+    return { retryInMs, done, disabledBecause };
+  });
+  if (disabledBecause) await notifyEndpointDisabled(ep.id, disabledBecause);
+
+  return result(deliveryId, {
+    attempted: true,
+    outcome,
+    statusCode,
+    delivered,
+    done,
+    retryInMs,
+    message: error,
+  });
+}
+
+/**
+ * Records an attempt's effect on its endpoint: a delivery clears the failure state; a failure
+ * starts the failing period, and an event that failed every attempt counts towards the 20.
+ * Disables the endpoint (once) when a rule says so, cancelling its pending deliveries; returns
+ * the reason when this call disabled it.
+ */
+async function updateEndpointHealth(
+  tx: Tx,
+  endpointId: number,
+  a: { delivered: boolean; exhausted: boolean; at: Date; now: Date },
+): Promise<string | null> {
+  if (a.delivered) {
+    await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { consecutiveFailures: 0, failingSince: null, lastSuccessAt: a.now } });
+    return null;
+  }
+  await tx.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: null }, data: { failingSince: a.at } });
+  const ep = a.exhausted
+    ? await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { consecutiveFailures: { increment: 1 } } })
+    : await tx.webhookEndpoint.findUniqueOrThrow({ where: { id: endpointId } });
+  if (!ep.enabled) return null;
+  const reason = disableReason(ep, a.now, config().WEBHOOK_DISABLE_AFTER);
+  if (!reason) return null;
+  const off = await tx.webhookEndpoint.updateMany({
+    where: { id: endpointId, enabled: true },
+    data: { enabled: false, disabledAt: a.now, disabledReason: reason },
+  });
+  if (off.count === 0) return null;
+  await tx.delivery.updateMany({
+    where: { endpointId, status: "pending" },
+    data: { status: "cancelled", cancelReason: `the endpoint was disabled: ${reason}`, nextAttemptAt: null, lockedUntil: null },
+  });
+  console.warn(`[webhooks] endpoint ${endpointId} disabled: ${reason}`);
+  return reason;
+}

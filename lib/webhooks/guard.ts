@@ -1,0 +1,21 @@
+import { config } from "../config/index.ts";
+import { checkDestination, defaultResolve, type GuardOptions, type GuardResult } from "../net/index.ts";
+
+/** The guard as configured: DNS_SERVERS resolvers, WEBHOOK_ALLOW_PRIVATE. */
+export function guardOptions(): GuardOptions {
+  const cfg = config();
+  return { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, resolve: defaultResolve(cfg.DNS_SERVERS) };
+}
+
+/** checkDestination with a deadline: a resolver that hangs counts as a DNS failure. */
+export async function checkWebhookUrl(url: string, timeoutMs = config().WEBHOOK_TIMEOUT_MS): Promise<GuardResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<GuardResult>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: "dns", message: `Resolving the host took longer than ${timeoutMs} ms.` }), timeoutMs);
+  });
+  try {
+    return await Promise.race([checkDestination(url, guardOptions()), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

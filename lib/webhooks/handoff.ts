@@ -1,0 +1,58 @@
+import { config } from "../config/index.ts";
+import { db } from "../db/client.ts";
+import { onDrain } from "../shutdown.ts";
+import { DELIVERY_REQUESTED, inngest } from "../../inngest/client.ts";
+
+// Handing new deliveries to whoever runs the schedule, right after the transaction that created
+// them commits. With Inngest: one event per delivery (event id and the function's idempotency key
+// are the delivery id, so a repeated hand-off starts no second run); handedOffAt records success,
+// and the sweep hands off again what was never acknowledged (failed send, crash after commit).
+// Built-in scheduler: a wake-up; the rows themselves are the queue, so nothing can be lost.
+
+const g = globalThis as { __linkhopSchedulerWake?: () => void; __linkhopHandoffs?: Set<Promise<unknown>> };
+const handoffs = (g.__linkhopHandoffs ??= new Set());
+let drainRegistered = false;
+
+export function setSchedulerWake(wake: (() => void) | undefined) {
+  g.__linkhopSchedulerWake = wake;
+}
+
+/** The dispatcher registered with lib/events: never throws, never blocks the caller. */
+export function dispatchDeliveries(deliveryIds: number[]): void {
+  if (!deliveryIds.length) return;
+  if (!config().inngestEnabled) {
+    g.__linkhopSchedulerWake?.();
+    return;
+  }
+  if (!drainRegistered) {
+    drainRegistered = true;
+    onDrain(() => Promise.allSettled([...handoffs]).then(() => undefined));
+  }
+  const p = handOffToInngest(deliveryIds)
+    .catch((e) => console.error(`[webhooks] hand-off to Inngest failed (the sweep retries): ${(e as Error).message}`))
+    .finally(() => handoffs.delete(p));
+  handoffs.add(p);
+}
+
+/** Sends one Inngest event per delivery and marks them handed off. Throws when Inngest refuses. */
+export async function handOffToInngest(deliveryIds: number[]): Promise<number> {
+  const rows = await db().delivery.findMany({ where: { id: { in: deliveryIds }, status: "pending" }, select: { id: true, endpointId: true } });
+  if (!rows.length) return 0;
+  await inngest.send(
+    rows.map((r) => ({ name: DELIVERY_REQUESTED, id: `delivery-${r.id}`, data: { deliveryId: r.id, endpointId: r.endpointId } })),
+  );
+  await db().delivery.updateMany({ where: { id: { in: rows.map((r) => r.id) } }, data: { handedOffAt: new Date() } });
+  return rows.length;
+}
+
+/** Hands off again pending deliveries never acknowledged by Inngest and older than `olderThanMs`. */
+export async function sweepUnhandedDeliveries(olderThanMs = 60_000, limit = 500): Promise<number> {
+  const rows = await db().delivery.findMany({
+    where: { status: "pending", isTest: false, handedOffAt: null, createdAt: { lt: new Date(Date.now() - olderThanMs) } },
+    select: { id: true },
+    orderBy: { id: "asc" },
+    take: limit,
+  });
+  if (!rows.length) return 0;
+  return handOffToInngest(rows.map((r) => r.id));
+}

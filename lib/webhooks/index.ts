@@ -1,0 +1,31 @@
+// Webhooks: endpoints, signing, the address guard, delivery attempts, the schedulers and the log.
+// Loading this module registers how new deliveries are handed off (lib/events calls it after
+// commit); the dispatcher keeps its state on globalThis, so every module graph registers the same.
+import { setDispatcher } from "../events/index.ts";
+import { dispatchDeliveries } from "./handoff.ts";
+
+setDispatcher(dispatchDeliveries);
+
+export { attemptDelivery, type AttemptResult, type AttemptOptions } from "./attempt.ts";
+export {
+  createEndpoint,
+  updateEndpoint,
+  setEndpointEnabled,
+  deleteEndpoint,
+  listEndpoints,
+  getEndpoint,
+  revealSecret,
+  replaceSecret,
+  parseEventList,
+  eventSelectionSchema,
+  type EndpointView,
+  type EventSelection,
+} from "./endpoints.ts";
+export { sendTestEvent, resendDelivery, TEST_MESSAGE } from "./manual.ts";
+export { deliveryLog, logFilterSchema, DELIVERY_STATUSES, type LogDelivery, type LogAttempt, type LogFilter } from "./log.ts";
+export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
+export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
+export { pruneDeliveryLog } from "./retention.ts";
+export { startWebhookJobs } from "./jobs.ts";
+export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";
+export { MAX_ATTEMPTS, OUTCOME_TEXT, userAgent, type AttemptOutcome } from "./rules.ts";

@@ -1,0 +1,129 @@
+import { config } from "../config/index.ts";
+import { db } from "../db/client.ts";
+import { attemptDelivery, LOCK_MARGIN_MS } from "./attempt.ts";
+
+// The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
+// configured. Due deliveries are claimed from PostgreSQL (FOR UPDATE SKIP LOCKED, then held with
+// lockedUntil for longer than an attempt can take), so several app processes on one database
+// never send one attempt twice, and a crashed process's claims simply expire. Everything it
+// knows is in the rows: a restart picks up where the last process stopped.
+
+export type ClaimedDelivery = { id: number; endpointId: number };
+
+/**
+ * Claims up to `limit` due deliveries (pending, nextAttemptAt passed, not held), skipping
+ * `skipEndpoints`, and holds them for `lockMs`. One atomic statement; concurrent callers get
+ * disjoint rows.
+ */
+export async function claimDueDeliveries(limit: number, lockMs: number, skipEndpoints: number[] = [], now = new Date()): Promise<ClaimedDelivery[]> {
+  const until = new Date(now.getTime() + lockMs);
+  return db().$queryRaw<ClaimedDelivery[]>`
+    UPDATE "Delivery" SET "lockedUntil" = ${until}
+    WHERE id IN (
+      SELECT id FROM "Delivery"
+      WHERE status = 'pending'
+        AND "isTest" = false
+        AND "nextAttemptAt" <= ${now}
+        AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
+        AND NOT ("endpointId" = ANY(${skipEndpoints}::int[]))
+      ORDER BY "nextAttemptAt"
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    )
+    RETURNING id, "endpointId"`;
+}
+
+/** Gives claimed deliveries back (they are due again at once for any scheduler). */
+export async function releaseClaims(ids: number[]): Promise<void> {
+  if (ids.length) await db().delivery.updateMany({ where: { id: { in: ids } }, data: { lockedUntil: null } });
+}
+
+export type SchedulerOptions = {
+  /** How often to look for due deliveries when nothing wakes the scheduler. */
+  pollMs?: number;
+  /** Attempts in flight in this process. */
+  maxInFlight?: number;
+  /** Attempts in flight per endpoint in this process. */
+  perEndpoint?: number;
+  /** Rows claimed per statement. */
+  batch?: number;
+};
+
+export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8, batch: 50 };
+
+export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number };
+
+export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
+  const o = { ...SCHEDULER_DEFAULTS, ...options };
+  const lockMs = config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS;
+  const perEndpoint = new Map<number, number>();
+  const running = new Set<Promise<unknown>>();
+  let stopped = false;
+  let ticking = false;
+  let again = false;
+  // More was due than we could take (capacity or per-endpoint cap): look again when a slot frees.
+  let backlog = false;
+
+  const run = (c: ClaimedDelivery) => {
+    perEndpoint.set(c.endpointId, (perEndpoint.get(c.endpointId) ?? 0) + 1);
+    const p = attemptDelivery(c.id, { claimed: true }).finally(() => {
+      const n = (perEndpoint.get(c.endpointId) ?? 1) - 1;
+      if (n > 0) perEndpoint.set(c.endpointId, n);
+      else perEndpoint.delete(c.endpointId);
+      running.delete(p);
+      if (backlog) wake();
+    });
+    running.add(p);
+  };
+
+  const tick = async () => {
+    if (ticking) {
+      again = true;
+      return;
+    }
+    ticking = true;
+    try {
+      do {
+        again = false;
+        const free = o.maxInFlight - running.size;
+        if (stopped || free <= 0) {
+          backlog = free <= 0;
+          break;
+        }
+        const saturated = [...perEndpoint].filter(([, n]) => n >= o.perEndpoint).map(([id]) => id);
+        const limit = Math.min(o.batch, free);
+        const claimed = await claimDueDeliveries(limit, lockMs, saturated);
+        const excess: number[] = [];
+        for (const c of claimed) {
+          if ((perEndpoint.get(c.endpointId) ?? 0) >= o.perEndpoint || stopped) excess.push(c.id);
+          else run(c);
+        }
+        await releaseClaims(excess);
+        backlog = claimed.length === limit || excess.length > 0;
+        if (claimed.length === limit && excess.length < claimed.length) again = true;
+      } while (again && !stopped);
+    } catch (e) {
+      console.error("[webhooks] scheduler: claiming due deliveries failed:", (e as Error).message);
+    } finally {
+      ticking = false;
+    }
+  };
+
+  function wake() {
+    if (!stopped) setImmediate(() => void tick());
+  }
+
+  const timer = setInterval(() => void tick(), o.pollMs);
+  timer.unref();
+  wake();
+
+  return {
+    wake,
+    inFlight: () => running.size,
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+
+// Real webhook receivers on loopback. createTestCa() makes a throwaway certificate authority with
+// openssl (trust it in an app process with NODE_EXTRA_CA_CERTS=ca.certPath) and issues server
+// certificates; startReceiver() is an HTTPS (or HTTP) server that records every request's raw
+// bytes and answers as the test says.
+
+export type TestCa = {
+  dir: string;
+  certPath: string;
+  certPem: string;
+  /** A server certificate for these DNS names (and 127.0.0.1 / ::1). */
+  issue: (names: string[]) => { key: string; cert: string };
+  /** A self-signed certificate no one trusts (for TLS failures). */
+  untrusted: (names: string[]) => { key: string; cert: string };
+  cleanup: () => void;
+};
+
+function openssl(args: string[], cwd: string) {
+  execFileSync("openssl", args, { cwd, stdio: "pipe" });
+}
+
+export function createTestCa(): TestCa {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-ca-"));
+  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Linkhop Test CA"], dir);
+  let serial = 0;
+  const ext = (names: string[]) => {
+    const file = path.join(dir, `ext-${++serial}.cnf`);
+    const alt = [...names.map((n) => `DNS:${n}`), "IP:127.0.0.1", "IP:::1"].join(",");
+    fs.writeFileSync(file, `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${alt}\n`);
+    return file;
+  };
+  const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
+  return {
+    dir,
+    certPath: path.join(dir, "ca.crt"),
+    certPem: read("ca.crt"),
+    issue(names) {
+      const n = ++serial;
+      const extFile = ext(names);
+      openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `s${n}.key`, "-out", `s${n}.csr`, "-subj", `/CN=${names[0] ?? "localhost"}`], dir);
+      openssl(["x509", "-req", "-in", `s${n}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `s${n}.crt`, "-days", "2", "-extfile", extFile], dir);
+      return { key: read(`s${n}.key`), cert: read(`s${n}.crt`) };
+    },
+    untrusted(names) {
+      const n = ++serial;
+      const extFile = ext(names);
+      openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `u${n}.key`, "-out", `u${n}.crt`, "-days", "2", "-subj", `/CN=${names[0] ?? "localhost"}`, "-extensions", "v3", "-config", writeSelfSignedConfig(dir, n, extFile)], dir);
+      return { key: read(`u${n}.key`), cert: read(`u${n}.crt`) };
+    },
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+function writeSelfSignedConfig(dir: string, n: number, extFile: string): string {
+  const file = path.join(dir, `self-${n}.cnf`);
+  fs.writeFileSync(file, `[req]\ndistinguished_name=dn\n[dn]\n[v3]\n${fs.readFileSync(extFile, "utf8")}`);
+  return file;
+}
+
+export type ReceivedRequest = {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The body exactly as received. */
+  raw: Buffer;
+  at: number;
+};
+
+/** What to answer: a status and body, or "hang" (never answer), after an optional delay. */
+export type Reply = { status?: number; body?: string | Buffer; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
+export type Responder = (req: ReceivedRequest, index: number) => Reply | Promise<Reply>;
+
+export type Receiver = {
+  port: number;
+  /** URL for a host name (default 127.0.0.1) and path. */
+  url: (host?: string, pathname?: string) => string;
+  requests: ReceivedRequest[];
+  respond: (fn: Responder) => void;
+  waitFor: (count: number, timeoutMs?: number) => Promise<ReceivedRequest[]>;
+  stop: () => Promise<void>;
+};
+
+export async function startReceiver(opts: { tls?: { key: string; cert: string }; host?: string; respond?: Responder } = {}): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let responder: Responder = opts.respond ?? (() => ({ status: 200, body: "ok" }));
+  const waiters: (() => void)[] = [];
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const r: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, raw: Buffer.concat(chunks), at: Date.now() };
+      const index = requests.push(r) - 1;
+      waiters.splice(0).forEach((w) => w());
+      const reply = await responder(r, index);
+      if (reply.delayMs) await new Promise((d) => setTimeout(d, reply.delayMs));
+      if (reply.hang) return;
+      res.writeHead(reply.status ?? 200, reply.headers);
+      res.end(reply.body ?? "");
+    });
+  };
+  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : http.createServer(handler);
+  const sockets = new Set<import("node:net").Socket>();
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.on("tlsClientError", () => {});
+  await new Promise<void>((resolve) => server.listen(0, opts.host ?? "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const scheme = opts.tls ? "https" : "http";
+  return {
+    port,
+    url: (host = "127.0.0.1", pathname = "/hook") => `${scheme}://${host}:${port}${pathname}`,
+    requests,
+    respond: (fn) => (responder = fn),
+    waitFor: (count, timeoutMs = 15_000) =>
+      new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        const check = () => {
+          if (requests.length >= count) {
+            clearTimeout(deadline);
+            resolve(requests.slice(0, count));
+          } else waiters.push(check);
+        };
+        check();
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
