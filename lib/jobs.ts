@@ -3,6 +3,9 @@ type Stop = () => Promise<void>;
 
 export async function startBackgroundJobs(): Promise<Stop> {
   const stops: Stop[] = [];
+  // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
+  const { startWebhookJobs } = await import("./webhooks/index.ts");
+  stops.push(await startWebhookJobs());
   return async () => {
     await Promise.allSettled(stops.map((s) => s()));
   };

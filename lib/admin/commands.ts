@@ -1,7 +1,7 @@
 import { AppError } from "../errors.ts";
 import { addMember } from "../members/index.ts";
 import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
-import { createUser, createWorkspace, setActive, setPlan } from "../workspaces/index.ts";
+import { createUser, createWorkspace, findWorkspace, setActive, setPlan } from "../workspaces/index.ts";
 
 // The admin CLI's commands (CONTRACT.md, "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw AppError or ApiError and are printed as { error, message }.
@@ -36,6 +36,24 @@ export const commands: Record<string, Command> = {
   },
   "domain:add": { flags: ["slug", "host"], run: (f) => addDomainBySlug(str(f, "slug")!, str(f, "host")!) },
   "domain:verify": { flags: ["slug", "host"], run: (f) => verifyDomainBySlug(str(f, "slug")!, str(f, "host")!) },
+  "webhook:create": {
+    flags: ["slug", "url", "events"],
+    run: async (f) => {
+      const { createEndpoint, parseEventList } = await import("../webhooks/index.ts");
+      const ws = await findWorkspace(str(f, "slug")!);
+      const e = await createEndpoint(ws.id, { url: str(f, "url"), events: parseEventList(str(f, "events", false)) });
+      return { id: e.id, url: e.url, secret: e.secret, events: e.events };
+    },
+  },
+  "webhook:test": {
+    flags: ["id"],
+    run: async (f) => {
+      const { sendTestEvent } = await import("../webhooks/index.ts");
+      const r = await sendTestEvent(Number(str(f, "id")));
+      if (!r.attempted) throw new AppError("conflict", r.message ?? "Nothing was sent.");
+      return { delivered: r.delivered, status: r.statusCode };
+    },
+  },
 };
 
 export { str };
