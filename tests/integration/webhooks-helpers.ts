@@ -1,0 +1,51 @@
+// Shared set-up for the webhooks integration tests: a workspace on a plan with webhooks, an
+// endpoint, and events emitted the way the services do (withEvents: the event and its deliveries
+// are written in the change's transaction).
+import { randomBytes } from "node:crypto";
+import { resetConfig } from "../../lib/config/index.ts";
+import { db } from "../../lib/db/client.ts";
+import { withEvents, type EventType } from "../../lib/events/index.ts";
+import { createUser, createWorkspace } from "../../lib/workspaces/index.ts";
+
+/** Sets variables for this test process's own config() (services called in-process). */
+export function useEnv(env: Record<string, string | undefined>) {
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  resetConfig();
+}
+
+export async function newWorkspace(plan = "team", ownerEmail?: string) {
+  const tag = randomBytes(4).toString("hex");
+  const email = ownerEmail ?? `owner-${tag}@example.test`;
+  await createUser({ email, password: "password-123456" });
+  const ws = await createWorkspace({ slug: `ws-${tag}`, name: `Workspace ${tag}`, owner: email, plan });
+  return { ...(await db().workspace.findUniqueOrThrow({ where: { id: ws.id } })), ownerEmail: email };
+}
+
+/** Emits one event in its own transaction; returns the event row and its delivery ids. */
+export async function emitEvent(ws: { id: number; slug: string; name: string; plan: string }, type: EventType = "member.joined", data?: unknown) {
+  const marker = randomBytes(6).toString("hex");
+  const payload = data ?? { member: { id: Math.floor(Math.random() * 1e6), email: `m-${marker}@example.test`, role: "member", via: "added" } };
+  await withEvents(async (_tx, emit) => emit(ws, type, payload));
+  const event = await db().webhookEvent.findFirst({ where: { workspaceId: ws.id, type }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], include: { deliveries: true } });
+  return { event, deliveryIds: event?.deliveries.map((d) => d.id) ?? [] };
+}
+
+export async function attemptsOf(deliveryId: number) {
+  return db().deliveryAttempt.findMany({ where: { deliveryId }, orderBy: { id: "asc" } });
+}
+
+/** Polls until `fn` returns a truthy value (or throws after `timeoutMs`). */
+export async function eventually<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
