@@ -34,6 +34,25 @@ export const commands: Record<string, Command> = {
     flags: ["slug", "email", "role"],
     run: async (f) => ({ member: await addMember({ slug: str(f, "slug"), email: str(f, "email"), role: str(f, "role") }) }),
   },
+  "key:create": {
+    flags: ["slug", "name", "expires-in-days"],
+    run: async (f) => {
+      const { createApiKey } = await import("../keys/index.ts");
+      const ws = await findWorkspace(str(f, "slug")!);
+      const k = await createApiKey(ws, { name: str(f, "name", false), expiresInDays: str(f, "expires-in-days", false) ?? null });
+      return { id: k.id, key: k.key };
+    },
+  },
+  "key:revoke": {
+    flags: ["slug", "id"],
+    run: async (f) => {
+      const { revokeApiKey } = await import("../keys/index.ts");
+      const ws = await findWorkspace(str(f, "slug")!);
+      const id = str(f, "id")!;
+      if (!/^\d{1,9}$/.test(id)) throw new AppError("validation", "--id must be a key id (a positive integer).");
+      return revokeApiKey(ws, Number(id));
+    },
+  },
   "domain:add": { flags: ["slug", "host"], run: (f) => addDomainBySlug(str(f, "slug")!, str(f, "host")!) },
   "domain:verify": { flags: ["slug", "host"], run: (f) => verifyDomainBySlug(str(f, "slug")!, str(f, "host")!) },
   "webhook:create": {

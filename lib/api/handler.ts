@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { config } from "../config/index.ts";
+import type { Workspace } from "../db/generated/client.ts";
+import { authenticateApiKey } from "../keys/index.ts";
+import { hasFeature, planOf } from "../plans/index.ts";
+import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
+import { ApiError } from "./errors.ts";
+import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
+import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
+
+// The ONE wrapper of every /api/v1 route handler. In the order of CONTRACT.md:
+//   1. authenticate the key (401, identical in every case, no rate headers)
+//   2. the plan's ApiAccess (403 feature, no rate headers: the limiter has not run)
+//   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate)
+//   4. the query and the JSON body through the route's zod schemas (400)
+//   5. the route's service call; its ApiError (403 feature / quota, 404, 409) or success mapped to JSON
+// Anything unexpected becomes 500 server_error with a logged reference.
+
+export type ApiCall<B, Q> = {
+  req: Request;
+  workspace: Workspace;
+  keyId: number;
+  params: Record<string, string | string[]>;
+  query: Q;
+  body: B;
+};
+export type ApiAnswer = { status: number; body: unknown };
+
+type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = {
+  /** zod schema of the JSON body; omitted: the route takes no body (a body sent anyway is ignored) */
+  body?: BS;
+  /** zod schema of the query object; omitted: no query parameters are accepted */
+  query?: QS;
+  maxBodyBytes?: number;
+  run: (call: ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>) => Promise<ApiAnswer>;
+};
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+
+/** The bearer token of an Authorization header, or null. */
+export function bearerToken(header: string | null): string | null {
+  const m = /^Bearer +(\S+) *$/i.exec(header ?? "");
+  return m ? m[1] : null;
+}
+
+export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extends z.ZodType | undefined = undefined>(spec: Spec<BS, QS>) {
+  return async function handle(req: Request, ctx?: RouteContext): Promise<Response> {
+    const where = `${req.method} ${safePath(req)}`;
+    let rate: RateDecision | null = null;
+    try {
+      const auth = await authenticateApiKey(bearerToken(req.headers.get("authorization")));
+      if (!auth) return unauthorizedResponse();
+      const plan = planOf(auth.workspace.plan);
+      if (!hasFeature(plan, "ApiAccess")) return errorResponse(ApiError.feature("ApiAccess"));
+      if (plan.rateLimit !== null) {
+        rate = await consumeRateBudget(auth.keyId, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
+        if (!rate.allowed) return errorResponse(ApiError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+      }
+      const url = new URL(req.url);
+      const query = parseWith(spec.query ?? emptyQuery, queryObject(url), "query ");
+      const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
+      const params = ctx ? await ctx.params : {};
+      const answer = await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
+      return json(answer.status, answer.body, rateLimitHeaders(rate));
+    } catch (e) {
+      return failureResponse(e, where, rateLimitHeaders(rate));
+    }
+  };
+}
+
+const emptyQuery = z.strictObject({});
+const anyQuery = z.record(z.string(), z.string());
+
+function safePath(req: Request): string {
+  try {
+    return new URL(req.url).pathname;
+  } catch {
+    return "?";
+  }
+}
+
+/** Answers every method a path does not support (after authentication and the limiter, like any request). */
+export function unsupportedMethod(allowed: string[]) {
+  return apiRoute({
+    query: anyQuery,
+    run: async ({ req }) => {
+      throw ApiError.validation(`${req.method} is not supported on this path; use ${allowed.join(", ")}.`);
+    },
+  });
+}
+
+/** Any /api/v1 path that is not an endpoint. */
+export const unknownPath = apiRoute({
+  query: anyQuery,
+  run: async () => {
+    throw ApiError.notFound();
+  },
+});

@@ -1,0 +1,69 @@
+import {
+  bulkCreateLinks,
+  bulkCreateLinksSchema,
+  createLink,
+  createLinkSchema,
+  deleteLink,
+  getLink,
+  linkRefQuerySchema,
+  listLinks,
+  listLinksQuerySchema,
+  toApiLink,
+  updateLink,
+  updateLinkSchema,
+  type LinkWithHost,
+} from "../links/index.ts";
+import { apiRoute, unsupportedMethod } from "./handler.ts";
+
+// The /api/v1/links endpoints (CONTRACT.md "API"): parse with the links schemas, call the link
+// service, serialize. The route files under app/api/v1 only export these.
+
+const apiLink = (l: LinkWithHost) => toApiLink(l, l.host);
+const codeParam = (params: Record<string, string | string[]>) => String(params.code ?? "");
+
+export const createLinkRoute = apiRoute({
+  body: createLinkSchema,
+  run: async ({ workspace, body }) => ({ status: 201, body: apiLink(await createLink(workspace, body)) }),
+});
+
+export const listLinksRoute = apiRoute({
+  query: listLinksQuerySchema,
+  run: async ({ workspace, query }) => {
+    const page = await listLinks(workspace, query);
+    return { status: 200, body: { links: page.links.map(apiLink), nextCursor: page.nextCursor } };
+  },
+});
+
+export const bulkCreateLinksRoute = apiRoute({
+  body: bulkCreateLinksSchema,
+  maxBodyBytes: 4 * 1024 * 1024,
+  run: async ({ workspace, body }) => {
+    const results = await bulkCreateLinks(workspace, body.links);
+    return { status: 200, body: { results: results.map((r) => ("link" in r ? { index: r.index, status: r.status, link: apiLink(r.link) } : r)) } };
+  },
+});
+
+/** The single-link endpoints; `fixedCode` serves a code that is also a static path ("bulk"). */
+export function linkRoutes(fixedCode?: string) {
+  const code = (params: Record<string, string | string[]>) => fixedCode ?? codeParam(params);
+  return {
+    GET: apiRoute({
+      query: linkRefQuerySchema,
+      run: async ({ workspace, params, query }) => ({ status: 200, body: apiLink(await getLink(workspace, code(params), query)) }),
+    }),
+    PATCH: apiRoute({
+      query: linkRefQuerySchema,
+      body: updateLinkSchema,
+      run: async ({ workspace, params, query, body }) => ({ status: 200, body: apiLink((await updateLink(workspace, code(params), query, body)).link) }),
+    }),
+    DELETE: apiRoute({
+      query: linkRefQuerySchema,
+      run: async ({ workspace, params, query }) => {
+        const r = await deleteLink(workspace, code(params), query);
+        return { status: 200, body: { id: r.id, deleted: true } };
+      },
+    }),
+  };
+}
+
+export { unsupportedMethod };

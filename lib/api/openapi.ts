@@ -1,0 +1,204 @@
+import { z } from "zod";
+import { config } from "../config/index.ts";
+import {
+  apiLinkSchema,
+  BULK_MAX_ROWS,
+  bulkCreateLinksSchema,
+  createLinkSchema,
+  deleteLinkResponseSchema,
+  linkRefQuerySchema,
+  listLinksQuerySchema,
+  listLinksResponseSchema,
+  PAGE_DEFAULT,
+  PAGE_MAX,
+  updateLinkSchema,
+  webhookLinkSchema,
+} from "../links/schemas.ts";
+import { bulkResponseSchema, errorSchemas, type ErrorName } from "./schemas.ts";
+
+// The OpenAPI 3.1 document of /api/v1, generated from the same zod schemas the routes parse with
+// (served at /api/v1/openapi.json, rendered at /docs/api).
+
+type Json = Record<string, unknown>;
+
+const COMPONENTS: [string, z.ZodType][] = [
+  ["CreateLink", createLinkSchema],
+  ["UpdateLink", updateLinkSchema],
+  ["BulkCreateLinks", bulkCreateLinksSchema],
+  ["Link", apiLinkSchema],
+  ["WebhookLink", webhookLinkSchema],
+  ["LinkList", listLinksResponseSchema],
+  ["DeleteResult", deleteLinkResponseSchema],
+  ["BulkResults", bulkResponseSchema],
+  ...Object.entries(errorSchemas).map(([name, s]) => [errorComponent(name as ErrorName), s] as [string, z.ZodType]),
+];
+
+function errorComponent(name: ErrorName): string {
+  return "Error_" + name;
+}
+
+function componentSchemas(): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of COMPONENTS) registry.add(schema, { id });
+  const out = z.toJSONSchema(registry, { io: "input", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  const schemas = Object.fromEntries(Object.entries(out.schemas).map(([k, v]) => [k, stripSchemaKeys(v)]));
+  // Bulk rows are checked one by one (each gets its own result), so the schema takes any value;
+  // document what a row should be.
+  const bulk = schemas.BulkCreateLinks as { properties: { links: Json } };
+  bulk.properties.links.items = { $ref: "#/components/schemas/CreateLink" };
+  return schemas;
+}
+
+function stripSchemaKeys(v: Json): Json {
+  const { $schema: _s, $id: _i, ...rest } = v;
+  return rest;
+}
+
+/** Query schema properties as OpenAPI parameters. */
+function queryParameters(schema: z.ZodType): Json[] {
+  const js = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as { properties?: Record<string, Json>; required?: string[] };
+  return Object.entries(js.properties ?? {}).map(([name, p]) => {
+    const { description, ...rest } = p;
+    // size is parsed from the query string's text; document the number it must be.
+    const type = name === "size" ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT } : rest;
+    return { name, in: "query", required: js.required?.includes(name) ?? false, description, schema: type };
+  });
+}
+
+const rateHeaders = {
+  "X-RateLimit-Limit": { $ref: "#/components/headers/X-RateLimit-Limit" },
+  "X-RateLimit-Remaining": { $ref: "#/components/headers/X-RateLimit-Remaining" },
+};
+
+function errorResponses(names: ErrorName[]): Record<string, Json> {
+  const byStatus = new Map<number, ErrorName[]>();
+  const status: Record<ErrorName, number> = {
+    validation: 400, unauthorized: 401, feature: 403, quota: 403, not_found: 404, alias_taken: 409, ambiguous_code: 409, rate_limit: 429, server_error: 500,
+  };
+  for (const n of ["unauthorized", "rate_limit", "server_error", ...names] as ErrorName[]) {
+    byStatus.set(status[n], [...new Set([...(byStatus.get(status[n]) ?? []), n])]);
+  }
+  return Object.fromEntries(
+    [...byStatus.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([code, list]) => {
+        const refs = list.map((n) => ({ $ref: `#/components/schemas/${errorComponent(n)}` }));
+        const headers = code === 401 ? {} : code === 500 ? { ...rateHeaders, "X-Error-Reference": { schema: { type: "string" }, description: "Same as reference in the body." } } : rateHeaders;
+        return [
+          String(code),
+          {
+            description: list.join(" or "),
+            headers,
+            content: { "application/json": { schema: refs.length === 1 ? refs[0] : { oneOf: refs } } },
+          },
+        ];
+      }),
+  );
+}
+
+function ok(status: number, description: string, ref: string): Record<string, Json> {
+  return { [String(status)]: { description, headers: rateHeaders, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } } };
+}
+
+const jsonBody = (ref: string) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } });
+
+/** curl examples, one per endpoint (also in the README). */
+export function curlExamples(base = config().APP_URL) {
+  const auth = `-H "Authorization: Bearer $LINKHOP_KEY"`;
+  const json = `-H "Content-Type: application/json"`;
+  return {
+    createLink: `curl -X POST ${base}/api/v1/links ${auth} ${json} \\\n  -d '{"url":"https://example.com/spring-sale","title":"Spring sale"}'`,
+    listLinks: `curl "${base}/api/v1/links?size=20&q=sale" ${auth}`,
+    bulkCreateLinks: `curl -X POST ${base}/api/v1/links/bulk ${auth} ${json} \\\n  -d '{"links":[{"url":"https://example.com/a"},{"url":"https://example.com/b","alias":"b-page"}]}'`,
+    getLink: `curl "${base}/api/v1/links/Ab3dE9x" ${auth}`,
+    updateLink: `curl -X PATCH "${base}/api/v1/links/Ab3dE9x" ${auth} ${json} \\\n  -d '{"url":"https://example.com/summer-sale","expiresOn":null}'`,
+    deleteLink: `curl -X DELETE "${base}/api/v1/links/Ab3dE9x?domain=go.example.com" ${auth}`,
+  };
+}
+
+export function buildOpenApiDocument(): Json {
+  const cfg = config();
+  const curl = curlExamples(cfg.APP_URL);
+  const sample = (id: keyof typeof curl) => ({ "x-codeSamples": [{ lang: "curl", source: curl[id] }] });
+  const codeParam = { name: "code", in: "path", required: true, description: "The code part of the short URL (case-sensitive).", schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,40}$" } };
+  const single = [codeParam, ...queryParameters(linkRefQuerySchema)];
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Linkhop API",
+      version: "1",
+      description:
+        `JSON API for the links of one workspace. Authenticate with Authorization: Bearer <API key> (create keys in the app: Settings, API keys). ` +
+        `Each key has its own budget of requests per ${cfg.RATE_LIMIT_WINDOW_SECONDS}-second window, starting at the key's first request; ` +
+        `X-RateLimit-Limit and X-RateLimit-Remaining are on every authenticated answer (not on 401, not on 403 ApiAccess, not on plans without a rate). ` +
+        `Check order: 401, 403 ApiAccess, 429, 400, 403 feature, 403 quota, 404/409. The default short domain is ${cfg.shortDomain}.`,
+    },
+    servers: [{ url: `${cfg.APP_URL}/api/v1` }],
+    security: [{ bearer: [] }],
+    paths: {
+      "/links": {
+        post: {
+          operationId: "createLink",
+          summary: "Create a link",
+          description: "Creates a link on the default domain or a verified, active custom domain of the workspace. Counts against the monthly MaxLinks allowance; a refused create creates nothing and spends nothing.",
+          requestBody: jsonBody("CreateLink"),
+          responses: { ...ok(201, "The new link.", "Link"), ...errorResponses(["validation", "feature", "quota", "alias_taken"]) },
+          ...sample("createLink"),
+        },
+        get: {
+          operationId: "listLinks",
+          summary: "List links",
+          description: `Newest first, keyset pagination: pass nextCursor as cursor for the next page. size 1 to ${PAGE_MAX}.`,
+          parameters: queryParameters(listLinksQuerySchema),
+          responses: { ...ok(200, "A page of links.", "LinkList"), ...errorResponses(["validation", "feature"]) },
+          ...sample("listLinks"),
+        },
+      },
+      "/links/bulk": {
+        post: {
+          operationId: "bulkCreateLinks",
+          summary: "Create many links",
+          description: `1 to ${BULK_MAX_ROWS} rows, each a create body; one result per row in input order (index from 0): { index, status: 201, link } or { index, status, error }. Counts as one request against the rate budget. Rows that would pass the monthly allowance fail with the quota error, and no row after them is created. Feature BulkLinks.`,
+          requestBody: jsonBody("BulkCreateLinks"),
+          responses: { ...ok(200, "A result per row.", "BulkResults"), ...errorResponses(["validation", "feature"]) },
+          ...sample("bulkCreateLinks"),
+        },
+      },
+      "/links/{code}": {
+        get: {
+          operationId: "getLink",
+          summary: "Read a link",
+          description: "Without domain: the workspace's one link with that code; 409 ambiguous_code when several of its domains have it.",
+          parameters: single,
+          responses: { ...ok(200, "The link.", "Link"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
+          ...sample("getLink"),
+        },
+        patch: {
+          operationId: "updateLink",
+          summary: "Edit a link",
+          description: "Fields as on create, all optional; null clears a nullable field; domain cannot be changed. An edit that changes nothing writes nothing.",
+          parameters: single,
+          requestBody: jsonBody("UpdateLink"),
+          responses: { ...ok(200, "The link after the edit.", "Link"), ...errorResponses(["validation", "feature", "not_found", "alias_taken", "ambiguous_code"]) },
+          ...sample("updateLink"),
+        },
+        delete: {
+          operationId: "deleteLink",
+          summary: "Delete a link",
+          description: "Deleting does not give back the monthly allowance.",
+          parameters: single,
+          responses: { ...ok(200, "Deleted.", "DeleteResult"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
+          ...sample("deleteLink"),
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: lh_ followed by 40 letters and digits." } },
+      headers: {
+        "X-RateLimit-Limit": { description: "Requests allowed per window for this key.", schema: { type: "integer" } },
+        "X-RateLimit-Remaining": { description: "Requests left in the current window (0 on a 429).", schema: { type: "integer" } },
+      },
+      schemas: componentSchemas(),
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { db } from "../db/client.ts";
+import type { ApiKey, Workspace } from "../db/generated/client.ts";
+import { AppError } from "../errors.ts";
+import { planOf } from "../plans/index.ts";
+import { randomBase62 } from "./random.ts";
+
+// API keys (CONTRACT.md): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
+// plus a short display prefix. A key is live while it is neither revoked nor expired; the plan
+// caps the live keys of a workspace.
+
+export const API_KEY_PATTERN = /^lh_[0-9A-Za-z]{40}$/;
+const PREFIX_LENGTH = 11; // "lh_" + 8 characters: enough to tell keys apart, useless for guessing
+
+export function generateApiKey(): string {
+  return "lh_" + randomBase62(40);
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+export function keyPrefix(key: string): string {
+  return key.slice(0, PREFIX_LENGTH);
+}
+
+export function isLive(key: Pick<ApiKey, "revokedAt" | "expiresAt">, now = new Date()): boolean {
+  return !key.revokedAt && (!key.expiresAt || key.expiresAt > now);
+}
+
+export type KeyStatus = "live" | "revoked" | "expired";
+export function keyStatus(key: Pick<ApiKey, "revokedAt" | "expiresAt">, now = new Date()): KeyStatus {
+  if (key.revokedAt) return "revoked";
+  if (key.expiresAt && key.expiresAt <= now) return "expired";
+  return "live";
+}
+
+export const createKeySchema = z.strictObject({
+  name: z.string().trim().max(80, "Use at most 80 characters for the key name.").default(""),
+  expiresInDays: z.coerce
+    .number({ message: "Expiry must be a whole number of days." })
+    .int("Expiry must be a whole number of days.")
+    .min(1, "Expiry must be at least 1 day.")
+    .max(3650, "Expiry can be at most 3650 days.")
+    .nullable()
+    .default(null),
+});
+export type CreateKeyInput = z.input<typeof createKeySchema>;
+
+export type CreatedKey = { id: number; key: string; prefix: string; name: string; expiresAt: Date | null; createdAt: Date };
+
+/**
+ * Creates a key and returns it in full, the only time it exists in clear. The workspace row is
+ * locked for the count-and-insert, so parallel creations cannot pass the plan's live-key cap.
+ */
+export async function createApiKey(workspace: Pick<Workspace, "id">, input: CreateKeyInput): Promise<CreatedKey> {
+  const parsed = createKeySchema.safeParse(input);
+  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
+  const { name, expiresInDays } = parsed.data;
+  const key = generateApiKey();
+  return db().$transaction(async (tx) => {
+    const locked = await tx.$queryRaw<{ plan: string }[]>`SELECT "plan" FROM "Workspace" WHERE "id" = ${workspace.id}::int FOR UPDATE`;
+    if (locked.length === 0) throw new AppError("not_found", "Workspace not found.");
+    const plan = planOf(locked[0].plan);
+    const now = new Date();
+    const live = await tx.apiKey.count({
+      where: { workspaceId: workspace.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+    });
+    if (live >= plan.liveKeys) {
+      throw new AppError(
+        "limit",
+        plan.liveKeys === 0
+          ? `The ${plan.name} plan does not include API keys. Upgrade the plan to use the API.`
+          : `The ${plan.name} plan allows ${plan.liveKeys} live API key${plan.liveKeys === 1 ? "" : "s"}, and this workspace has ${live}. Revoke a key or upgrade the plan to create another.`,
+      );
+    }
+    const row = await tx.apiKey.create({
+      data: {
+        workspaceId: workspace.id,
+        name,
+        prefix: keyPrefix(key),
+        hash: hashApiKey(key),
+        expiresAt: expiresInDays ? new Date(now.getTime() + expiresInDays * 86_400_000) : null,
+      },
+    });
+    return { id: row.id, key, prefix: row.prefix, name: row.name, expiresAt: row.expiresAt, createdAt: row.createdAt };
+  });
+}
+
+/** Revokes a key of the workspace (idempotent: revoking a revoked key keeps its first revocation time). */
+export async function revokeApiKey(workspace: Pick<Workspace, "id">, id: number): Promise<{ id: number; revoked: true }> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("validation", "The key id must be a positive integer.");
+  const key = await db().apiKey.findFirst({ where: { id, workspaceId: workspace.id }, select: { id: true, revokedAt: true } });
+  if (!key) throw new AppError("not_found", `No API key ${id} in this workspace.`);
+  if (!key.revokedAt) await db().apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  return { id, revoked: true };
+}
+
+export type KeyView = Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "expiresAt" | "revokedAt" | "lastUsedAt"> & { status: KeyStatus };
+
+/** The workspace's keys, newest first, without anything secret. */
+export async function listApiKeys(workspace: Pick<Workspace, "id">): Promise<KeyView[]> {
+  const rows = await db().apiKey.findMany({
+    where: { workspaceId: workspace.id },
+    select: { id: true, name: true, prefix: true, createdAt: true, expiresAt: true, revokedAt: true, lastUsedAt: true },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+  const now = new Date();
+  return rows.map((r) => ({ ...r, status: keyStatus(r, now) }));
+}
+
+export type AuthenticatedKey = { keyId: number; workspace: Workspace };
+
+/**
+ * The key and workspace for a presented key, or null when the key is missing, malformed, unknown,
+ * revoked or expired, or the workspace is inactive. Callers answer every null the same way.
+ */
+export async function authenticateApiKey(presented: string | null | undefined): Promise<AuthenticatedKey | null> {
+  // Malformed keys still cost one hash, so the answer time does not tell shapes apart.
+  const hash = hashApiKey(presented ?? "");
+  if (!presented || !API_KEY_PATTERN.test(presented)) return null;
+  const row = await db().apiKey.findUnique({ where: { hash }, include: { workspace: true } });
+  if (!row || !isLive(row) || !row.workspace.active) return null;
+  touchLastUsed(row.id, row.lastUsedAt);
+  return { keyId: row.id, workspace: row.workspace };
+}
+
+// lastUsedAt is written at most once a minute per key: a process remembers its last write, and
+// the conditional UPDATE keeps several processes from writing more often than that either.
+const TOUCH_EVERY_MS = 60_000;
+const g = globalThis as { __linkhopKeyTouches?: Map<number, number> };
+const touches = (g.__linkhopKeyTouches ??= new Map());
+
+function touchLastUsed(keyId: number, lastUsedAt: Date | null) {
+  const now = Date.now();
+  if (lastUsedAt && now - lastUsedAt.getTime() < TOUCH_EVERY_MS) return;
+  if (now - (touches.get(keyId) ?? 0) < TOUCH_EVERY_MS) return;
+  touches.set(keyId, now);
+  if (touches.size > 10_000) touches.clear();
+  db()
+    .$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${keyId}::int AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`
+    .catch((e) => console.error("[api] could not record lastUsedAt", e));
+}

@@ -1,0 +1,20 @@
+// Links: the one place of link rules (API, app pages and admin CLI all call these).
+export * from "./schemas.ts";
+export * from "./serialize.ts";
+export {
+  createLink,
+  bulkCreateLinks,
+  getLink,
+  updateLink,
+  deleteLink,
+  listLinks,
+  encodeCursor,
+  decodeCursor,
+  issueMessages,
+  type BulkRowResult,
+  type BulkOptions,
+  type LinkWorkspace,
+  type UpdateResult,
+} from "./service.ts";
+export { reserveLinkAllowance, monthOf } from "./allowance.ts";
+export { generateCode, isReservedAlias, isDenylisted, isServiceHost, GENERATED_CODE_LENGTH } from "./rules.ts";

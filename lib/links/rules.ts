@@ -1,0 +1,154 @@
+import { ApiError } from "../api/errors.ts";
+import { config } from "../config/index.ts";
+import { db, type DbOrTx } from "../db/client.ts";
+import type { Workspace } from "../db/generated/client.ts";
+import { randomBase62 } from "../keys/random.ts";
+import { hasFeature, planOf, type Feature } from "../plans/index.ts";
+import { RESERVED_PATHS } from "../redirects/http.ts";
+import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
+
+// The link rules that are not shapes: codes, domains, destinations and plan features. Every
+// check here answers with an ApiError carrying the spec's body.
+
+export const GENERATED_CODE_LENGTH = 7;
+
+export function generateCode(): string {
+  for (;;) {
+    const code = randomBase62(GENERATED_CODE_LENGTH);
+    if (!RESERVED_PATHS.has(code)) return code;
+  }
+}
+
+/** Aliases that are paths of the app itself (on every domain, so a link never shadows the app). */
+export function isReservedAlias(alias: string): boolean {
+  return RESERVED_PATHS.has(alias);
+}
+
+/** Where a link lives: domainId null (key 0) is the default short domain. */
+export type ResolvedDomain = { domainId: number | null; domainKey: number; host: string };
+
+export function defaultDomain(): ResolvedDomain {
+  return { domainId: null, domainKey: 0, host: config().shortDomain };
+}
+
+export function isDefaultHost(host: string): boolean {
+  return host.toLowerCase() === config().shortDomain;
+}
+
+/**
+ * The domain named on create: omitted or the default short domain, or a verified, active domain
+ * of the caller's workspace; anything else is 400 validation.
+ */
+export async function resolveCreateDomains(workspace: Pick<Workspace, "id">, hosts: (string | undefined)[], client: DbOrTx = db()) {
+  const custom = [...new Set(hosts.filter((h): h is string => !!h && !isDefaultHost(h)))];
+  const rows = custom.length
+    ? await client.domain.findMany({
+        where: { workspaceId: workspace.id, host: { in: custom }, verifiedAt: { not: null }, active: true },
+        select: { id: true, host: true },
+      })
+    : [];
+  const byHost = new Map(rows.map((d) => [d.host, { domainId: d.id, domainKey: d.id, host: d.host } as ResolvedDomain]));
+  return (host: string | undefined): ResolvedDomain | ApiError => {
+    if (!host || isDefaultHost(host)) return defaultDomain();
+    return byHost.get(host) ?? ApiError.validation(`domain: ${host} is not a verified, active domain of this workspace`);
+  };
+}
+
+/**
+ * The domain query parameter of the single-link and list endpoints: the default short domain, or
+ * any domain of the caller's workspace (verified or not); another host is 400 validation.
+ */
+export async function resolveQueryDomain(workspace: Pick<Workspace, "id">, host: string, client: DbOrTx = db()): Promise<ResolvedDomain> {
+  if (isDefaultHost(host)) return defaultDomain();
+  const d = await client.domain.findFirst({ where: { workspaceId: workspace.id, host }, select: { id: true, host: true } });
+  if (!d) throw ApiError.validation(`domain: ${host} is not a domain of this workspace`);
+  return { domainId: d.id, domainKey: d.id, host: d.host };
+}
+
+// ---- Destinations ----
+
+type DestinationFields = Pick<CreateLinkInput, "url" | "fallbackUrl" | "targeting">;
+
+/** Every URL a link may send a visitor to, with the name of its field. */
+export function destinationsOf(input: Partial<DestinationFields>): { field: string; url: string }[] {
+  const out: { field: string; url: string }[] = [];
+  if (input.url) out.push({ field: "url", url: input.url });
+  if (input.fallbackUrl) out.push({ field: "fallbackUrl", url: input.fallbackUrl });
+  const t = input.targeting;
+  if (t?.ios) out.push({ field: "targeting.ios", url: t.ios });
+  if (t?.android) out.push({ field: "targeting.android", url: t.android });
+  for (const [cc, url] of Object.entries(t?.geo ?? {})) out.push({ field: `targeting.geo.${cc}`, url });
+  return out;
+}
+
+const bareHost = (host: string) => host.toLowerCase().replace(/\.$/, "");
+
+/** True when `host` (a DESTINATION_DENYLIST entry's host) or one of its subdomains is the URL's host. */
+export function isDenylisted(hostname: string, denylist: string[]): boolean {
+  const h = bareHost(hostname);
+  return denylist.some((d) => {
+    const entry = bareHost(d);
+    return entry !== "" && (h === entry || h.endsWith("." + entry));
+  });
+}
+
+/**
+ * Matches a URL against the service's own short-link hosts. A configured host with a port
+ * (localhost:3000) matches only that host and port; one without a port matches the host on any port.
+ */
+export function isServiceHost(url: URL, hosts: string[]): boolean {
+  const hostname = bareHost(url.hostname);
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return hosts.some((h) => {
+    const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(h.toLowerCase());
+    if (!m) return false;
+    return bareHost(m[1]) === hostname && (!m[2] || m[2] === port);
+  });
+}
+
+/**
+ * Refuses destinations on DESTINATION_DENYLIST (the host or its subdomains) and any address that is
+ * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any workspace.
+ * Returns one message per refused URL.
+ */
+export async function refusedDestinations(inputs: Partial<DestinationFields>[], client: DbOrTx = db()): Promise<string[][]> {
+  const cfg = config();
+  const parsed = inputs.map((i) => destinationsOf(i).map((d) => ({ ...d, u: new URL(d.url) })));
+  const hostnames = [...new Set(parsed.flat().map((d) => bareHost(d.u.hostname)))];
+  const verified = hostnames.length
+    ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map((d) => d.host)
+    : [];
+  const own = [cfg.shortDomain, cfg.appHost, ...verified];
+  return parsed.map((list) =>
+    list.flatMap(({ field, u }) => {
+      if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST)) return [`${field}: the host ${u.hostname} is not allowed as a destination`];
+      if (isServiceHost(u, own)) return [`${field}: ${u.host} is a short-link host of this service; a link cannot point to a short link`];
+      return [];
+    }),
+  );
+}
+
+// ---- Features ----
+
+/** The plan features a create or edit asks for, in the order they are checked. Nulls (clearing) need none. */
+export function featuresRequested(input: Partial<CreateLinkInput> | UpdateLinkInput, domain?: ResolvedDomain): Feature[] {
+  const out: Feature[] = [];
+  if (input.alias !== undefined) out.push("CustomAliases");
+  if ((input.expiresOn ?? null) !== null || (input.startsOn ?? null) !== null) out.push("LinkExpiry");
+  if ((input.password ?? null) !== null) out.push("LinkPasswords");
+  if (domain && domain.domainId !== null) out.push("CustomDomains");
+  return out;
+}
+
+/** 403 feature for the first requested feature the workspace's plan lacks. */
+export function missingFeature(workspace: Pick<Workspace, "plan">, requested: Feature[]): ApiError | null {
+  const plan = planOf(workspace.plan);
+  const missing = requested.find((f) => !hasFeature(plan, f));
+  return missing ? ApiError.feature(missing) : null;
+}
+
+/** startsOn must come before expiresOn when a body sets both. */
+export function scheduleProblem(input: { startsOn?: number | null; expiresOn?: number | null }): string | null {
+  if (input.startsOn != null && input.expiresOn != null && input.startsOn >= input.expiresOn) return "startsOn: must be before expiresOn";
+  return null;
+}

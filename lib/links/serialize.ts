@@ -1,0 +1,73 @@
+import { config } from "../config/index.ts";
+import type { Link } from "../db/generated/client.ts";
+
+// The link objects of the spec, derived from one place: the webhook link object is exactly the
+// fields of the spec's table; the API link object adds clicks and hasPassword. Times are unix seconds.
+
+/** A stored link together with the host it lives on. */
+export type LinkWithHost = Link & { host: string };
+
+export type WebhookLink = {
+  id: number;
+  short: string;
+  code: string;
+  domain: string;
+  url: string;
+  active: boolean;
+  expiresOn: number | null;
+  maxClicks: number | null;
+  startsOn: number | null;
+  fallbackUrl: string | null;
+  createdOn: number;
+  folder: string;
+  title: string;
+  notes: string | null;
+};
+export type ApiLink = WebhookLink & { clicks: number; hasPassword: boolean };
+
+/** The names of the webhook link object's fields, in the spec's order (used for `changed`). */
+export const WEBHOOK_LINK_FIELDS = [
+  "id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes",
+] as const satisfies readonly (keyof WebhookLink)[];
+
+export const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
+const unixOrNull = (d: Date | null) => (d ? unixSeconds(d) : null);
+
+/** Full short URL: APP_URL's scheme, the link's host, the code. */
+export function shortUrl(host: string, code: string): string {
+  const scheme = new URL(config().APP_URL).protocol;
+  return `${scheme}//${host}/${code}`;
+}
+
+/** The host of a link: its custom domain's host, or the default short domain. */
+export function hostOf(link: { domainId: number | null; domain?: { host: string } | null }): string {
+  return link.domainId === null ? config().shortDomain : link.domain!.host;
+}
+
+export function toWebhookLink(link: Link, domainHost: string): WebhookLink {
+  return {
+    id: link.id,
+    short: shortUrl(domainHost, link.code),
+    code: link.code,
+    domain: domainHost,
+    url: link.url,
+    active: link.active,
+    expiresOn: unixOrNull(link.expiresOn),
+    maxClicks: link.maxClicks,
+    startsOn: unixOrNull(link.startsOn),
+    fallbackUrl: link.fallbackUrl,
+    createdOn: unixSeconds(link.createdAt),
+    folder: link.folder,
+    title: link.title,
+    notes: link.notes,
+  };
+}
+
+export function toApiLink(link: Link, domainHost: string): ApiLink {
+  return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null };
+}
+
+/** Names of the webhook link object's fields whose values differ, in the spec's order. */
+export function changedFields(before: WebhookLink, after: WebhookLink): string[] {
+  return WEBHOOK_LINK_FIELDS.filter((f) => before[f] !== after[f]);
+}

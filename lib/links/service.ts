@@ -1,0 +1,414 @@
+import { hashPassword } from "../auth/password.ts";
+import { ApiError, type ApiErrorBody } from "../api/errors.ts";
+import { db, uniqueViolation, type DbOrTx, type Tx } from "../db/client.ts";
+import { Prisma, type Link, type Workspace } from "../db/generated/client.ts";
+import { withEvents } from "../events/index.ts";
+import { hasFeature, planOf } from "../plans/index.ts";
+import { reserveLinkAllowance } from "./allowance.ts";
+import {
+  featuresRequested,
+  generateCode,
+  isReservedAlias,
+  missingFeature,
+  refusedDestinations,
+  resolveCreateDomains,
+  resolveQueryDomain,
+  scheduleProblem,
+  type ResolvedDomain,
+} from "./rules.ts";
+import {
+  codeSchema,
+  createLinkSchema,
+  PAGE_DEFAULT,
+  type CreateLinkInput,
+  type LinkRefQuery,
+  type ListLinksQuery,
+  type UpdateLinkInput,
+} from "./schemas.ts";
+import { changedFields, hostOf, toWebhookLink, type LinkWithHost } from "./serialize.ts";
+
+// The link service: the single place of link rules, used by the API, the app and the admin CLI.
+// Each use case is one transaction (withEvents) that also records its webhook event. Inputs are
+// already parsed by the schemas in schemas.ts; every refusal is an ApiError with the spec's body,
+// raised in the spec's order: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
+
+export type LinkWorkspace = Pick<Workspace, "id" | "slug" | "name" | "plan">;
+
+const BULK_EVENT_SIZE = 100;
+const CODE_ATTEMPTS = 10;
+const linkWithHost = (link: Link, host: string): LinkWithHost => ({ ...link, host });
+const webhookLink = (link: LinkWithHost) => toWebhookLink(link, link.host);
+
+// ---------------------------------------------------------------------------------------------
+// Create
+
+/** A create row that passed validation and feature checks, ready to insert. */
+type PreparedRow = { alias?: string; domain: ResolvedDomain; data: Omit<Prisma.LinkCreateManyInput, "code"> };
+
+const toDate = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000));
+
+/** Validation that needs the database (domain, destinations), then features; then the password hash. */
+async function prepareRows(workspace: LinkWorkspace, inputs: CreateLinkInput[]): Promise<(PreparedRow | ApiError)[]> {
+  const domainOf = await resolveCreateDomains(workspace, inputs.map((i) => i.domain));
+  const refused = await refusedDestinations(inputs);
+  const prepared = inputs.map((input, i): PreparedRow | ApiError => {
+    const domain = domainOf(input.domain);
+    const messages = [
+      ...(domain instanceof ApiError ? (domain.body as { messages: string[] }).messages : []),
+      ...refused[i],
+      ...[scheduleProblem(input)].filter((m): m is string => m !== null),
+    ];
+    if (messages.length || domain instanceof ApiError) return ApiError.validation(...messages);
+    const denied = missingFeature(workspace, featuresRequested(input, domain));
+    if (denied) return denied;
+    return {
+      alias: input.alias,
+      domain,
+      data: {
+        workspaceId: workspace.id,
+        domainId: domain.domainId,
+        domainKey: domain.domainKey,
+        url: input.url,
+        title: input.title ?? "",
+        notes: input.notes ?? null,
+        folder: input.folder ?? "",
+        active: input.active ?? true,
+        startsOn: toDate(input.startsOn),
+        expiresOn: toDate(input.expiresOn),
+        maxClicks: input.maxClicks ?? null,
+        fallbackUrl: input.fallbackUrl ?? null,
+        ...(normalizeTargeting(input.targeting) ? { targeting: normalizeTargeting(input.targeting)! } : {}),
+      },
+    };
+  });
+  // scrypt is slow on purpose: hash outside the transaction, a few at a time.
+  const withPassword = prepared.flatMap((p, i) => (!(p instanceof ApiError) && inputs[i].password ? [i] : []));
+  for (let at = 0; at < withPassword.length; at += 4) {
+    await Promise.all(
+      withPassword.slice(at, at + 4).map(async (i) => {
+        (prepared[i] as PreparedRow).data.passwordHash = await hashPassword(inputs[i].password!);
+      }),
+    );
+  }
+  return prepared;
+}
+
+type Inserted = Link | "taken";
+
+/**
+ * Inserts rows with INSERT .. ON CONFLICT DO NOTHING (a taken code does not abort the transaction).
+ * A row whose alias is taken (already, by an earlier row of the same call, or a reserved path) comes
+ * back as "taken"; a generated code that collides is replaced and tried again. Rows go in in
+ * (domain, code) order so concurrent inserters wait on each other's codes in one order (no deadlock).
+ */
+async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
+  const result: (Inserted | undefined)[] = new Array(rows.length);
+  const keyOf = (i: number, code: string) => `${rows[i].domain.domainKey}\u0000${code}`;
+  let pending = rows.map((r, i) => ({ i, code: r.alias ?? generateCode() }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt === CODE_ATTEMPTS) throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
+    const seen = new Set<string>();
+    const batch: typeof pending = [];
+    const retry: typeof pending = [];
+    for (const p of pending) {
+      const key = keyOf(p.i, p.code);
+      if (rows[p.i].alias !== undefined && (isReservedAlias(p.code) || seen.has(key))) result[p.i] = "taken";
+      else if (seen.has(key)) retry.push({ i: p.i, code: generateCode() });
+      else {
+        seen.add(key);
+        batch.push(p);
+      }
+    }
+    batch.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    const created = batch.length
+      ? await tx.link.createManyAndReturn({ data: batch.map((p) => ({ ...rows[p.i].data, code: p.code })), skipDuplicates: true })
+      : [];
+    const byKey = new Map(created.map((l) => [`${l.domainKey}\u0000${l.code}`, l]));
+    for (const p of batch) {
+      const link = byKey.get(keyOf(p.i, p.code));
+      if (link) result[p.i] = link;
+      else if (rows[p.i].alias !== undefined) result[p.i] = "taken";
+      else retry.push({ i: p.i, code: generateCode() });
+    }
+    pending = retry;
+  }
+  return result as Inserted[];
+}
+
+/** Creates one link (link.created). */
+export async function createLink(workspace: LinkWorkspace, input: CreateLinkInput): Promise<LinkWithHost> {
+  const [row] = await prepareRows(workspace, [input]);
+  if (row instanceof ApiError) throw row;
+  const plan = planOf(workspace.plan);
+  return withEvents(async (tx, emit) => {
+    const [inserted] = await insertRows(tx, [row]);
+    // The allowance is taken after the insert (the insert waits on a competing insert of the same
+    // alias, the allowance row lock is then held only briefly); a refusal rolls both back.
+    const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, 1);
+    if (reservation.granted === 0) throw ApiError.quota("MaxLinks", plan.maxLinks, reservation.current);
+    if (inserted === "taken") throw ApiError.aliasTaken(row.alias!);
+    const link = linkWithHost(inserted, row.domain.host);
+    await emit(workspace, "link.created", { link: webhookLink(link) });
+    return link;
+  });
+}
+
+/**
+ * batch: set by the app's CSV import, which sends an import of N rows as ceil(N/100) calls of at
+ * most 100 rows; each call's event then says which part of the whole import it is.
+ */
+export type BulkOptions = { batch?: { index: number; count: number } };
+
+export type BulkRowResult = { index: number; status: 201; link: LinkWithHost } | { index: number; status: 400 | 403 | 409; error: ApiErrorBody };
+
+/**
+ * Creates many links in one transaction and reports a result per row, in input order (index from 0).
+ * Rows are taken in order as if one by one: each row that would pass the monthly allowance fails
+ * with the quota error and no row after it is created. Events: link.bulk_created in parts of 100.
+ */
+export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[], options: BulkOptions = {}): Promise<BulkRowResult[]> {
+  const plan = planOf(workspace.plan);
+  if (!hasFeature(plan, "BulkLinks")) throw ApiError.feature("BulkLinks");
+  const results: (BulkRowResult | undefined)[] = new Array(rows.length);
+  const parsed: { index: number; input: CreateLinkInput }[] = [];
+  rows.forEach((raw, index) => {
+    const r = createLinkSchema.safeParse(raw);
+    if (r.success) parsed.push({ index, input: r.data });
+    else results[index] = { index, status: 400, error: ApiError.validation(...issueMessages(r.error.issues)).body };
+  });
+  const prepared = await prepareRows(workspace, parsed.map((p) => p.input));
+  const candidates: { index: number; row: PreparedRow }[] = [];
+  prepared.forEach((p, k) => {
+    const index = parsed[k].index;
+    if (p instanceof ApiError) results[index] = { index, status: p.status as 400 | 403, error: p.body };
+    else candidates.push({ index, row: p });
+  });
+
+  if (candidates.length > 0) {
+    await withEvents(
+      async (tx, emit) => {
+        const inserted = await insertRows(tx, candidates.map((c) => c.row));
+        const wanted = inserted.filter((l) => l !== "taken").length;
+        const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted);
+        let units = reservation.granted;
+        const quota = ApiError.quota("MaxLinks", plan.maxLinks, reservation.current).body;
+        const kept: LinkWithHost[] = [];
+        const dropped: number[] = [];
+        candidates.forEach(({ index, row }, k) => {
+          const l = inserted[k];
+          if (units === 0) {
+            results[index] = { index, status: 403, error: quota };
+            if (l !== "taken") dropped.push(l.id);
+          } else if (l === "taken") {
+            results[index] = { index, status: 409, error: ApiError.aliasTaken(row.alias!).body };
+          } else {
+            units--;
+            const link = linkWithHost(l, row.domain.host);
+            kept.push(link);
+            results[index] = { index, status: 201, link };
+          }
+        });
+        if (dropped.length) await tx.link.deleteMany({ where: { id: { in: dropped } } });
+        const count = Math.ceil(kept.length / BULK_EVENT_SIZE);
+        for (let part = 0; part < count; part++) {
+          const links = kept.slice(part * BULK_EVENT_SIZE, (part + 1) * BULK_EVENT_SIZE).map(webhookLink);
+          // A caller sending one part of a larger import (at most 100 rows) numbers it itself.
+          const batch = options.batch && count === 1 ? options.batch : { index: part + 1, count };
+          await emit(workspace, "link.bulk_created", { links, batch });
+        }
+      },
+      { timeout: 60_000 },
+    );
+  }
+  return results as BulkRowResult[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read, edit, delete one link
+
+/**
+ * The caller's link by code and optional domain (CONTRACT.md): with a domain, the link on it; without,
+ * the one link with that code on any of the workspace's domains, 409 ambiguous_code when several
+ * have it. Another workspace's link is 404. With `lock`, the row is locked (FOR UPDATE) and read again.
+ */
+async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined, lock = false): Promise<LinkWithHost> {
+  if (!codeSchema.safeParse(code).success) throw ApiError.notFound();
+  let link: Link & { domain: { host: string } | null };
+  if (domain) {
+    const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } }, include: { domain: { select: { host: true } } } });
+    if (!found || found.workspaceId !== workspace.id) throw ApiError.notFound();
+    link = found;
+  } else {
+    const found = await client.link.findMany({
+      where: { workspaceId: workspace.id, code },
+      include: { domain: { select: { host: true } } },
+      orderBy: { domainKey: "asc" },
+    });
+    if (found.length === 0) throw ApiError.notFound();
+    if (found.length > 1) throw ApiError.ambiguous(code, found.map((l) => (l.domainId === null ? null : l.domain!.host)));
+    link = found[0];
+  }
+  if (lock) {
+    const locked = await client.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Link" WHERE "id" = ${link.id}::int FOR UPDATE`;
+    const again = locked.length ? await client.link.findUnique({ where: { id: link.id }, include: { domain: { select: { host: true } } } }) : null;
+    if (!again || again.workspaceId !== workspace.id || again.code !== code) throw ApiError.notFound();
+    link = again;
+  }
+  const { domain: _d, ...row } = link;
+  return linkWithHost(row, hostOf(link));
+}
+
+async function queryDomain(workspace: LinkWorkspace, query: LinkRefQuery): Promise<ResolvedDomain | undefined> {
+  return query.domain === undefined ? undefined : resolveQueryDomain(workspace, query.domain);
+}
+
+/** One link of the workspace (GET /api/v1/links/{code}). */
+export async function getLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery = {}): Promise<LinkWithHost> {
+  const domain = await queryDomain(workspace, query);
+  return findOwnLink(db(), workspace, code, domain);
+}
+
+/** Targeting in one canonical form (sorted keys); null when it targets nothing. */
+function normalizeTargeting(t: CreateLinkInput["targeting"]): { ios?: string; android?: string; geo?: Record<string, string> } | null {
+  if (!t) return null;
+  const geo = Object.fromEntries(Object.entries(t.geo ?? {}).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const out = {
+    ...(t.android ? { android: t.android } : {}),
+    ...(Object.keys(geo).length ? { geo } : {}),
+    ...(t.ios ? { ios: t.ios } : {}),
+  };
+  return Object.keys(out).length ? out : null;
+}
+
+function sameTargeting(stored: unknown, next: ReturnType<typeof normalizeTargeting>): boolean {
+  const canon = (v: unknown): string =>
+    v === null || v === undefined
+      ? "null"
+      : typeof v === "object" && !Array.isArray(v)
+        ? `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(",")}}`
+        : JSON.stringify(v);
+  return canon(stored) === canon(next);
+}
+
+export type UpdateResult = {
+  link: LinkWithHost;
+  /** names of webhook link fields that changed ([] when only targeting or the password did) */
+  changed: string[];
+  /** false when the edit changed nothing: no write, no event */
+  written: boolean;
+};
+
+/**
+ * Edits one link (link.updated { link, changed }). An edit that changes nothing writes nothing and
+ * sends no event; one that changes only settings outside the link object sends changed: [].
+ */
+export async function updateLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery, patch: UpdateLinkInput): Promise<UpdateResult> {
+  const domain = await queryDomain(workspace, query);
+  const messages = [...(await refusedDestinations([patch]))[0], ...[scheduleProblem(patch)].filter((m): m is string => m !== null)];
+  if (messages.length) throw ApiError.validation(...messages);
+  const denied = missingFeature(workspace, featuresRequested(patch));
+  if (denied) throw denied;
+  const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
+
+  return withEvents(async (tx, emit) => {
+    const before = await findOwnLink(tx, workspace, code, domain, true);
+    const data: Prisma.LinkUpdateInput = {};
+    const set = <K extends keyof Link>(field: K, value: Link[K] | undefined, same = (a: Link[K], b: Link[K]) => a === b) => {
+      if (value !== undefined && !same(before[field], value)) (data as Record<string, unknown>)[field] = value;
+    };
+    const sameTime = (a: Date | null, b: Date | null) => (a?.getTime() ?? null) === (b?.getTime() ?? null);
+    set("url", patch.url);
+    set("code", patch.alias);
+    set("title", patch.title);
+    set("notes", patch.notes);
+    set("folder", patch.folder);
+    set("active", patch.active);
+    set("maxClicks", patch.maxClicks);
+    set("fallbackUrl", patch.fallbackUrl);
+    set("startsOn", patch.startsOn === undefined ? undefined : toDate(patch.startsOn), sameTime);
+    set("expiresOn", patch.expiresOn === undefined ? undefined : toDate(patch.expiresOn), sameTime);
+    if (passwordHash) data.passwordHash = passwordHash;
+    else if (patch.password === null && before.passwordHash !== null) data.passwordHash = null;
+    if (patch.targeting !== undefined) {
+      const next = normalizeTargeting(patch.targeting);
+      if (!sameTargeting(before.targeting, next)) data.targeting = next ?? Prisma.DbNull;
+    }
+    if (Object.keys(data).length === 0) return { link: before, changed: [], written: false };
+    if (data.code !== undefined && isReservedAlias(patch.alias!)) throw ApiError.aliasTaken(patch.alias!);
+
+    let updated: Link;
+    try {
+      updated = await tx.link.update({ where: { id: before.id }, data });
+    } catch (e) {
+      if (uniqueViolation(e) && patch.alias !== undefined) throw ApiError.aliasTaken(patch.alias);
+      throw e;
+    }
+    const after = linkWithHost(updated, before.host);
+    const changed = changedFields(webhookLink(before), webhookLink(after));
+    await emit(workspace, "link.updated", { link: webhookLink(after), changed });
+    return { link: after, changed, written: true };
+  });
+}
+
+/** Deletes one link (link.deleted { link as it was }). Its allowance unit is not given back. */
+export async function deleteLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery = {}): Promise<{ id: number; deleted: true; link: LinkWithHost }> {
+  const domain = await queryDomain(workspace, query);
+  return withEvents(async (tx, emit) => {
+    const before = await findOwnLink(tx, workspace, code, domain, true);
+    await tx.link.delete({ where: { id: before.id } });
+    await emit(workspace, "link.deleted", { link: webhookLink(before) });
+    return { id: before.id, deleted: true as const, link: before };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// List
+
+/** The opaque cursor: the last link's creation time (ms) and id, base64url. */
+export function encodeCursor(link: Pick<Link, "createdAt" | "id">): string {
+  return Buffer.from(`${link.createdAt.getTime()}.${link.id}`).toString("base64url");
+}
+
+export function decodeCursor(cursor: string): { createdAt: Date; id: number } | null {
+  if (!/^[A-Za-z0-9_-]{1,40}$/.test(cursor)) return null;
+  const m = /^(\d{1,15})\.(\d{1,10})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
+  if (!m) return null;
+  const createdAt = new Date(Number(m[1]));
+  const id = Number(m[2]);
+  if (Number.isNaN(createdAt.getTime()) || id > 2_147_483_647) return null;
+  return { createdAt, id };
+}
+
+/**
+ * A page of the workspace's links, newest first (createdAt desc, id desc), with keyset pagination:
+ * the cursor names the last link seen, so inserts between pages never shift or repeat a page.
+ */
+export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery): Promise<{ links: LinkWithHost[]; nextCursor: string | null }> {
+  const size = query.size ?? PAGE_DEFAULT;
+  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  if (after === null) throw ApiError.validation("cursor: is not a cursor from this API");
+  const domain = query.domain === undefined ? undefined : await resolveQueryDomain(workspace, query.domain);
+  const and: Prisma.LinkWhereInput[] = [{ workspaceId: workspace.id }];
+  if (domain) and.push({ domainKey: domain.domainKey });
+  if (query.folder) and.push({ OR: [{ folder: query.folder }, { folder: { startsWith: `${query.folder}/` } }] });
+  if (query.q) {
+    const contains = { contains: query.q, mode: "insensitive" as const };
+    and.push({ OR: [{ url: contains }, { code: contains }, { title: contains }] });
+  }
+  if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
+  const rows = await db().link.findMany({
+    where: { AND: and },
+    include: { domain: { select: { host: true } } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: size + 1,
+  });
+  const page = rows.slice(0, size).map(({ domain: d, ...l }) => linkWithHost(l, hostOf({ domainId: l.domainId, domain: d })));
+  return { links: page, nextCursor: rows.length > size ? encodeCursor(page[page.length - 1]) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** zod issues as the strings of a validation error: "field: message". */
+export function issueMessages(issues: { path: PropertyKey[]; message: string }[]): string[] {
+  return issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message));
+}

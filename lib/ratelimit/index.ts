@@ -1,0 +1,41 @@
+import { db, type DbOrTx } from "../db/client.ts";
+
+// The API's per-key request budget: a window that starts at the key's first request and lasts
+// `windowSeconds`; when it has ended, the next request starts a new window with the whole budget.
+// The window lives in PostgreSQL (RateWindow, one row per key) so any number of app processes
+// share one budget exactly.
+
+export type RateDecision = {
+  allowed: boolean;
+  /** requests allowed per window (X-RateLimit-Limit) */
+  limit: number;
+  /** requests left in the current window (X-RateLimit-Remaining), never negative */
+  remaining: number;
+};
+
+/**
+ * Counts one request against the key's budget in ONE atomic statement: insert the key's window,
+ * or, on conflict, either restart it (the stored window has ended) or add one to its count. The
+ * row lock taken by ON CONFLICT DO UPDATE serializes concurrent requests of one key, so exactly
+ * `limit` requests per window are allowed. The count stops at limit + 1 (refusals need no more),
+ * and the clock is the database's (now(): the statement's start), the same for every app process.
+ */
+export async function consumeRateBudget(keyId: number, limit: number, windowSeconds: number, client: DbOrTx = db()): Promise<RateDecision> {
+  const rows = await client.$queryRaw<{ count: number }[]>`
+    INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
+    VALUES (${keyId}::int, now(), 1)
+    ON CONFLICT ("keyId") DO UPDATE SET
+      "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => ${windowSeconds}::float8) <= now()
+                         THEN now() ELSE w."startedAt" END,
+      "count" = CASE WHEN w."startedAt" + make_interval(secs => ${windowSeconds}::float8) <= now()
+                     THEN 1 ELSE LEAST(w."count" + 1, ${limit}::int + 1) END
+    RETURNING "count"`;
+  const count = Number(rows[0].count);
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };
+}
+
+/** The rate-limit headers an authenticated response owes (none when the plan has no rate). */
+export function rateLimitHeaders(decision: RateDecision | null): Record<string, string> {
+  if (!decision) return {};
+  return { "X-RateLimit-Limit": String(decision.limit), "X-RateLimit-Remaining": String(decision.remaining) };
+}
