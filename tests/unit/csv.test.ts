@@ -39,3 +39,64 @@ describe("toCsv", () => {
     expect(parseCsv(text).rows).toEqual(rows.map((r) => r.map((v) => (v === null ? "" : String(v)))));
   });
 });
+
+import { columnFor, toLinkBody } from "../../lib/csv/link-rows.ts";
+
+describe("CSV import rows -> bulk create bodies", () => {
+  it("recognises column names written in several ways", () => {
+    expect(["URL", "max_clicks", "Max Clicks", "expires", "Fallback URL", "iOS"].map(columnFor)).toEqual(["url", "maxClicks", "maxClicks", "expiresOn", "fallbackUrl", "ios"]);
+    expect(columnFor("colour")).toBeNull();
+  });
+  it("converts every field, dropping empty cells and unknown columns", () => {
+    const r = toLinkBody(
+      {
+        url: " https://a.test ",
+        alias: "x1",
+        title: "T",
+        folder: "m/2026",
+        active: "No",
+        startsOn: "2026-01-02",
+        expiresOn: "1893456000",
+        maxClicks: "5",
+        fallbackUrl: "https://f.test",
+        password: "pw",
+        ios: "https://i.test",
+        geo: "us=https://u.test DE=https://d.test",
+        notes: "",
+        colour: "red",
+      },
+      3,
+    );
+    expect(r).toEqual({
+      row: 3,
+      body: {
+        url: "https://a.test",
+        alias: "x1",
+        title: "T",
+        folder: "m/2026",
+        active: false,
+        startsOn: Date.UTC(2026, 0, 2) / 1000,
+        expiresOn: 1893456000,
+        maxClicks: 5,
+        fallbackUrl: "https://f.test",
+        password: "pw",
+        targeting: { ios: "https://i.test", geo: { US: "https://u.test", DE: "https://d.test" } },
+      },
+    });
+  });
+  it("takes times without a zone as UTC", () => {
+    expect(toLinkBody({ url: "https://a.test", expires: "2026-12-31 18:00" }, 1)).toMatchObject({ body: { expiresOn: Date.UTC(2026, 11, 31, 18) / 1000 } });
+  });
+  it("reports cells it cannot convert, per field", () => {
+    const r = toLinkBody({ url: "https://a.test", active: "maybe", maxClicks: "ten", expiresOn: "soon", geo: "nowhere" }, 7);
+    expect(r).toEqual({
+      row: 7,
+      errors: [
+        'active: use true or false, not "maybe"',
+        'maxClicks: "ten" is not a whole number',
+        'expiresOn: "soon" is not a date (use ISO 8601 such as 2026-12-31T18:00:00Z, or unix seconds)',
+        'geo: "nowhere" is not COUNTRY=URL (for example US=https://example.com)',
+      ],
+    });
+  });
+});

@@ -1,0 +1,31 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { PageHeader } from "@/components/ui";
+import { requireMember } from "../../../access";
+import { linkById, linkFormContext } from "../../data";
+import { LinkForm } from "../../link-form";
+
+export const metadata: Metadata = { title: "Edit link" };
+
+export default async function EditLinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const { slug, id } = await params;
+  const { workspace } = await requireMember(slug);
+  const link = await linkById(workspace.id, Number(id));
+  if (!link) notFound();
+  const ctx = await linkFormContext(workspace);
+  return (
+    <div className="mx-auto max-w-3xl">
+      <PageHeader
+        title="Edit link"
+        description={link.short}
+        actions={
+          <Link href={`/w/${slug}/links/${link.id}`} className="text-sm font-medium text-brand-600 hover:underline">
+            ← Back to the link
+          </Link>
+        }
+      />
+      <LinkForm slug={slug} ctx={ctx} link={link} />
+    </div>
+  );
+}

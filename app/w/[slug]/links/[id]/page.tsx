@@ -1,0 +1,116 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { ClicksChart, lastDays } from "@/components/chart";
+import { CopyButton } from "@/components/copy-button";
+import { QrCode } from "@/components/qr";
+import { Badge, buttonClass, Card } from "@/components/ui";
+import { requireMember } from "../../access";
+import { clickDays, linkById } from "../data";
+import { linkState } from "../link-state";
+import { DeleteLinkButton } from "./delete-button";
+
+export const metadata: Metadata = { title: "Link" };
+
+const when = (unix: number | null) => (unix === null ? "—" : new Date(unix * 1000).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC");
+
+export default async function LinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+  const { slug, id } = await params;
+  const { workspace } = await requireMember(slug);
+  const link = await linkById(workspace.id, Number(id));
+  if (!link) notFound();
+  const today = new Date();
+  const since = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29));
+  const days = lastDays(await clickDays(link.id, since), 30, today);
+  const last30 = days.reduce((s, d) => s + d.count, 0);
+  const state = linkState(link);
+  const shortText = link.short.replace(/^https?:\/\//, "");
+  const geo = Object.entries(link.targeting?.geo ?? {});
+
+  const details: [string, React.ReactNode][] = [
+    ["Destination", <a key="u" href={link.url} className="break-all text-brand-700 hover:underline" rel="noreferrer" target="_blank">{link.url}</a>],
+    ["Domain", link.domain],
+    ["Folder", link.folder || "Top level"],
+    ["Notes", link.notes || "—"],
+    ["Starts", when(link.startsOn)],
+    ["Expires", when(link.expiresOn)],
+    ["Maximum clicks", link.maxClicks?.toLocaleString("en") ?? "No limit"],
+    ["Fallback URL", link.fallbackUrl ? <span key="f" className="break-all">{link.fallbackUrl}</span> : "—"],
+    ["Password", link.hasPassword ? "Required" : "None"],
+    [
+      "Targeting",
+      link.targeting ? (
+        <ul key="t" className="space-y-0.5">
+          {link.targeting.ios && <li className="break-all">iOS → {link.targeting.ios}</li>}
+          {link.targeting.android && <li className="break-all">Android → {link.targeting.android}</li>}
+          {geo.map(([cc, url]) => (
+            <li key={cc} className="break-all">
+              {cc} → {url}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        "None"
+      ),
+    ],
+  ];
+
+  return (
+    <>
+      <div className="mb-6">
+        <Link href={`/w/${slug}/links`} className="text-sm font-medium text-brand-600 hover:underline">
+          ← All links
+        </Link>
+        <div className="mt-3 flex flex-wrap items-start justify-between gap-4">
+          <div className="min-w-0">
+            <h1 className="break-all text-2xl font-semibold tracking-tight">{shortText}</h1>
+            {link.title && <p className="mt-1 text-slate-700">{link.title}</p>}
+            <div className="mt-2 flex flex-wrap items-center gap-2">
+              <CopyButton value={link.short} label="Copy short URL" what="Short URL" />
+              <Badge tone={state.tone}>{state.label}</Badge>
+              <span className="text-xs text-slate-500">Created {when(link.createdOn)}</span>
+            </div>
+          </div>
+          <div className="flex gap-2">
+            <Link href={`/w/${slug}/links/${link.id}/edit`} className={buttonClass}>
+              Edit
+            </Link>
+            <DeleteLinkButton slug={slug} id={link.id} short={link.short} />
+          </div>
+        </div>
+      </div>
+
+      <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
+        <div className="min-w-0 space-y-6">
+          <Card title="Clicks">
+            <div className="mb-4 flex gap-8">
+              <div>
+                <p className="text-2xl font-semibold">{link.clicks.toLocaleString("en")}</p>
+                <p className="text-xs text-slate-500">all time</p>
+              </div>
+              <div>
+                <p className="text-2xl font-semibold">{last30.toLocaleString("en")}</p>
+                <p className="text-xs text-slate-500">last 30 days</p>
+              </div>
+            </div>
+            <ClicksChart days={days} />
+            {last30 === 0 && <p className="mt-2 text-center text-xs text-slate-500">No clicks in the last 30 days yet. Share the short URL to see them here.</p>}
+          </Card>
+          <Card title="Details">
+            <dl className="divide-y divide-slate-100 text-sm">
+              {details.map(([k, v]) => (
+                <div key={k} className="grid gap-1 py-2 sm:grid-cols-[9rem_1fr]">
+                  <dt className="text-slate-500">{k}</dt>
+                  <dd className="min-w-0 text-slate-900">{v}</dd>
+                </div>
+              ))}
+            </dl>
+          </Card>
+        </div>
+        <Card title="QR code">
+          <QrCode value={link.short} fileName={`qr-${link.code}`} />
+        </Card>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,208 @@
+"use client";
+import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import type { ApiLink } from "@/lib/links";
+import { CopyButton } from "@/components/copy-button";
+import { ConfirmDialog } from "@/components/dialog";
+import { Spinner } from "@/components/progress";
+import { useToast } from "@/components/toast";
+import { Badge, inputClass, secondaryButtonClass } from "@/components/ui";
+import { deleteLinkAction, listLinksAction, type LinksPage } from "./actions";
+import { linkState } from "./link-state";
+
+// The links table: search and folder filter, newest first, keyset pages ("Show more" asks for the
+// links after the last one shown, so new links never shift what is already on screen).
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setV(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
+
+export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { slug: string; folder: string; initialQuery: string; initial: LinksPage; pageSize: number }) {
+  const [text, setText] = useState(initialQuery);
+  const q = useDebounced(text.trim(), 250);
+  const [deleting, setDeleting] = useState<ApiLink | null>(null);
+  const router = useRouter();
+  const toast = useToast();
+  const client = useQueryClient();
+
+  useEffect(() => {
+    // Keep the search in the address so it survives reloads and can be shared.
+    const url = new URL(window.location.href);
+    if (q) url.searchParams.set("q", q);
+    else url.searchParams.delete("q");
+    window.history.replaceState(window.history.state, "", url);
+  }, [q]);
+
+  const query = useInfiniteQuery({
+    queryKey: ["links", slug, folder, q],
+    queryFn: async ({ pageParam }) => {
+      const r = await listLinksAction(slug, { q, folder, cursor: pageParam ?? undefined, size: pageSize });
+      if (!r.ok) throw new Error(r.error);
+      return r.data;
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+    initialData: q === initialQuery ? { pages: [initial], pageParams: [null] } : undefined,
+    staleTime: 5_000,
+  });
+
+  const remove = useMutation({
+    mutationFn: async (link: ApiLink) => {
+      const r = await deleteLinkAction(slug, link.id);
+      if (!r.ok) throw new Error(r.error);
+      return r.data;
+    },
+    onSuccess: (r) => {
+      toast(`Deleted ${r.short}`);
+      setDeleting(null);
+      client.invalidateQueries({ queryKey: ["links", slug] });
+      router.refresh();
+    },
+  });
+
+  const links = query.data?.pages.flatMap((p) => p.links) ?? [];
+
+  return (
+    <div className="min-w-0 space-y-3">
+      <div className="flex items-center gap-3">
+        <div className="relative flex-1">
+          <svg aria-hidden className="pointer-events-none absolute left-3 top-1/2 h-4 w-4 -translate-y-1/2 text-slate-400" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2">
+            <circle cx="9" cy="9" r="6" />
+            <path d="M14 14l4 4" />
+          </svg>
+          <input
+            type="search"
+            aria-label="Search links"
+            placeholder="Search by URL, code or title"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            className={`${inputClass} pl-9`}
+          />
+        </div>
+        {query.isFetching && <Spinner label="Loading" />}
+      </div>
+      {folder && (
+        <p className="text-sm text-slate-600">
+          In folder <span className="font-medium text-slate-900">{folder}</span> and its subfolders ·{" "}
+          <Link href={`/w/${slug}/links${q ? `?q=${encodeURIComponent(q)}` : ""}`} className="text-brand-600 hover:underline">
+            show all
+          </Link>
+        </p>
+      )}
+
+      {query.isError ? (
+        <div role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-700">
+          Could not load links: {query.error.message}{" "}
+          <button className="font-medium underline" onClick={() => query.refetch()}>
+            Try again
+          </button>
+        </div>
+      ) : links.length === 0 && !query.isFetching ? (
+        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-10 text-center text-sm text-slate-600">
+          <p className="font-medium text-slate-800">No links match{q ? ` “${q}”` : ""}</p>
+          <p className="mt-1">Try another search{folder ? " or another folder" : ""}.</p>
+        </div>
+      ) : (
+        <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
+          <div className="hidden grid-cols-[minmax(0,1fr)_7rem_5rem_7rem_9.5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
+            <span>Link</span>
+            <span>Folder</span>
+            <span className="text-right">Clicks</span>
+            <span>Created</span>
+            <span className="sr-only">Actions</span>
+          </div>
+          <ul aria-label="Links" className="divide-y divide-slate-100">
+            {links.map((l) => (
+              <LinkRow key={l.id} slug={slug} link={l} onDelete={() => setDeleting(l)} />
+            ))}
+          </ul>
+        </div>
+      )}
+
+      <div className="flex items-center justify-between text-sm text-slate-600">
+        <span>{links.length > 0 && `Showing ${links.length} link${links.length === 1 ? "" : "s"}, newest first`}</span>
+        {query.hasNextPage && (
+          <button type="button" className={secondaryButtonClass} disabled={query.isFetchingNextPage} onClick={() => query.fetchNextPage()}>
+            {query.isFetchingNextPage ? "Loading…" : "Show more"}
+          </button>
+        )}
+      </div>
+
+      <ConfirmDialog
+        open={deleting !== null}
+        onClose={() => {
+          setDeleting(null);
+          remove.reset();
+        }}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+        title="Delete this link?"
+        confirmLabel="Delete link"
+        pending={remove.isPending}
+        error={remove.error?.message}
+      >
+        <p>
+          <span className="font-mono font-medium">{deleting?.short}</span> will stop working at once. This cannot be undone, and it does not give back
+          this month&apos;s link allowance.
+        </p>
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDelete: () => void }) {
+  const state = linkState(link);
+  const shortText = link.short.replace(/^https?:\/\//, "");
+  return (
+    <li className="grid gap-2 px-4 py-3 md:grid-cols-[minmax(0,1fr)_7rem_5rem_7rem_9.5rem] md:items-center md:gap-4">
+      <div className="min-w-0">
+        <div className="flex min-w-0 items-center gap-2">
+          <Link href={`/w/${slug}/links/${link.id}`} className="truncate font-medium text-brand-700 hover:underline">
+            {shortText}
+          </Link>
+          <CopyButton value={link.short} label="Copy" what="Short URL" />
+          {state.tone !== "green" && <Badge tone={state.tone}>{state.label}</Badge>}
+          {link.hasPassword && (
+            <span title="Password protected" aria-label="Password protected" className="text-slate-500">
+              <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="currentColor">
+                <path d="M6 8V6a4 4 0 1 1 8 0v2h1a1 1 0 0 1 1 1v8a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V9a1 1 0 0 1 1-1zm2 0h4V6a2 2 0 1 0-4 0z" />
+              </svg>
+            </span>
+          )}
+        </div>
+        {link.title && <p className="truncate text-sm text-slate-800">{link.title}</p>}
+        <p className="truncate text-xs text-slate-500" title={link.url}>
+          → {link.url}
+        </p>
+      </div>
+      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
+        <span className="truncate md:block" title={link.folder || "Top level"}>
+          {link.folder ? <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{link.folder}</span> : <span className="text-slate-400 md:inline">—</span>}
+        </span>
+        <span className="md:text-right">
+          <span className="font-medium text-slate-900">{link.clicks.toLocaleString("en")}</span>
+          <span className="md:hidden"> clicks</span>
+        </span>
+        <span>
+          <time dateTime={new Date(link.createdOn * 1000).toISOString()}>
+            {new Date(link.createdOn * 1000).toLocaleDateString("en", { dateStyle: "medium" })}
+          </time>
+        </span>
+      </div>
+      <div className="flex gap-2 md:justify-end">
+        <Link href={`/w/${slug}/links/${link.id}/edit`} className={secondaryButtonClass} aria-label={`Edit ${shortText}`}>
+          Edit
+        </Link>
+        <button type="button" className={secondaryButtonClass} onClick={onDelete} aria-label={`Delete ${shortText}`}>
+          Delete
+        </button>
+      </div>
+    </li>
+  );
+}

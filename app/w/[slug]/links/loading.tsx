@@ -1,0 +1,5 @@
+import { PageSkeleton } from "@/components/progress";
+
+export default function Loading() {
+  return <PageSkeleton />;
+}

@@ -1,0 +1,103 @@
+// CSV rows of a bulk import -> create bodies of POST /api/v1/links/bulk (the same fields).
+// Pure and browser-safe: the import page converts and previews in the browser, then sends the
+// bodies; the service validates them exactly as the API does.
+
+export const IMPORT_COLUMNS = [
+  "url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "ios", "android", "geo",
+] as const;
+export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
+
+const ALIASES: Record<string, ImportColumn> = {
+  url: "url", destination: "url", link: "url", longurl: "url",
+  alias: "alias", code: "alias", slug: "alias", key: "alias",
+  domain: "domain", host: "domain",
+  title: "title", name: "title",
+  notes: "notes", note: "notes", description: "notes",
+  folder: "folder", tags: "folder",
+  active: "active", enabled: "active",
+  startson: "startsOn", starts: "startsOn", start: "startsOn", startsat: "startsOn",
+  expireson: "expiresOn", expires: "expiresOn", expiry: "expiresOn", expiresat: "expiresOn",
+  maxclicks: "maxClicks", clicklimit: "maxClicks",
+  fallbackurl: "fallbackUrl", fallback: "fallbackUrl",
+  password: "password",
+  ios: "ios", iosurl: "ios",
+  android: "android", androidurl: "android",
+  geo: "geo", countries: "geo",
+};
+
+/** Which import column a CSV header names ("Max Clicks", "max_clicks", "maxClicks" alike), or null. */
+export function columnFor(header: string): ImportColumn | null {
+  return ALIASES[header.toLowerCase().replace(/[\s_-]+/g, "")] ?? null;
+}
+
+export type ConvertedRow = { row: number; body: Record<string, unknown> } | { row: number; errors: string[] };
+
+function parseTime(v: string): number | null {
+  if (/^\d{1,12}$/.test(v)) return Number(v);
+  // ISO 8601; a date or time without a zone is taken as UTC.
+  const iso = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?$/.test(v) ? v.replace(" ", "T") + (v.length > 10 ? "Z" : "") : v;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? null : Math.floor(t / 1000);
+}
+
+const TRUE = new Set(["true", "yes", "y", "1"]);
+const FALSE = new Set(["false", "no", "n", "0"]);
+
+/** One CSV record (header -> text) as a create body; `row` is its 1-based data row number. */
+export function toLinkBody(record: Record<string, string>, row: number): ConvertedRow {
+  const body: Record<string, unknown> = {};
+  const errors: string[] = [];
+  const targeting: { ios?: string; android?: string; geo?: Record<string, string> } = {};
+  for (const [header, raw] of Object.entries(record)) {
+    const col = columnFor(header);
+    const v = (raw ?? "").trim();
+    if (!col || v === "") continue;
+    switch (col) {
+      case "active":
+        if (TRUE.has(v.toLowerCase())) body.active = true;
+        else if (FALSE.has(v.toLowerCase())) body.active = false;
+        else errors.push(`active: use true or false, not "${v}"`);
+        break;
+      case "startsOn":
+      case "expiresOn": {
+        const t = parseTime(v);
+        if (t === null) errors.push(`${col}: "${v}" is not a date (use ISO 8601 such as 2026-12-31T18:00:00Z, or unix seconds)`);
+        else body[col] = t;
+        break;
+      }
+      case "maxClicks":
+        if (/^\d+$/.test(v)) body.maxClicks = Number(v);
+        else errors.push(`maxClicks: "${v}" is not a whole number`);
+        break;
+      case "ios":
+      case "android":
+        targeting[col] = v;
+        break;
+      case "geo": {
+        const geo: Record<string, string> = {};
+        for (const part of v.split(/\s+/)) {
+          const m = /^([A-Za-z]{2})=(\S+)$/.exec(part);
+          if (m) geo[m[1].toUpperCase()] = m[2];
+          else errors.push(`geo: "${part}" is not COUNTRY=URL (for example US=https://example.com)`);
+        }
+        targeting.geo = geo;
+        break;
+      }
+      case "notes":
+      case "title":
+        body[col] = raw; // keep inner spacing as written
+        break;
+      default:
+        body[col] = v;
+    }
+  }
+  if (Object.keys(targeting).length) body.targeting = targeting;
+  if (errors.length) return { row, errors };
+  return { row, body };
+}
+
+/** A starter file for the import page's "Download a template". */
+export const TEMPLATE_CSV =
+  "url,alias,domain,title,notes,folder,active,startsOn,expiresOn,maxClicks,fallbackUrl,password,ios,android,geo\r\n" +
+  "https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,\r\n" +
+  "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de\r\n";
