@@ -181,6 +181,8 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
       await tx.delivery.update({ where: { id: deliveryId }, data: { status: "delivered", nextAttemptAt: null, cancelReason: null } });
     }
     const disabledBecause = d.isTest ? null : await updateEndpointHealth(tx, ep.id, { delivered, exhausted, at: startedAt, now });
+    // Switching the endpoint off cancelled this delivery's remaining attempts too.
+    if (disabledBecause) return { retryInMs: null, done: true, disabledBecause };
     return { retryInMs, done, disabledBecause };
   });
   if (disabledBecause) await notifyEndpointDisabled(ep.id, disabledBecause);
