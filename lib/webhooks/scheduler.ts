@@ -51,7 +51,7 @@ export type SchedulerOptions = {
 
 export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8, batch: 50 };
 
-export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number };
+export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
@@ -63,8 +63,10 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   let again = false;
   // More was due than we could take (capacity or per-endpoint cap): look again when a slot frees.
   let backlog = false;
+  let attempts = 0;
 
   const run = (c: ClaimedDelivery) => {
+    attempts++;
     perEndpoint.set(c.endpointId, (perEndpoint.get(c.endpointId) ?? 0) + 1);
     const p = attemptDelivery(c.id, { claimed: true }).finally(() => {
       const n = (perEndpoint.get(c.endpointId) ?? 1) - 1;
@@ -120,10 +122,12 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   return {
     wake,
     inFlight: () => running.size,
+    attempts: () => attempts,
     stop: async () => {
       stopped = true;
       clearInterval(timer);
       await Promise.allSettled([...running]);
+      console.log(`[webhooks] built-in scheduler stopped after ${attempts} attempts`);
     },
   };
 }
