@@ -7,7 +7,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
-import { createTestCa, startReceiver, type Receiver, type TestCa } from "../support/https-receiver.ts";
+import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
 import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
 import { attemptsOf, emitEvent, eventually, newWorkspace, sleep, useEnv } from "./webhooks-helpers.ts";
 
@@ -21,7 +21,7 @@ let dns: DnsServer;
 let tlsCert: { key: string; cert: string };
 const receivers: Receiver[] = [];
 
-async function receiver(respond?: Parameters<typeof startReceiver>[0]["respond"], tls = tlsCert) {
+async function receiver(respond?: Responder, tls = tlsCert) {
   const r = await startReceiver({ tls, respond });
   receivers.push(r);
   return r;
@@ -108,7 +108,10 @@ describe("webhook delivery over HTTPS", () => {
     const before = dns.queries.filter((q) => q.startsWith("hooks.test")).length;
     const { deliveryIds } = await emitEvent(ws);
     await r.waitFor(1);
-    const [a] = await eventually(async () => (await attemptsOf(deliveryIds[0])).filter((x) => x.outcome === "delivered").length && attemptsOf(deliveryIds[0]));
+    const [a] = await eventually(async () => {
+      const x = await attemptsOf(deliveryIds[0]);
+      return x.length ? x : null;
+    });
     expect(a.outcome).toBe("delivered");
     expect(r.requests[0].headers.host).toBe(`hooks.test:${r.port}`);
     // One resolution per attempt (A and AAAA) by the guard; nothing else asked.

@@ -1,0 +1,146 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import { Dialog } from "@/components/dialog";
+import { useToast } from "@/components/toast";
+import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
+import type { ActionResult } from "@/components/action-result";
+import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
+
+/** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */
+export async function run<T>(p: Promise<ActionResult<T>>): Promise<T> {
+  const r = await p;
+  if (!r.ok) throw new Error(r.error);
+  return r.data;
+}
+
+function EndpointFields({ value, onChange, eventTypes, disabled }: { value: EndpointInput; onChange: (v: EndpointInput) => void; eventTypes: string[]; disabled?: boolean }) {
+  const id = useId();
+  const selected = value.events === "all" ? [] : value.events;
+  const toggle = (t: string) => onChange({ ...value, events: selected.includes(t) ? selected.filter((x) => x !== t) : [...selected, t] });
+  return (
+    <div className="space-y-4">
+      <Field label="Endpoint URL" htmlFor={`${id}-url`} hint="HTTPS on port 443, on a public address. A token may go in the path or query.">
+        <input
+          id={`${id}-url`}
+          type="url"
+          value={value.url}
+          onChange={(e) => onChange({ ...value, url: e.target.value })}
+          placeholder="https://example.com/webhooks/linkhop"
+          autoComplete="off"
+          spellCheck={false}
+          className={inputClass}
+          disabled={disabled}
+          required
+        />
+      </Field>
+      <Field label="Description (optional)" htmlFor={`${id}-description`}>
+        <input id={`${id}-description`} value={value.description} onChange={(e) => onChange({ ...value, description: e.target.value })} maxLength={200} className={inputClass} disabled={disabled} />
+      </Field>
+      <fieldset className="space-y-2" disabled={disabled}>
+        <legend className="text-sm font-medium text-slate-700">Events</legend>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name={`${id}-scope`} checked={value.events === "all"} onChange={() => onChange({ ...value, events: "all" })} />
+          All events, including types added later
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="radio" name={`${id}-scope`} checked={value.events !== "all"} onChange={() => onChange({ ...value, events: selected })} />
+          Only the selected events
+        </label>
+        {value.events !== "all" && (
+          <div className="ml-6 grid gap-1 sm:grid-cols-2">
+            {eventTypes.map((t) => (
+              <label key={t} className="flex items-center gap-2 font-mono text-xs">
+                <input type="checkbox" checked={selected.includes(t)} onChange={() => toggle(t)} />
+                {t}
+              </label>
+            ))}
+          </div>
+        )}
+      </fieldset>
+    </div>
+  );
+}
+
+export function AddEndpointButton({ slug, eventTypes, disabled, disabledReason }: { slug: string; eventTypes: string[]; disabled: boolean; disabledReason?: string }) {
+  const [open, setOpen] = useState(false);
+  const [value, setValue] = useState<EndpointInput>({ url: "", description: "", events: "all" });
+  const router = useRouter();
+  const toast = useToast();
+  const add = useMutation({
+    mutationFn: (v: EndpointInput) => run(createEndpointAction(slug, v)),
+    onSuccess: (ep) => {
+      toast("Endpoint added");
+      setOpen(false);
+      setValue({ url: "", description: "", events: "all" });
+      router.push(`/w/${slug}/developers/${ep.id}`);
+    },
+  });
+  return (
+    <>
+      <button type="button" className={buttonClass} disabled={disabled} title={disabledReason} onClick={() => setOpen(true)}>
+        Add endpoint
+      </button>
+      <Dialog
+        open={open}
+        onClose={() => {
+          setOpen(false);
+          add.reset();
+        }}
+        title="Add a webhook endpoint"
+        description="Linkhop will POST signed JSON to this URL when the selected events happen."
+        wide
+      >
+        <form
+          noValidate
+          className="space-y-4"
+          onSubmit={(e) => {
+            e.preventDefault();
+            add.mutate(value);
+          }}
+        >
+          <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
+          <FormError message={add.error?.message} />
+          <div className="flex justify-end gap-2">
+            <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
+              Cancel
+            </button>
+            <button className={buttonClass} disabled={add.isPending}>
+              {add.isPending ? "Checking the URL…" : "Add endpoint"}
+            </button>
+          </div>
+        </form>
+      </Dialog>
+    </>
+  );
+}
+
+export function EditEndpointForm({ slug, id, initial, eventTypes }: { slug: string; id: number; initial: EndpointInput; eventTypes: string[] }) {
+  const [value, setValue] = useState<EndpointInput>(initial);
+  const router = useRouter();
+  const toast = useToast();
+  const save = useMutation({
+    mutationFn: (v: EndpointInput) => run(updateEndpointAction(slug, id, v)),
+    onSuccess: () => {
+      toast("Endpoint saved");
+      router.refresh();
+    },
+  });
+  return (
+    <form
+      noValidate
+      className="space-y-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate(value);
+      }}
+    >
+      <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
+      <FormError message={save.error?.message} />
+      <button className={buttonClass} disabled={save.isPending}>
+        {save.isPending ? "Saving…" : "Save changes"}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,105 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, test } from "@playwright/test";
+import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
+import { admin, shot, signUp } from "./support.ts";
+
+// The Developers page: add an endpoint (a real receiver on loopback; the e2e server runs with
+// WEBHOOK_ALLOW_PRIVATE=1), press Test, see the attempt in the delivery log, resend it.
+
+type Got = { headers: http.IncomingHttpHeaders; raw: Buffer };
+
+test("add an endpoint, send a test event, see it in the log, resend it", async ({ page }, testInfo) => {
+  const got: Got[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      got.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+      res.writeHead(200, { "content-type": "text/plain" }).end(`received #${got.length}`);
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/linkhop?token=e2e`;
+
+  try {
+    const { slug } = await signUp(page);
+    await page.goto(`/w/${slug}/developers`);
+    await expect(page.getByText("Webhooks are not included in the Free plan")).toBeVisible();
+    await expect(page.getByRole("button", { name: "Add endpoint" })).toBeDisabled();
+
+    await admin("workspace:plan", { slug, plan: "team" });
+    await page.reload();
+    await expect(page.getByText("No webhook endpoints yet")).toBeVisible();
+    await shot(page, testInfo, "developers-empty");
+
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    await dialog.getByLabel("Endpoint URL").fill("https://user:pw@example.com/hook");
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(dialog.getByRole("alert").filter({ hasText: "user name or password" })).toBeVisible();
+    await dialog.getByLabel("Endpoint URL").fill(url);
+    await dialog.getByLabel("Description (optional)").fill("E2E receiver");
+    await dialog.getByLabel("Only the selected events").check();
+    await dialog.getByLabel("link.created").check();
+    await dialog.getByLabel("member.joined").check();
+    await shot(page, testInfo, "developers-add");
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+
+    await expect(page).toHaveURL(new RegExp(`/w/${slug}/developers/\\d+$`));
+    await expect(page.getByRole("heading", { name: "Webhook endpoint" })).toBeVisible();
+    await expect(page.getByText("No deliveries yet")).toBeVisible();
+
+    await page.getByRole("button", { name: "Reveal" }).click();
+    const secret = (await page.locator("code").filter({ hasText: /^whsec_/ }).textContent())!;
+    expect(secret).toMatch(/^whsec_[0-9A-Za-z]{48}$/);
+
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Delivered: HTTP 200" })).toBeVisible();
+    const log = page.getByRole("list", { name: "Deliveries" });
+    const delivery = log.getByTestId("delivery").first();
+    await expect(delivery.getByText("webhook.test")).toBeVisible();
+    await expect(delivery.getByText("delivered", { exact: true })).toBeVisible();
+    await expect(delivery.getByTestId("attempt")).toHaveCount(1);
+    await expect(delivery.getByTestId("attempt").first()).toContainText("HTTP 200");
+    await delivery.locator("summary").first().click();
+    await expect(delivery.getByText("received #1")).toBeVisible();
+    await shot(page, testInfo, "developers-test-sent");
+
+    expect(got).toHaveLength(1);
+    expect(got[0].headers["service-event"]).toBe("webhook.test");
+    expect(verifyWebhookSignature(got[0].raw, got[0].headers["service-signature"] as string, secret)).toBe(true);
+    const eventId = JSON.parse(got[0].raw.toString()).id as string;
+    await expect(delivery.getByText(eventId)).toBeVisible();
+
+    await delivery.getByRole("button", { name: "Resend" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Resent: HTTP 200" })).toBeVisible();
+    await expect(delivery.getByTestId("attempt")).toHaveCount(2);
+    await expect(delivery.getByTestId("attempt").first()).toContainText("(manual)");
+    expect(got).toHaveLength(2);
+    expect(got[1].raw.equals(got[0].raw)).toBe(true);
+    expect(got[1].headers["service-delivery"]).toBe(eventId);
+
+    // The log filters by status and event type.
+    await page.getByLabel("Status").selectOption("failed");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByText("No deliveries match.")).toBeVisible();
+    await page.getByLabel("Status").selectOption("delivered");
+    await page.getByLabel("Event type").selectOption("webhook.test");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByTestId("delivery")).toHaveCount(1);
+    await shot(page, testInfo, "developers-log");
+
+    // Back on the list: the endpoint with its events and the enabled switch.
+    await page.getByRole("link", { name: "← Developers" }).click();
+    await expect(page.getByText("E2E receiver")).toBeVisible();
+    await expect(page.getByText("link.created, member.joined")).toBeVisible();
+    const toggle = page.getByRole("switch", { name: `Enabled: ${url}` });
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
+    await toggle.click();
+    await expect(toggle).toHaveAttribute("aria-checked", "false");
+    await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
+  } finally {
+    receiver.close();
+  }
+});
