@@ -19,9 +19,11 @@ export function ClicksChart({ days, height = 140 }: { days: DayCount[]; height?:
         className="h-auto max-h-48 w-full"
       >
         <line x1="0" x2={width} y1={top + plot} y2={top + plot} stroke="#cbd5e1" strokeWidth="1" />
-        <text x="0" y="10" fontSize="9" fill="#64748b">
-          {max}
-        </text>
+        {total > 0 && (
+          <text x="0" y="10" fontSize="9" fill="#64748b">
+            {max}
+          </text>
+        )}
         {days.map((d, i) => {
           const h = d.count === 0 ? 0 : Math.max(2, (d.count / max) * plot);
           return (

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useToast } from "./toast";
 
 /** Copies `value` to the clipboard; falls back to selecting a hidden textarea on plain http. */
-export function CopyButton({ value, label = "Copy", what, className }: { value: string; label?: string; what?: string; className?: string }) {
+export function CopyButton({ value, label = "Copy", what, className, iconOnly }: { value: string; label?: string; what?: string; className?: string; iconOnly?: boolean }) {
   const [copied, setCopied] = useState(false);
   const toast = useToast();
   async function copy() {
@@ -37,6 +37,7 @@ export function CopyButton({ value, label = "Copy", what, className }: { value: 
       type="button"
       onClick={copy}
       aria-label={what ? `Copy ${what.toLowerCase()}` : label}
+      title={iconOnly ? (what ? `Copy ${what.toLowerCase()}` : label) : undefined}
       className={
         className ??
         "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs font-medium text-slate-700 hover:bg-slate-50"
@@ -45,7 +46,7 @@ export function CopyButton({ value, label = "Copy", what, className }: { value: 
       <svg aria-hidden width="14" height="14" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
         {copied ? <path d="M4 10l4 4 8-8" /> : <path d="M7 7V4h9v9h-3M4 7h9v9H4z" />}
       </svg>
-      {copied ? "Copied" : label}
+      {iconOnly ? <span className="sr-only">{copied ? "Copied" : label}</span> : copied ? "Copied" : label}
     </button>
   );
 }

@@ -29,7 +29,10 @@ export function Dialog({
     if (open && !el.open) {
       returnFocus.current = document.activeElement;
       el.showModal();
-      const first = el.querySelector<HTMLElement>("[autofocus], input:not([type=hidden]):not([disabled]), select, textarea, button:not([data-dialog-close])");
+      // Autofocus first, then the first field, then any other control (not the close button).
+      const first = ["[autofocus]", "input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])", "button:not([data-dialog-close])"]
+        .map((sel) => el.querySelector<HTMLElement>(sel))
+        .find(Boolean);
       first?.focus();
     } else if (!open && el.open) {
       el.close();

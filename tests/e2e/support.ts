@@ -35,14 +35,21 @@ export async function signUp(page: Page, opts: { email?: string; name?: string }
 export async function shot(page: Page, testInfo: TestInfo, name: string) {
   await page.waitForLoadState("networkidle", { timeout: 5_000 }).catch(() => {});
   const file = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  // The whole page: the viewport is stretched to the page's height for the shot (a fullPage
+  // screenshot would leave the sticky, screen-high sidebar at its scrolled position).
+  const size = page.viewportSize() ?? { width: 1280, height: 720 };
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  if (height > size.height) await page.setViewportSize({ width: size.width, height: Math.min(height, 6000) });
+  await page.screenshot({ path: file });
+  if (height > size.height) await page.setViewportSize(size);
   await testInfo.attach(name, { path: file, contentType: "image/png" });
 }
 
 /** Runs `npm run admin -- <command>` against the e2e app's embedded database; returns its JSON. */
 export async function admin(command: string, flags: Record<string, string>): Promise<Record<string, unknown>> {
   const args = ["--import", "tsx", path.join(root, "lib/admin/cli.ts"), command, ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])];
-  const env: NodeJS.ProcessEnv = { ...process.env, LINKHOP_DATA_DIR: dataDir, APP_URL: appUrl };
+  // The same settings as the e2e server (tests/e2e/serve.ts), so the CLI accepts what the app does.
+  const env: NodeJS.ProcessEnv = { ...process.env, LINKHOP_DATA_DIR: dataDir, APP_URL: appUrl, WEBHOOK_ALLOW_PRIVATE: "1" };
   delete env.DATABASE_URL; // the CLI reuses the embedded PostgreSQL the e2e server started
   const { stdout, code } = await new Promise<{ stdout: string; code: number }>((resolve) => {
     const child = execFile(process.execPath, args, {

@@ -172,7 +172,8 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
   );
   const domainOptions = [ctx.defaultHost, ...ctx.domains.filter((d) => d !== ctx.defaultHost)];
   if (editing && !domainOptions.includes(v.domain)) domainOptions.push(v.domain);
-  const topError = result && (!result.fields || Object.keys(result.fields).length === 0 || result.code !== "validation") ? result.error : null;
+  // Messages placed beside a field are not repeated on top, except the validation summary.
+  const topError = !result ? null : !result.fields || Object.keys(result.fields).length === 0 || result.code === "validation" ? result.error : null;
 
   return (
     <form onSubmit={submit} noValidate className="space-y-6">

@@ -111,7 +111,7 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
         </div>
       ) : (
         <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-          <div className="hidden grid-cols-[minmax(0,1fr)_7rem_5rem_7rem_9.5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
+          <div className="hidden grid-cols-[minmax(0,1fr)_8rem_4rem_6.5rem_5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
             <span>Link</span>
             <span>Folder</span>
             <span className="text-right">Clicks</span>
@@ -156,17 +156,20 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
   );
 }
 
+const iconButton =
+  "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
+
 function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDelete: () => void }) {
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   return (
-    <li className="grid gap-2 px-4 py-3 md:grid-cols-[minmax(0,1fr)_7rem_5rem_7rem_9.5rem] md:items-center md:gap-4">
+    <li className="grid gap-2 px-4 py-3 md:grid-cols-[minmax(0,1fr)_8rem_4rem_6.5rem_5rem] md:items-center md:gap-4">
       <div className="min-w-0">
         <div className="flex min-w-0 items-center gap-2">
           <Link href={`/w/${slug}/links/${link.id}`} className="truncate font-medium text-brand-700 hover:underline">
             {shortText}
           </Link>
-          <CopyButton value={link.short} label="Copy" what="Short URL" />
+          <CopyButton value={link.short} label="Copy" what="Short URL" iconOnly className={iconButton} />
           {state.tone !== "green" && <Badge tone={state.tone}>{state.label}</Badge>}
           {link.hasPassword && (
             <span title="Password protected" aria-label="Password protected" className="text-slate-500">
@@ -195,12 +198,18 @@ function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDele
           </time>
         </span>
       </div>
-      <div className="flex gap-2 md:justify-end">
-        <Link href={`/w/${slug}/links/${link.id}/edit`} className={secondaryButtonClass} aria-label={`Edit ${shortText}`}>
-          Edit
+      <div className="flex gap-1 md:justify-end">
+        <Link href={`/w/${slug}/links/${link.id}/edit`} className={iconButton} aria-label={`Edit ${shortText}`} title="Edit">
+          <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
+            <path d="M13.5 3.5l3 3L7 16H4v-3z" />
+          </svg>
+          <span className="md:hidden">Edit</span>
         </Link>
-        <button type="button" className={secondaryButtonClass} onClick={onDelete} aria-label={`Delete ${shortText}`}>
-          Delete
+        <button type="button" className={`${iconButton} hover:text-red-700`} onClick={onDelete} aria-label={`Delete ${shortText}`} title="Delete">
+          <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
+            <path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" />
+          </svg>
+          <span className="md:hidden">Delete</span>
         </button>
       </div>
     </li>

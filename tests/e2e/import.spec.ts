@@ -1,0 +1,115 @@
+import http from "node:http";
+import fs from "node:fs";
+import { expect, test } from "@playwright/test";
+import { parseCsv } from "../../lib/csv/index.ts";
+import { admin, shot, signUp } from "./support.ts";
+
+// A 250-row CSV import through the browser: preview, progress, per-row results, the results file,
+// and exactly three link.bulk_created events (100 + 100 + 50 rows, batch 1/3, 2/3, 3/3) received
+// by a real webhook endpoint on loopback.
+
+type Received = { id: string; type: string; data: { links: { code: string; url: string }[]; batch: { index: number; count: number } } };
+
+test("import 250 links from a CSV file", async ({ page }, testInfo) => {
+  const received = new Map<string, Received>();
+  const receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      const event = JSON.parse(body) as Received;
+      received.set(String(req.headers["service-delivery"]), event);
+      res.writeHead(200).end("ok");
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+  try {
+    const { slug } = await signUp(page);
+    // The free plan has no bulk import: the page says so.
+    await page.goto(`/w/${slug}/links/import`);
+    await expect(page.getByText("Bulk import is not included in the Free plan")).toBeVisible();
+    await shot(page, testInfo, "import-upgrade");
+
+    await admin("workspace:plan", { slug, plan: "team" });
+    await admin("webhook:create", { slug, url: hookUrl, events: "link.bulk_created" });
+
+    const tag = Date.now().toString(36);
+    const lines = ["url,alias,title,folder,notes"];
+    for (let i = 1; i <= 250; i++) {
+      let url = `https://example.com/product/${i}?utm=${tag}`;
+      let alias = "";
+      if (i === 10 || i === 150) url = `ftp://example.com/${i}`; // refused: not http(s)
+      if (i === 5 || i === 6) alias = `dup-${tag}`; // row 6 reuses row 5's alias
+      lines.push(`${url},${alias},"Product ${i}, imported",imports/${tag},"Row ""${i}"""`);
+    }
+    const csv = lines.join("\r\n") + "\r\n";
+
+    await page.goto(`/w/${slug}/links`);
+    await page.getByRole("link", { name: "Import a CSV" }).click();
+    await expect(page.getByRole("heading", { name: "Import links from CSV" })).toBeVisible();
+    await shot(page, testInfo, "import-start");
+
+    await page.locator('input[type="file"]').setInputFiles({ name: "products.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await expect(page.getByTestId("import-preview-summary")).toHaveText("250 rows: 250 ready to import.");
+    await expect(page.getByRole("cell", { name: "Product 1, imported" })).toBeVisible();
+    await shot(page, testInfo, "import-preview");
+
+    // Record every value the progress bar takes.
+    await page.evaluate(() => {
+      const w = window as unknown as { __progress: string[] };
+      w.__progress = [];
+      new MutationObserver(() => {
+        const bar = document.querySelector('[role="progressbar"][aria-label="Import progress"]');
+        const v = bar?.getAttribute("aria-valuenow");
+        if (v && w.__progress[w.__progress.length - 1] !== v) w.__progress.push(v);
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"] });
+    });
+    await page.getByRole("button", { name: "Import 250 links" }).click();
+    await expect(page.getByTestId("import-summary")).toHaveText("247 created, 3 failed, of 250 rows in products.csv.", { timeout: 30_000 });
+    const progress = await page.evaluate(() => (window as unknown as { __progress: string[] }).__progress);
+    expect(progress).toEqual(expect.arrayContaining(["100", "200", "250"]));
+    expect(progress.indexOf("100")).toBeLessThan(progress.indexOf("250"));
+    await shot(page, testInfo, "import-results");
+
+    await page.getByLabel("Only failures").check();
+    const results = page.getByRole("table", { name: "Import results" });
+    await expect(results.getByRole("row")).toHaveCount(4);
+    await expect(results.getByRole("row", { name: /^6 / })).toContainText(`The alias "dup-${tag}" is already taken on that domain.`);
+    await expect(results.getByRole("row", { name: /^10 / })).toContainText("url: must be an absolute http or https URL");
+    await expect(results.getByRole("row", { name: /^150 / })).toContainText("url: must be an absolute http or https URL");
+    await shot(page, testInfo, "import-failures");
+
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Download results (CSV)" }).click();
+    const file = await (await download).path();
+    const rows = parseCsv(fs.readFileSync(file!, "utf8")).rows;
+    expect(rows[0]).toEqual(["row", "url", "alias", "status", "short", "error"]);
+    expect(rows).toHaveLength(251);
+    expect(rows.filter((r) => r[3] === "created")).toHaveLength(247);
+    expect(rows[6]).toEqual(["6", `https://example.com/product/6?utm=${tag}`, `dup-${tag}`, "failed", "", `The alias "dup-${tag}" is already taken on that domain.`]);
+    expect(rows[5][4]).toMatch(new RegExp(`^http://localhost:\\d+/dup-${tag}$`));
+
+    // Exactly three link.bulk_created events, numbered as parts of the whole import.
+    await expect.poll(() => received.size, { timeout: 20_000 }).toBe(3);
+    const events = [...received.values()].sort((a, b) => a.data.batch.index - b.data.batch.index);
+    expect(events.map((e) => e.type)).toEqual(["link.bulk_created", "link.bulk_created", "link.bulk_created"]);
+    expect(events.map((e) => e.data.batch)).toEqual([
+      { index: 1, count: 3 },
+      { index: 2, count: 3 },
+      { index: 3, count: 3 },
+    ]);
+    expect(events.map((e) => e.data.links.length)).toEqual([98, 99, 50]);
+    expect(new Set(events.flatMap((e) => e.data.links.map((l) => l.code))).size).toBe(247);
+
+    // The imported links are in the table, in their folder.
+    await page.getByRole("link", { name: "View links" }).click();
+    await expect(page.getByRole("navigation", { name: "Folders" }).getByRole("link", { name: new RegExp(tag) })).toContainText("247");
+    await expect(page.getByRole("list", { name: "Links" }).getByRole("listitem")).toHaveCount(25);
+    await page.getByRole("button", { name: "Show more" }).click();
+    await expect(page.getByRole("list", { name: "Links" }).getByRole("listitem")).toHaveCount(50);
+    await shot(page, testInfo, "links-after-import");
+  } finally {
+    receiver.close();
+  }
+});
