@@ -5,7 +5,7 @@ import { parseCsv } from "../../lib/csv/index.ts";
 import { admin, shot, signUp } from "./support.ts";
 
 // A 250-row CSV import through the browser: preview, progress, per-row results, the results file,
-// and exactly three link.bulk_created events (100 + 100 + 50 rows, batch 1/3, 2/3, 3/3) received
+// and exactly three link.bulk_created events (one per chunk of at most 100 rows, batch 1/3, 2/3, 3/3) received
 // by a real webhook endpoint on loopback.
 
 type Received = { id: string; type: string; data: { links: { code: string; url: string }[]; batch: { index: number; count: number } } };
@@ -51,8 +51,10 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     await shot(page, testInfo, "import-start");
 
     await page.locator('input[type="file"]').setInputFiles({ name: "products.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-    await expect(page.getByTestId("import-preview-summary")).toHaveText("250 rows: 250 ready to import.");
+    await expect(page.getByTestId("import-preview-summary")).toHaveText("250 rows: 248 ready to import, 2 with problems (reported in the results, not imported).");
     await expect(page.getByRole("cell", { name: "Product 1, imported" })).toBeVisible();
+    // The API's own rules, already in the preview.
+    await expect(page.getByRole("row", { name: /^10 / })).toContainText("url: must be an absolute http or https URL");
     await shot(page, testInfo, "import-preview");
 
     // Record every value the progress bar takes.
@@ -65,11 +67,13 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
         if (v && w.__progress[w.__progress.length - 1] !== v) w.__progress.push(v);
       }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-valuenow"] });
     });
-    await page.getByRole("button", { name: "Import 250 links" }).click();
+    await page.getByRole("button", { name: "Import 248 links" }).click();
     await expect(page.getByTestId("import-summary")).toHaveText("247 created, 3 failed, of 250 rows in products.csv.", { timeout: 30_000 });
     const progress = await page.evaluate(() => (window as unknown as { __progress: string[] }).__progress);
-    expect(progress).toEqual(expect.arrayContaining(["100", "200", "250"]));
-    expect(progress.indexOf("100")).toBeLessThan(progress.indexOf("250"));
+    // Two rows refused in the browser, then three chunks of 100, 100 and 48 rows.
+    expect(progress).toEqual(expect.arrayContaining(["102", "202", "250"]));
+    expect(progress.indexOf("102")).toBeLessThan(progress.indexOf("202"));
+    expect(progress.indexOf("202")).toBeLessThan(progress.indexOf("250"));
     await shot(page, testInfo, "import-results");
 
     await page.getByLabel("Only failures").check();
@@ -99,7 +103,7 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
       { index: 2, count: 3 },
       { index: 3, count: 3 },
     ]);
-    expect(events.map((e) => e.data.links.length)).toEqual([98, 99, 50]);
+    expect(events.map((e) => e.data.links.length)).toEqual([99, 100, 48]);
     expect(new Set(events.flatMap((e) => e.data.links.map((l) => l.code))).size).toBe(247);
 
     // The imported links are in the table, in their folder.

@@ -5,6 +5,7 @@ import { useRef, useState } from "react";
 import { ApiError, describeApiError, type ApiErrorBody } from "@/lib/api/errors";
 import { parseCsvRecords, toCsv } from "@/lib/csv";
 import { columnFor, TEMPLATE_CSV, toLinkBody, type ConvertedRow } from "@/lib/csv/link-rows";
+import { createLinkSchema } from "@/lib/links/schemas";
 import { ProgressBar } from "@/components/progress";
 import { useToast } from "@/components/toast";
 import { Badge, buttonClass, Card, FormError, secondaryButtonClass } from "@/components/ui";
@@ -20,9 +21,21 @@ const MAX_ROWS = 10_000;
 type Parsed = { fileName: string; header: string[]; ignored: string[]; rows: ConvertedRow[]; records: Record<string, string>[] };
 type Outcome = { row: number; url: string; alias: string; status: number; short?: string; id?: number; reason?: string };
 
+/** The API's own body schema, in the browser: a row it refuses is reported without being sent. */
+function checkRow(r: ConvertedRow): ConvertedRow {
+  if (!("body" in r)) return r;
+  const parsed = createLinkSchema.safeParse(r.body);
+  if (parsed.success) return r;
+  return { row: r.row, errors: parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)) };
+}
+
 function reasonOf(body: ApiErrorBody): string {
   return describeApiError(new ApiError(body));
 }
+
+const cell = (record: Record<string, string>, col: string) => Object.entries(record).find(([h]) => columnFor(h) === col)?.[1]?.trim() ?? "";
+const recordUrl = (record: Record<string, string>) => cell(record, "url");
+const recordAlias = (record: Record<string, string>) => cell(record, "alias");
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
@@ -63,7 +76,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
       fileName: file.name,
       header,
       ignored: header.filter((h) => h && !columnFor(h)),
-      rows: records.map((r, i) => toLinkBody(r, i + 1)),
+      rows: records.map((r, i) => checkRow(toLinkBody(r, i + 1))),
       records,
     });
   }
@@ -73,12 +86,13 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     const ready = parsed.rows.filter((r): r is Extract<ConvertedRow, { body: unknown }> => "body" in r);
     const results: Outcome[] = parsed.rows
       .filter((r): r is Extract<ConvertedRow, { errors: string[] }> => "errors" in r)
-      .map((r) => ({ row: r.row, url: parsed.records[r.row - 1].url ?? "", alias: "", status: 400, reason: r.errors.join(" ") }));
+      .map((r) => ({ row: r.row, url: recordUrl(parsed.records[r.row - 1]), alias: recordAlias(parsed.records[r.row - 1]), status: 400, reason: r.errors.join(" ") }));
     const chunks: (typeof ready)[] = [];
     for (let i = 0; i < ready.length; i += CHUNK) chunks.push(ready.slice(i, i + CHUNK));
-    setProgress({ done: 0, total: ready.length });
+    // Rows refused in the browser count as done at once; the bar covers every row of the file.
+    let done = results.length;
+    setProgress({ done, total: parsed.rows.length });
     setFatal(null);
-    let done = 0;
     for (let i = 0; i < chunks.length; i++) {
       let r;
       try {
@@ -105,7 +119,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
         });
       });
       done += chunks[i].length;
-      setProgress({ done, total: ready.length });
+      setProgress({ done, total: parsed.rows.length });
     }
     results.sort((a, b) => a.row - b.row);
     setOutcomes(results);
@@ -204,7 +218,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
               <h2 className="text-lg font-semibold">{parsed.fileName}</h2>
               <p className="text-sm text-slate-600" data-testid="import-preview-summary">
                 {parsed.rows.length} row{parsed.rows.length === 1 ? "" : "s"}: {valid} ready to import
-                {invalid > 0 && `, ${invalid} with problems (they will be reported, not imported)`}.
+                {invalid > 0 && `, ${invalid} with problems (reported in the results, not imported)`}.
               </p>
               {parsed.ignored.length > 0 && <p className="mt-1 text-xs text-amber-700">Ignored columns: {parsed.ignored.join(", ")}</p>}
             </div>
@@ -237,11 +251,11 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
                   return (
                     <tr key={r.row}>
                       <td className="px-5 py-2 text-slate-500">{r.row}</td>
-                      <td className="max-w-xs truncate px-3 py-2">{String(rec.url ?? parsed.records[r.row - 1].url ?? "")}</td>
-                      <td className="px-3 py-2">{String(rec.alias ?? "")}</td>
+                      <td className="max-w-xs truncate px-3 py-2">{String(rec.url ?? recordUrl(parsed.records[r.row - 1]))}</td>
+                      <td className="px-3 py-2">{String(rec.alias ?? recordAlias(parsed.records[r.row - 1]))}</td>
                       <td className="max-w-[10rem] truncate px-3 py-2">{String(rec.title ?? "")}</td>
                       <td className="px-3 py-2">{String(rec.folder ?? "")}</td>
-                      <td className="px-3 py-2">{"errors" in r ? <span className="text-xs text-red-700">{r.errors.join(" ")}</span> : <Badge tone="green">OK</Badge>}</td>
+                      <td className="px-3 py-2">{"errors" in r ? <span className="text-xs text-red-700">{r.errors.join(" ")}</span> : <Badge tone="green">Ready</Badge>}</td>
                     </tr>
                   );
                 })}
