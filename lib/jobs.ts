@@ -3,6 +3,9 @@ type Stop = () => Promise<void>;
 
 export async function startBackgroundJobs(): Promise<Stop> {
   const stops: Stop[] = [];
+  // redirects: counted clicks are written every second (and once more on stop)
+  const { startClickFlushing } = await import("./redirects/clicks.ts");
+  stops.push(await startClickFlushing());
   // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
   const { startWebhookJobs } = await import("./webhooks/index.ts");
   stops.push(await startWebhookJobs());

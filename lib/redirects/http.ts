@@ -1,37 +1,224 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { db } from "../db/client.ts";
+import path from "node:path";
 import { config } from "../config/index.ts";
+import { DomainTable, LinkCache } from "./cache.ts";
+import { clickRecorder } from "./clicks.ts";
+import { blockedAnswer, lifecycleState, pickDestination, type Blocked, type RedirectLink } from "./lifecycle.ts";
+import { listenForChanges } from "./notify.ts";
+import { PAGES, passwordForm, type PageName } from "./pages.ts";
+import { checkLinkPassword, MAX_FORM_BYTES, passwordFromForm, visitorKey } from "./password.ts";
+import { appTopLevelSegments, normalizeHost, RESERVED_PATHS, routeRequest, type Route } from "./routing.ts";
+import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
 
-// Paths of the app on a host it shares with short links: never treated as codes.
-export const RESERVED_PATHS = new Set([
-  "api", "w", "login", "signup", "logout", "docs", "invite", "_next", "favicon.ico", "robots.txt", "settings", "new", "app", "static", "public", "account",
-]);
+// The lean short-link handler in front of Next.js (server.ts asks handles(req) for every request).
+// A warm request is answered synchronously from the in-process cache: no React, no Next, no
+// Prisma, no database round trip (uncapped clicks are counted in memory and flushed in batches).
 
-const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})\/?$/;
+export { RESERVED_PATHS };
 
-export async function createShortLinkHandler() {
+export type ShortLinkHandler = {
+  handles(req: IncomingMessage): boolean;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  close(): Promise<void>;
+};
+
+const ROUTE = Symbol("linkhop.route");
+type RoutedRequest = IncomingMessage & { [ROUTE]?: Route };
+
+const HTML = "text/html; charset=utf-8";
+
+export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   const cfg = config();
-  return {
-    handles(req: IncomingMessage): boolean {
-      if (req.method !== "GET" && req.method !== "HEAD") return false;
-      const host = (req.headers.host ?? "").toLowerCase();
-      if (host !== cfg.shortDomain) return false;
-      const m = CODE_PATH.exec((req.url ?? "/").split("?")[0]);
-      return !!m && !RESERVED_PATHS.has(m[1]);
+  const pool = redirectPool();
+  const clicks = clickRecorder();
+  const links = new LinkCache((domainKey, code) => findLinkForRedirect(pool, domainKey, code));
+  const domains = new DomainTable(() => loadServedDomains(pool));
+  const shortDomain = normalizeHost(cfg.shortDomain);
+  const geoHeader = cfg.GEO_COUNTRY_HEADER;
+  const appSegments = appTopLevelSegments(path.resolve("app"));
+  // in development Next also serves internals such as /__nextjs_original-stack-frame
+  const dev = process.env.LINKHOP_DEV === "1";
+  const isAppPath = (segment: string) => RESERVED_PATHS.has(segment) || appSegments.has(segment) || (dev && segment.startsWith("__"));
+  const routing = { shortDomain, customDomainId: (host: string) => domains.idOf(host), isAppPath };
+
+  let domainRetry: NodeJS.Timeout | undefined;
+  const reloadDomains = () => {
+    domains.reload().catch((e) => {
+      console.error(`[redirects] cannot load custom domains: ${e.message}; retrying`);
+      clearTimeout(domainRetry);
+      domainRetry = setTimeout(reloadDomains, 1000);
+      domainRetry.unref();
+    });
+  };
+
+  const listener = listenForChanges(process.env.DATABASE_URL!, {
+    onChange(change) {
+      if (change.kind === "link") links.invalidate(change.domainKey, change.code);
+      else if (change.kind === "domain") reloadDomains();
+      else links.clear(); // a workspace switched on or off: rare, so drop everything
     },
-    handle(req: IncomingMessage, res: ServerResponse) {
-      const code = CODE_PATH.exec((req.url ?? "/").split("?")[0])![1];
-      db()
-        .link.findUnique({ where: { domainKey_code: { domainKey: 0, code } } })
-        .then((link) => {
-          if (!link) {
-            res.writeHead(404, { "content-type": "text/html; charset=utf-8" }).end("<h1>Link not found</h1>");
+    onState(live) {
+      links.live = live;
+      if (live) {
+        // notifications sent while we were not listening are lost: start from the database again
+        links.clear();
+        reloadDomains();
+      }
+    },
+  });
+  await listener.ready;
+  await domains.reload().catch((e) => console.error(`[redirects] cannot load custom domains: ${e.message}`));
+
+  function send(res: ServerResponse, status: number, page: PageName | Buffer, head: boolean, extra?: Record<string, string>) {
+    const body = typeof page === "string" ? PAGES[page] : page;
+    res.writeHead(status, {
+      "Content-Type": HTML,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Robots-Tag": "noindex",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      ...extra,
+    });
+    res.end(head ? undefined : body);
+  }
+
+  function redirect(res: ServerResponse, location: string) {
+    res.writeHead(302, { Location: location, "Cache-Control": "no-store", "Content-Length": 0 });
+    res.end();
+  }
+
+  function sendBlocked(res: ServerResponse, link: RedirectLink, reason: Blocked, head: boolean) {
+    const answer = blockedAnswer(link, reason);
+    if (answer.kind === "fallback") redirect(res, answer.url);
+    else send(res, answer.status, answer.reason, head);
+  }
+
+  function fail(res: ServerResponse, e: unknown, status = 503) {
+    console.error(`[redirects] ${(e as Error)?.stack ?? e}`);
+    if (!res.headersSent) send(res, status, status === 503 ? "unavailable" : "error", false, status === 503 ? { "Retry-After": "5" } : undefined);
+    else res.destroy();
+  }
+
+  /** The visitor goes to the destination (or a targeting URL), and that is a click. */
+  function sendToDestination(req: IncomingMessage, res: ServerResponse, link: RedirectLink, now: number) {
+    const destination = link.targeting
+      ? pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined)
+      : link.url;
+    if (link.maxClicks === null) {
+      clicks.record(link.id, false, now);
+      redirect(res, destination);
+      return;
+    }
+    countCappedClick(pool, link.id).then((counted) => {
+      if (counted) {
+        clicks.record(link.id, true, now);
+        redirect(res, destination);
+      } else {
+        link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
+        sendBlocked(res, link, "cap_reached", false);
+      }
+    }, (e) => fail(res, e));
+  }
+
+  /** GET or HEAD on a code. HEAD answers like GET but never counts. */
+  function answer(req: IncomingMessage, res: ServerResponse, link: RedirectLink | null, code: string) {
+    const head = req.method === "HEAD";
+    if (!link) return send(res, 404, "not_found", head);
+    const now = Date.now();
+    const state = lifecycleState(link, now);
+    if (state !== "open") return sendBlocked(res, link, state, head);
+    if (link.passwordHash) return send(res, 200, passwordForm(code, false), head);
+    if (!head) return sendToDestination(req, res, link, now);
+    const destination = pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined);
+    if (link.maxClicks === null) return redirect(res, destination);
+    readClicks(pool, link.id).then((stored) => {
+      if (stored === null || stored >= link.maxClicks!) sendBlocked(res, link, "cap_reached", true);
+      else redirect(res, destination);
+    }, (e) => fail(res, e));
+  }
+
+  async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string) {
+    const body = await readForm(req);
+    if (body === null) return send(res, 413, "payload_too_large", false, { Connection: "close" });
+    const link = links.get(domainKey, code, Date.now()) ?? (await links.fetch(domainKey, code));
+    if (!link) return send(res, 404, "not_found", false);
+    const now = Date.now();
+    const state = lifecycleState(link, now);
+    if (state !== "open") return sendBlocked(res, link, state, false);
+    if (!link.passwordHash) return sendToDestination(req, res, link, now);
+    const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitorKey(req.socket.remoteAddress));
+    if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
+    if (outcome === "wrong") return send(res, 401, passwordForm(code, true), false);
+    sendToDestination(req, res, link, Date.now());
+  }
+
+  return {
+    handles(req) {
+      const route = routeRequest(req.method, req.headers.host, req.url, routing);
+      if (route.kind === "next") return false;
+      (req as RoutedRequest)[ROUTE] = route;
+      return true;
+    },
+
+    handle(req, res) {
+      const route = (req as RoutedRequest)[ROUTE] ?? routeRequest(req.method, req.headers.host, req.url, routing);
+      const head = req.method === "HEAD";
+      try {
+        switch (route.kind) {
+          case "link": {
+            const { domainKey, code } = route;
+            if (req.method === "POST") {
+              submitPassword(req, res, domainKey, code).catch((e) => fail(res, e));
+              return;
+            }
+            const cached = links.get(domainKey, code, Date.now());
+            if (cached !== undefined) return answer(req, res, cached, code);
+            links.fetch(domainKey, code).then((link) => answer(req, res, link, code), (e) => fail(res, e));
             return;
           }
-          res.writeHead(302, { location: link.url }).end();
-        })
-        .catch(() => res.writeHead(500).end());
+          case "unknown_host":
+            return send(res, 404, "unknown_host", head);
+          case "not_found":
+            return send(res, 404, "not_found", head);
+          case "method_not_allowed":
+            return send(res, 405, "method_not_allowed", head, { Allow: "GET, HEAD, POST" });
+          default:
+            return send(res, 404, "not_found", head);
+        }
+      } catch (e) {
+        fail(res, e, 500);
+      }
     },
-    async close() {},
+
+    async close() {
+      clearTimeout(domainRetry);
+      await listener.close();
+      await clicks.flush();
+      await closeRedirectPool();
+    },
   };
+}
+
+/** The request body as text, or null when it is larger than MAX_FORM_BYTES. */
+function readForm(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > MAX_FORM_BYTES) {
+      req.resume();
+      return resolve(null);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) {
+        req.removeAllListeners("data");
+        req.resume();
+        resolve(null);
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
 }

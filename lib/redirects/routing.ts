@@ -1,0 +1,121 @@
+import fs from "node:fs";
+import path from "node:path";
+
+// Which requests are short-link requests. Decided from the Host header and the path alone, without
+// the database, because it runs for every request the server gets (the custom-domain table is
+// mirrored in memory, see cache.ts).
+
+/** Paths of the app on a host it shares with short links: never treated as codes (nor allowed as aliases). */
+export const RESERVED_PATHS = new Set([
+  "api", "w", "login", "signup", "logout", "docs", "invite", "_next", "favicon.ico", "robots.txt", "settings", "new", "app", "static", "public", "account",
+  // files Next generates from app/ metadata conventions
+  "icon", "apple-icon", "opengraph-image", "twitter-image", "sitemap.xml", "manifest.webmanifest",
+]);
+
+const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})\/?$/;
+
+/** The code in a request path ("/abc", "/abc/", "/abc?x=1"), or null when the path is not one segment. */
+export function codeOf(url: string): string | null {
+  const q = url.indexOf("?");
+  const m = CODE_PATH.exec(q === -1 ? url : url.slice(0, q));
+  return m ? m[1] : null;
+}
+
+/**
+ * First path segments of the routes under app/ (route groups looked through; dynamic, private and
+ * parallel-route folders skipped). On a host shared with the app these belong to Next even when an
+ * app route was added after RESERVED_PATHS was last updated.
+ */
+export function appTopLevelSegments(appDir: string): Set<string> {
+  const out = new Set<string>();
+  const walk = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const name = e.name;
+      if (e.isDirectory()) {
+        if (name.startsWith("(") && name.endsWith(")")) walk(path.join(dir, name));
+        else if (!name.startsWith("[") && !name.startsWith("_") && !name.startsWith("@")) out.add(name);
+      } else {
+        // metadata files: robots.ts -> /robots.txt, icon.png -> /icon.png, sitemap.ts -> /sitemap.xml
+        const base = name.replace(/\.(tsx?|jsx?|mjs)$/, "");
+        if (base === "robots") out.add("robots.txt");
+        else if (base === "sitemap") out.add("sitemap.xml");
+        else if (base === "manifest") out.add("manifest.webmanifest");
+        else if (/^(icon|apple-icon|opengraph-image|twitter-image)\d*$/.test(base)) out.add(base);
+      }
+    }
+  };
+  walk(appDir);
+  return out;
+}
+
+/** Lower-cased, without a trailing dot on the name: "Short.Test.:8080" -> "short.test:8080". */
+export function normalizeHost(hostHeader: string | undefined): string {
+  if (!hostHeader) return "";
+  const h = hostHeader.trim().toLowerCase();
+  const colon = h.lastIndexOf(":");
+  if (colon > 0 && !h.endsWith("]")) {
+    const name = h.slice(0, colon);
+    return (name.endsWith(".") ? name.slice(0, -1) : name) + h.slice(colon);
+  }
+  return h.endsWith(".") ? h.slice(0, -1) : h;
+}
+
+function withoutPort(host: string): string {
+  const colon = host.lastIndexOf(":");
+  return colon > 0 && !host.endsWith("]") ? host.slice(0, colon) : host;
+}
+
+export type Route =
+  /** not a short-link request: Next.js answers */
+  | { kind: "next" }
+  /** a short link: domainKey 0 = the default short domain, else the custom domain's id */
+  | { kind: "link"; domainKey: number; code: string }
+  /** a code-shaped path on a host that serves no short links (the app's own host, an IP, a stranger) */
+  | { kind: "unknown_host" }
+  /** a custom-domain path that cannot be a code ("/", "/a/b", "/x.png") */
+  | { kind: "not_found" }
+  | { kind: "method_not_allowed" };
+
+export type RoutingContext = {
+  /** SHORT_DOMAIN, normalised */
+  shortDomain: string;
+  /** verified, active custom domain -> its id (hosts are stored without a port) */
+  customDomainId: (host: string) => number | undefined;
+  /** true for a first path segment that belongs to the app on a shared host */
+  isAppPath: (segment: string) => boolean;
+};
+
+const NEXT: Route = { kind: "next" };
+const UNKNOWN_HOST: Route = { kind: "unknown_host" };
+const NOT_FOUND: Route = { kind: "not_found" };
+const METHOD_NOT_ALLOWED: Route = { kind: "method_not_allowed" };
+
+/**
+ * - A verified, active custom domain serves only short links: every path is answered here.
+ * - SHORT_DOMAIN (possibly shared with the app): one-segment paths that are not app paths are
+ *   codes; everything else goes to Next, so the app keeps working on that host.
+ * - Any other host (APP_URL's host when it differs, an IP address, an unknown name): code-shaped
+ *   GET/HEAD paths get the lean 404 ("no short links on this host"); the rest goes to Next, so the
+ *   app answers on whatever name or address it is reached by.
+ * POST is accepted on short-link hosts only (the password form posts to the link's own URL).
+ */
+export function routeRequest(method: string | undefined, hostHeader: string | undefined, url: string | undefined, ctx: RoutingContext): Route {
+  const host = normalizeHost(hostHeader);
+  const code = codeOf(url ?? "/");
+  const readOnly = method === "GET" || method === "HEAD";
+  const domainId = ctx.customDomainId(withoutPort(host));
+  if (domainId !== undefined) {
+    if (!readOnly && method !== "POST") return METHOD_NOT_ALLOWED;
+    return code ? { kind: "link", domainKey: domainId, code } : NOT_FOUND;
+  }
+  if (code === null || ctx.isAppPath(code)) return NEXT;
+  const isShortDomain = host === ctx.shortDomain || (!ctx.shortDomain.includes(":") && withoutPort(host) === ctx.shortDomain);
+  if (isShortDomain) return readOnly || method === "POST" ? { kind: "link", domainKey: 0, code } : NEXT;
+  return readOnly ? UNKNOWN_HOST : NEXT;
+}

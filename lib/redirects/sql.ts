@@ -1,0 +1,205 @@
+import pg from "pg";
+import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
+
+// Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
+// named (prepared) statements instead of Prisma: a cache miss or a capped click costs one round
+// trip and about half of what the Prisma client takes here (docs/ENVIRONMENT.md figures).
+
+export type Queryable = Pick<pg.Pool, "query">;
+
+const g = globalThis as { __linkhopRedirectPool?: pg.Pool };
+
+/** The redirect path's own small pool (separate from Prisma's, so a slow app query never queues a redirect). */
+export function redirectPool(): pg.Pool {
+  if (!g.__linkhopRedirectPool) {
+    const url = process.env.DATABASE_URL;
+    if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
+    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.REDIRECT_POOL_SIZE ?? 6), idleTimeoutMillis: 30_000 });
+    pool.on("error", (e) => console.error(`[redirects] idle database connection failed: ${e.message}`));
+    g.__linkhopRedirectPool = pool;
+  }
+  return g.__linkhopRedirectPool;
+}
+
+export async function closeRedirectPool(): Promise<void> {
+  const pool = g.__linkhopRedirectPool;
+  g.__linkhopRedirectPool = undefined;
+  await pool?.end();
+}
+
+type LinkRow = {
+  id: number;
+  url: string;
+  active: boolean;
+  starts_on: number | null;
+  expires_on: number | null;
+  max_clicks: number | null;
+  clicks: number;
+  fallback_url: string | null;
+  password_hash: string | null;
+  targeting: unknown;
+};
+
+/** The link at (domainKey, code) as the redirect path needs it; a switched-off workspace switches its links off. */
+export async function findLinkForRedirect(q: Queryable, domainKey: number, code: string): Promise<RedirectLink | null> {
+  const { rows } = await q.query<LinkRow>({
+    name: "redirect_find_link",
+    text: `select l.id, l.url, (l.active and w.active) as active,
+              (extract(epoch from l."startsOn") * 1000)::float8 as starts_on,
+              (extract(epoch from l."expiresOn") * 1000)::float8 as expires_on,
+              l."maxClicks" as max_clicks, l.clicks, l."fallbackUrl" as fallback_url,
+              l."passwordHash" as password_hash, l.targeting
+           from "Link" l join "Workspace" w on w.id = l."workspaceId"
+           where l."domainKey" = $1 and l.code = $2`,
+    values: [domainKey, code],
+  });
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    id: r.id,
+    url: locationUrl(r.url) ?? r.url,
+    active: r.active,
+    startsOn: r.starts_on,
+    expiresOn: r.expires_on,
+    maxClicks: r.max_clicks,
+    clicks: r.clicks,
+    fallbackUrl: locationUrl(r.fallback_url),
+    passwordHash: r.password_hash,
+    targeting: parseTargeting(r.targeting),
+  };
+}
+
+/** Verified, active custom domains: host -> id. The whole table is small enough to mirror in memory. */
+export async function loadServedDomains(q: Queryable): Promise<Map<string, number>> {
+  const { rows } = await q.query<{ id: number; host: string }>({
+    name: "redirect_served_domains",
+    text: `select id, host from "Domain" where "verifiedAt" is not null and active`,
+  });
+  return new Map(rows.map((r) => [r.host.toLowerCase(), r.id]));
+}
+
+/**
+ * One click on a capped link, atomically: counted only while below the cap, so parallel requests
+ * in any number of processes can never push clicks past maxClicks. Returns false when the cap is
+ * reached (or the link is gone).
+ */
+export async function countCappedClick(q: Queryable, linkId: number): Promise<boolean> {
+  const { rowCount } = await q.query({
+    name: "redirect_count_capped_click",
+    text: `update "Link" set clicks = clicks + 1
+           where id = $1 and ("maxClicks" is null or clicks < "maxClicks")`,
+    values: [linkId],
+  });
+  return rowCount === 1;
+}
+
+/** The stored count (HEAD on a capped link asks this instead of counting). */
+export async function readClicks(q: Queryable, linkId: number): Promise<number | null> {
+  const { rows } = await q.query<{ clicks: number }>({
+    name: "redirect_read_clicks",
+    text: `select clicks from "Link" where id = $1`,
+    values: [linkId],
+  });
+  return rows[0]?.clicks ?? null;
+}
+
+export type ClickBatch = {
+  /** uncapped links: clicks to add to Link.clicks (capped links were counted already) */
+  totals: Map<number, number>;
+  /** all counted clicks: UTC day number (days since 1970-01-01) -> link id -> clicks */
+  days: Map<number, Map<number, number>>;
+};
+
+/**
+ * Writes a batch of counted clicks in one transaction of two statements: Link.clicks for the
+ * uncapped links and the per-day totals (ClickDay) for all. Links deleted meanwhile are skipped. A
+ * link that got a cap after its clicks were counted is held at the cap.
+ */
+export async function flushClickBatch(pool: pg.Pool, batch: ClickBatch): Promise<void> {
+  const ids: number[] = [];
+  const counts: number[] = [];
+  for (const [id, n] of [...batch.totals].sort((a, b) => a[0] - b[0])) {
+    ids.push(id);
+    counts.push(n);
+  }
+  const dayLinks: number[] = [];
+  const dayNumbers: number[] = [];
+  const dayCounts: number[] = [];
+  for (const [day, perLink] of batch.days) {
+    for (const [id, n] of perLink) {
+      dayLinks.push(id);
+      dayNumbers.push(day);
+      dayCounts.push(n);
+    }
+  }
+  if (!ids.length && !dayLinks.length) return;
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    if (ids.length) {
+      await client.query({
+        name: "redirect_flush_totals",
+        text: `update "Link" as l
+               set clicks = case when l."maxClicks" is null then l.clicks + b.n
+                                 else least(l.clicks + b.n, greatest(l."maxClicks", l.clicks)) end
+               from unnest($1::int[], $2::int[]) as b(id, n)
+               where l.id = b.id`,
+        values: [ids, counts],
+      });
+    }
+    if (dayLinks.length) {
+      await client.query({
+        name: "redirect_flush_days",
+        text: `insert into "ClickDay" ("linkId", day, count)
+               select b.id, date '1970-01-01' + b.d, b.n
+               from unnest($1::int[], $2::int[], $3::int[]) as b(id, d, n)
+               where exists (select 1 from "Link" l where l.id = b.id)
+               on conflict ("linkId", day) do update set count = "ClickDay".count + excluded.count`,
+        values: [dayLinks, dayNumbers, dayCounts],
+      });
+    }
+    await client.query("commit");
+  } catch (e) {
+    await client.query("rollback").catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Takes one password guess for (link, visitor) in a fixed window that starts at the first guess,
+ * atomically (parallel guesses cannot slip past the limit). Returns the guesses in the window,
+ * this one included.
+ */
+export async function consumePasswordGuess(q: Queryable, linkId: number, visitor: string, windowSeconds: number): Promise<number> {
+  const { rows } = await q.query<{ count: number }>({
+    name: "redirect_consume_guess",
+    text: `insert into "PasswordGuess" ("linkId", visitor, "startedAt", count) values ($1, $2, now(), 1)
+           on conflict ("linkId", visitor) do update set
+             "startedAt" = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then now() else "PasswordGuess"."startedAt" end,
+             count = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then 1 else "PasswordGuess".count + 1 end
+           returning count`,
+    values: [linkId, visitor, windowSeconds],
+  });
+  return rows[0].count;
+}
+
+/** Gives back a guess that turned out right: only wrong guesses use up the allowance. */
+export async function refundPasswordGuess(q: Queryable, linkId: number, visitor: string): Promise<void> {
+  await q.query({
+    name: "redirect_refund_guess",
+    text: `update "PasswordGuess" set count = greatest(count - 1, 0) where "linkId" = $1 and visitor = $2`,
+    values: [linkId, visitor],
+  });
+}
+
+/** Forgets guess windows that have ended. */
+export async function prunePasswordGuesses(q: Queryable, windowSeconds: number): Promise<number> {
+  const { rowCount } = await q.query({
+    name: "redirect_prune_guesses",
+    text: `delete from "PasswordGuess" where "startedAt" <= now() - make_interval(secs => $1)`,
+    values: [windowSeconds],
+  });
+  return rowCount ?? 0;
+}

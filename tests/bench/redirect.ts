@@ -1,0 +1,220 @@
+// Redirect throughput, in one run and with one load generator (`npm run bench:redirect`, after a
+// build: `NEXT_DIST_DIR=.next-x node scripts/build.mjs`, then the same NEXT_DIST_DIR here):
+//   (a) a bare Node http server answering 302 from a Map: the ceiling on this machine
+//   (b) Linkhop (the real server.ts, Next loaded) redirecting one link from its warm cache
+//   (c) Linkhop cache misses: every request a different existing code (one database read each)
+// Each for BENCH_SECONDS (default 5, after 1 s of warm-up) at BENCH_CONNECTIONS (default 64)
+// keep-alive connections, in BENCH_ROUNDS rounds (default 3; each case reports its median round). The generator is a small raw-socket HTTP/1.1 client (no pipelining)
+// running in this process, so it shares the machine's cores with the server under test.
+// Prints figures only; it never passes or fails on timing.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
+import { applyMigrations } from "../../lib/db/migrate.ts";
+import { startApp } from "../support/app.ts";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
+const MISS_LINKS = Number(process.env.BENCH_MISS_LINKS ?? 300_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SHORT = "short.bench";
+
+type Result = { name: string; requests: number; rps: number; p50: number; p99: number; errors: number; statuses: Record<number, number> };
+
+// ---- load generator ---------------------------------------------------------------------------
+
+const HEADER_END = Buffer.from("\r\n\r\n");
+
+/** End of a chunked body starting at `pos` (no trailers), or -1 while incomplete. */
+function chunkedEnd(buf: Buffer, pos: number): number {
+  for (;;) {
+    const lineEnd = buf.indexOf("\r\n", pos, "latin1");
+    if (lineEnd === -1) return -1;
+    const size = parseInt(buf.toString("latin1", pos, lineEnd), 16);
+    if (Number.isNaN(size)) throw new Error("bad chunk size");
+    pos = lineEnd + 2 + size + 2;
+    if (pos > buf.length) return -1;
+    if (size === 0) return pos;
+  }
+}
+
+/** Length of the first complete response in buf (Content-Length or chunked body), or null. */
+function responseLength(buf: Buffer): { length: number; status: number } | null {
+  const end = buf.indexOf(HEADER_END);
+  if (end === -1) return null;
+  const head = buf.toString("latin1", 0, end);
+  const status = Number(head.slice(9, 12));
+  const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
+  if (m) {
+    const length = end + 4 + Number(m[1]);
+    return buf.length >= length ? { length, status } : null;
+  }
+  if (!/\r\ntransfer-encoding:\s*chunked/i.test(head)) throw new Error(`response without a length:\n${head}`);
+  const length = chunkedEnd(buf, end + 4);
+  return length === -1 ? null : { length, status };
+}
+
+async function load(name: string, port: number, nextPath: () => string, host: string): Promise<Result> {
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  let recording = false;
+  let stopped = false;
+  const runOne = () =>
+    new Promise<void>((resolve) => {
+      const socket = net.connect({ port, host: "127.0.0.1", noDelay: true });
+      let buf = Buffer.alloc(0);
+      let sentAt = 0n;
+      const send = () => {
+        if (stopped) {
+          socket.end();
+          return resolve();
+        }
+        sentAt = process.hrtime.bigint();
+        socket.write(`GET ${nextPath()} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: linkhop-bench\r\n\r\n`);
+      };
+      socket.on("connect", send);
+      socket.on("data", (chunk) => {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        let r: ReturnType<typeof responseLength>;
+        try {
+          r = responseLength(buf);
+        } catch (e) {
+          console.error((e as Error).message);
+          errors++;
+          socket.destroy();
+          return resolve();
+        }
+        if (!r) return;
+        buf = buf.subarray(r.length);
+        if (recording) {
+          latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
+          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        }
+        send();
+      });
+      socket.on("error", () => {
+        errors++;
+        resolve();
+      });
+      socket.on("close", () => resolve());
+    });
+  const all = Array.from({ length: CONNECTIONS }, runOne);
+  await sleep(WARMUP_SECONDS * 1000);
+  recording = true;
+  const start = process.hrtime.bigint();
+  await sleep(SECONDS * 1000);
+  recording = false;
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  stopped = true;
+  await Promise.all(all);
+  latencies.sort((x, y) => x - y);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
+  return { name, requests: latencies.length, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), errors, statuses };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// ---- (a) the ceiling ------------------------------------------------------------------------
+
+const BARE_SERVER = `
+const http = require("node:http");
+const links = new Map([["bench", "https://example.com/destination"]]);
+const server = http.createServer((req, res) => {
+  const url = links.get(req.url.slice(1));
+  if (url) { res.writeHead(302, { Location: url }); res.end(); }
+  else { res.writeHead(404); res.end(); }
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+`;
+
+function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve) => child.once("message", (m: { port: number }) => resolve({ port: m.port, child })));
+}
+
+// ---- Linkhop on a fresh database ------------------------------------------------------------
+
+async function prepareDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-"));
+  const embedded = await startEmbeddedPostgres(dir, "linkhop_bench");
+  await applyMigrations(embedded.url);
+  const client = new pg.Client({ connectionString: embedded.url });
+  await client.connect();
+  const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ('bench', 'Bench', 'business') returning id`);
+  const wsId = ws.rows[0].id;
+  await client.query(`insert into "Link" ("workspaceId", code, url) values ($1, 'bench', 'https://example.com/destination')`, [wsId]);
+  // codes m0, m1, ...: each requested once in (c)
+  await client.query(
+    `insert into "Link" ("workspaceId", code, url) select $1, 'm' || i, 'https://example.com/m/' || i from generate_series(0, $2 - 1) as i`,
+    [wsId, MISS_LINKS],
+  );
+  await client.query(`analyze "Link"`);
+  await client.end();
+  return {
+    url: embedded.url,
+    stop: async () => {
+      await embedded.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---- the run ----------------------------------------------------------------------------------
+
+function print(r: Result) {
+  const other = Object.entries(r.statuses).filter(([s]) => s !== "302");
+  console.log(
+    `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms` +
+      `   (${r.requests} requests${r.errors ? `, ${r.errors} socket errors` : ""}${other.length ? `, non-302: ${JSON.stringify(Object.fromEntries(other))}` : ""})`,
+  );
+}
+
+async function main() {
+  console.log(`redirect benchmark: ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(`preparing a database with ${MISS_LINKS + 1} links ...`);
+  const database = await prepareDatabase();
+  const bare = await startBareServer();
+  process.on("exit", () => bare.child.kill());
+  const app = await startApp(database.url, { SHORT_DOMAIN: SHORT, APP_URL: "http://app.bench" }).catch(async (e) => {
+    bare.child.kill();
+    await database.stop();
+    throw e;
+  });
+  try {
+    // Rounds of (a), (b), (c) back to back, so a change in the machine's other load hits all three;
+    // each case reports its median round.
+    const rounds: Record<"a" | "b" | "c", Result[]> = { a: [], b: [], c: [] };
+    let next = 0;
+    for (let round = 1; round <= ROUNDS; round++) {
+      console.log(`round ${round}/${ROUNDS}`);
+      rounds.a.push(await load("(a) bare node http, Map, 302", bare.port, () => "/bench", SHORT));
+      print(rounds.a.at(-1)!);
+      rounds.b.push(await load("(b) Linkhop, warm cache", app.port, () => "/bench", SHORT));
+      print(rounds.b.at(-1)!);
+      rounds.c.push(await load("(c) Linkhop, cache misses", app.port, () => `/m${next++}`, SHORT));
+      print(rounds.c.at(-1)!);
+    }
+    if (next > MISS_LINKS) console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
+    const median = (list: Result[]) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
+    const [a, b, c] = [median(rounds.a), median(rounds.b), median(rounds.c)];
+    console.log(`\nmedian of ${ROUNDS} round(s):`);
+    for (const r of [a, b, c]) print(r);
+    console.log(`(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.6 with p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`);
+  } finally {
+    bare.child.kill();
+    await app.stop();
+    await database.stop();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
