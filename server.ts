@@ -53,12 +53,15 @@ async function main() {
 
   const { createShortLinkHandler } = await import("./lib/redirects/http.ts");
   const shortLinks = await createShortLinkHandler();
+  const { isApiUrl, normalizeApiUrl } = await import("./lib/api/url.ts");
 
   const server = http.createServer((req, res) => {
     if (shortLinks.handles(req)) {
       shortLinks.handle(req, res);
       return;
     }
+    // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/api/url.ts).
+    if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
     handleNext(req, res).catch((e) => {
       console.error(e);
       if (!res.headersSent) res.writeHead(500).end();

@@ -9,9 +9,11 @@ export const BULK_MAX_ROWS = 1000;
 export const PAGE_MAX = 100;
 export const PAGE_DEFAULT = 50;
 
+/** Text PostgreSQL can store: no NUL characters. Every string of a request starts here. */
+export const text = () => z.string().refine((v) => !v.includes("\u0000"), "must not contain NUL characters");
+
 /** An absolute http(s) URL. Which hosts may be destinations is a service rule (rules.ts). */
-export const httpUrl = z
-  .string()
+export const httpUrl = text()
   .trim()
   .min(1, "must be a URL")
   .max(2048, "must be at most 2048 characters")
@@ -48,8 +50,7 @@ const alias = z
   .regex(ALIAS_PATTERN, "must be 1 to 40 characters: letters, digits, - and _")
   .describe("Custom code (case-sensitive). Feature CustomAliases.");
 
-const host = z
-  .string()
+const host = text()
   .trim()
   .toLowerCase()
   .min(1, "must be a host name")
@@ -57,16 +58,15 @@ const host = z
   .transform((v) => v.replace(/\.$/, ""));
 
 /** Folder path: segments separated by "/", leading and trailing slashes dropped; "" is the top. */
-const folder = z
-  .string()
+const folder = text()
   .max(200, "must be at most 200 characters")
   .transform((v) => v.trim().replace(/^\/+|\/+$/g, ""))
   .refine((v) => v === "" || v.split("/").every((s) => s.trim() === s && s.length > 0), "segments must be non-empty, separated by single slashes, without spaces around them")
   .describe('Folder path, segments separated by "/" (e.g. "marketing/2026"). "" is the top level.');
 
-const title = z.string().max(500, "must be at most 500 characters").describe("Title shown in the app.");
-const notes = z.string().max(5000, "must be at most 5000 characters");
-const password = z.string().min(1, "must not be empty").max(200, "must be at most 200 characters");
+const title = text().max(500, "must be at most 500 characters").describe("Title shown in the app.");
+const notes = text().max(5000, "must be at most 5000 characters");
+const password = text().min(1, "must not be empty").max(200, "must be at most 200 characters");
 const maxClicks = z.number().int("must be a whole number").min(1, "must be at least 1").max(2_147_483_647, "is too large");
 
 /** POST /api/v1/links body, and each row of a bulk create. */
@@ -129,10 +129,10 @@ export const listLinksQuerySchema = z.strictObject({
     .pipe(z.number().min(1, `must be from 1 to ${PAGE_MAX}`).max(PAGE_MAX, `must be from 1 to ${PAGE_MAX}`))
     .optional()
     .describe(`Links per page, 1 to ${PAGE_MAX} (default ${PAGE_DEFAULT}).`),
-  cursor: z.string().max(200, "is not a cursor from this API").optional().describe("nextCursor of the previous page."),
+  cursor: text().max(200, "is not a cursor from this API").optional().describe("nextCursor of the previous page."),
   domain: host.optional().describe("Only links on this host (the default short domain for the default domain)."),
   folder: folder.optional().describe("Only links in this folder and its subfolders."),
-  q: z.string().max(200, "must be at most 200 characters").optional().describe("Case-insensitive text found in url, code or title."),
+  q: text().max(200, "must be at most 200 characters").optional().describe("Case-insensitive text found in url, code or title."),
 });
 export type ListLinksQuery = z.output<typeof listLinksQuerySchema>;
 

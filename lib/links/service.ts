@@ -103,6 +103,15 @@ type Inserted = Link | "taken";
  */
 async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
   const result: (Inserted | undefined)[] = new Array(rows.length);
+  // Ids are taken first, in input order, so the links' order (ids, list pages) is the rows' order
+  // even though they are inserted in code order.
+  // (One row needs no such care.)
+  const ids =
+    rows.length < 2
+      ? []
+      : (await tx.$queryRaw<{ id: number }[]>`SELECT nextval(pg_get_serial_sequence('"Link"', 'id'))::int AS id FROM generate_series(1, ${rows.length}::int)`)
+          .map((r) => Number(r.id))
+          .sort((a, b) => a - b);
   const keyOf = (i: number, code: string) => `${rows[i].domain.domainKey}\u0000${code}`;
   let pending = rows.map((r, i) => ({ i, code: r.alias ?? generateCode() }));
   for (let attempt = 0; pending.length > 0; attempt++) {
@@ -121,7 +130,7 @@ async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
     }
     batch.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
     const created = batch.length
-      ? await tx.link.createManyAndReturn({ data: batch.map((p) => ({ ...rows[p.i].data, code: p.code })), skipDuplicates: true })
+      ? await tx.link.createManyAndReturn({ data: batch.map((p) => ({ ...rows[p.i].data, ...(ids.length ? { id: ids[p.i] } : {}), code: p.code })), skipDuplicates: true })
       : [];
     const byKey = new Map(created.map((l) => [`${l.domainKey}\u0000${l.code}`, l]));
     for (const p of batch) {
@@ -190,13 +199,14 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
         const inserted = await insertRows(tx, candidates.map((c) => c.row));
         const wanted = inserted.filter((l) => l !== "taken").length;
         const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted);
-        let units = reservation.granted;
+        // What was left of the allowance before this request: rows past it fail with the quota error.
+        let units = plan.maxLinks - (reservation.current - reservation.granted);
         const quota = ApiError.quota("MaxLinks", plan.maxLinks, reservation.current).body;
         const kept: LinkWithHost[] = [];
         const dropped: number[] = [];
         candidates.forEach(({ index, row }, k) => {
           const l = inserted[k];
-          if (units === 0) {
+          if (units <= 0) {
             results[index] = { index, status: 403, error: quota };
             if (l !== "taken") dropped.push(l.id);
           } else if (l === "taken") {
