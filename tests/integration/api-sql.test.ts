@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../lib/db/client.ts";
+import { reserveLinkAllowance } from "../../lib/links/allowance.ts";
+import { consumeRateBudget } from "../../lib/ratelimit/index.ts";
+import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+
+// The two atomic database steps of the API, called directly against real PostgreSQL under
+// concurrency: the per-key rate window (consumeRateBudget) and the monthly link allowance
+// (reserveLinkAllowance). No app process: these are the functions themselves.
+
+let drop: () => Promise<void>;
+let workspaceId: number;
+let keyIds: number[];
+
+beforeAll(async () => {
+  const database = await createTestDatabase();
+  drop = database.drop;
+  process.env.DATABASE_POOL_SIZE = "12";
+  await useDatabaseInProcess(database.url);
+  const ws = await db().workspace.create({ data: { slug: "sql-test", name: "SQL", plan: "team" } });
+  workspaceId = ws.id;
+  keyIds = [];
+  for (let i = 0; i < 4; i++) keyIds.push((await db().apiKey.create({ data: { workspaceId, prefix: `lh_${i}`, hash: `hash-${i}` } })).id);
+});
+afterAll(async () => {
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+  await drop?.();
+});
+
+describe("consumeRateBudget", () => {
+  it("allows exactly `limit` of many concurrent requests in one window, counting Remaining down", async () => {
+    const decisions = await Promise.all(Array.from({ length: 100 }, () => consumeRateBudget(keyIds[0], 30, 60)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
+    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    for (const d of decisions.filter((x) => !x.allowed)) expect(d).toEqual({ allowed: false, limit: 30, remaining: 0 });
+    // The stored count stops just past the limit.
+    expect((await db().rateWindow.findUniqueOrThrow({ where: { keyId: keyIds[0] } })).count).toBe(31);
+  });
+
+  it("keeps each key's budget separate", async () => {
+    const [a, b] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, () => consumeRateBudget(keyIds[1], 5, 60))),
+      Promise.all(Array.from({ length: 10 }, () => consumeRateBudget(keyIds[2], 5, 60))),
+    ]);
+    expect(a.filter((d) => d.allowed)).toHaveLength(5);
+    expect(b.filter((d) => d.allowed)).toHaveLength(5);
+  });
+
+  it("starts the window at the first request and restores the whole budget when it has ended", async () => {
+    const key = keyIds[3];
+    for (let i = 0; i < 3; i++) expect((await consumeRateBudget(key, 3, 1)).allowed).toBe(true);
+    expect((await consumeRateBudget(key, 3, 1)).allowed).toBe(false);
+    const first = (await db().rateWindow.findUniqueOrThrow({ where: { keyId: key } })).startedAt;
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await consumeRateBudget(key, 3, 1)).toEqual({ allowed: true, limit: 3, remaining: 2 });
+    const row = await db().rateWindow.findUniqueOrThrow({ where: { keyId: key } });
+    expect(row.count).toBe(1);
+    expect(row.startedAt.getTime()).toBeGreaterThan(first.getTime() + 1000);
+  });
+});
+
+describe("reserveLinkAllowance", () => {
+  const inTx = <T,>(fn: Parameters<ReturnType<typeof db>["$transaction"]>[0]) => db().$transaction(fn as never) as Promise<T>;
+
+  it("never grants more than the limit to concurrent transactions", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-allow-1", name: "A", plan: "team" } });
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 1, "2026-11"))),
+    );
+    expect(results.reduce((n, r) => n + r.granted, 0)).toBe(10);
+    expect((await db().monthlyUsage.findUniqueOrThrow({ where: { workspaceId_month: { workspaceId: ws.id, month: "2026-11" } } })).created).toBe(10);
+  });
+
+  it("grants part of a larger request, reports the count, and spends nothing when the transaction rolls back", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-allow-2", name: "B", plan: "team" } });
+    expect(await inTx((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 4, "2026-11"))).toEqual({ granted: 4, current: 4 });
+    await expect(
+      inTx(async (tx) => {
+        await reserveLinkAllowance(tx as never, ws.id, 10, 3, "2026-11");
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await inTx((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 8, "2026-11"))).toEqual({ granted: 6, current: 10 });
+    expect(await inTx((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 1, "2026-11"))).toEqual({ granted: 0, current: 10 });
+    // A new month starts from zero; a limit of 0 grants nothing.
+    expect(await inTx((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 2, "2026-12"))).toEqual({ granted: 2, current: 2 });
+    expect(await inTx((tx) => reserveLinkAllowance(tx as never, ws.id, 0, 1, "2027-01"))).toEqual({ granted: 0, current: 0 });
+  });
+
+  it("mixes single and bulk reservations under concurrency without passing the limit", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-allow-3", name: "C", plan: "team" } });
+    const wants = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 5 : 1));
+    const results = await Promise.all(wants.map((w) => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 37, w, "2026-11"))));
+    expect(results.reduce((n, r) => n + r.granted, 0)).toBe(37);
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { ApiError } from "../../lib/api/errors.ts";
+import { bearerToken } from "../../lib/api/handler.ts";
+import { buildOpenApiDocument } from "../../lib/api/openapi.ts";
+import { queryObject, readJsonBody } from "../../lib/api/request.ts";
+import { errorBody, failureResponse, unauthorizedResponse } from "../../lib/api/respond.ts";
+import { isApiUrl, normalizeApiUrl } from "../../lib/api/url.ts";
+
+const schema = z.strictObject({ url: z.string() });
+const post = (body: BodyInit | null, contentType: string | null = "application/json") =>
+  new Request("http://x.test/api/v1/links", { method: "POST", body, headers: contentType ? { "content-type": contentType } : {}, duplex: "half" } as RequestInit);
+const refusal = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    return (e as ApiError).body;
+  }
+  throw new Error("expected a refusal");
+};
+
+describe("bearerToken", () => {
+  it("reads the token of a Bearer header, scheme in any case", () => {
+    expect(bearerToken("Bearer lh_abc")).toBe("lh_abc");
+    expect(bearerToken("bearer lh_abc")).toBe("lh_abc");
+    for (const h of [null, "", "Bearer", "Bearer ", "Basic lh_abc", "lh_abc", "Bearer a b"]) expect(bearerToken(h), String(h)).toBeNull();
+  });
+});
+
+describe("error bodies", () => {
+  it("carry exactly the fields of the spec's table", () => {
+    const polluted = ApiError.aliasTaken("x");
+    (polluted.body as Record<string, unknown>).internal = "secret";
+    expect(errorBody(polluted)).toEqual({ error: "alias_taken", alias: "x" });
+    expect(errorBody(ApiError.quota("MaxLinks", 5, 5))).toEqual({ error: "quota", key: "MaxLinks", limit: 5, current: 5, upgrade: true });
+    expect(errorBody(ApiError.ambiguous("c", [null, "a.test"]))).toEqual({ error: "ambiguous_code", code: "c", domains: [null, "a.test"] });
+  });
+
+  it("401 is always the same bytes", async () => {
+    expect(await unauthorizedResponse().text()).toBe('{"error":"unauthorized"}');
+    expect(unauthorizedResponse().status).toBe(401);
+  });
+
+  it("an unexpected failure is a 500 with a reference in the body, the header and the log (with the stack)", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const r = failureResponse(new Error("database on fire"), "POST /api/v1/links", { "X-RateLimit-Limit": "30", "X-RateLimit-Remaining": "3" });
+    const body = await r.json();
+    expect(r.status).toBe(500);
+    expect(Object.keys(body)).toEqual(["error", "message", "reference"]);
+    expect(r.headers.get("x-error-reference")).toBe(body.reference);
+    expect(r.headers.get("x-ratelimit-remaining")).toBe("3");
+    expect(String(log.mock.calls[0][0])).toContain(body.reference);
+    expect(String(log.mock.calls[0][0])).toMatch(/database on fire\n\s+at /);
+    log.mockRestore();
+  });
+});
+
+describe("request reading", () => {
+  it("parses a JSON body through the schema", async () => {
+    expect(await readJsonBody(post('{"url":"u"}'), schema)).toEqual({ url: "u" });
+    expect(await readJsonBody(post('{"url":"u"}', "application/json; charset=utf-8"), schema)).toEqual({ url: "u" });
+  });
+
+  it("refuses wrong content types, empty, invalid, oversized and unknown-field bodies as validation", async () => {
+    expect((await refusal(readJsonBody(post('{"url":"u"}', "text/plain"), schema))).error).toBe("validation");
+    expect((await refusal(readJsonBody(post('{"url":"u"}', null), schema))).error).toBe("validation");
+    expect(await refusal(readJsonBody(post(""), schema))).toEqual({ error: "validation", messages: ["Body is required: a JSON object."] });
+    expect(await refusal(readJsonBody(post("{"), schema))).toEqual({ error: "validation", messages: ["Body is not valid JSON."] });
+    expect(await refusal(readJsonBody(post(JSON.stringify({ url: "x".repeat(2000) })), schema, 1000))).toEqual({ error: "validation", messages: ["Body is larger than 1000 bytes."] });
+    expect(await refusal(readJsonBody(post(new Uint8Array([0x7b, 0xff, 0x7d])), schema))).toEqual({ error: "validation", messages: ["Body is not valid UTF-8."] });
+    expect((await refusal(readJsonBody(post('{"url":"u","x":1}'), schema))).messages[0]).toMatch(/Unrecognized key/);
+  });
+
+  it("refuses a query parameter given twice", () => {
+    expect(queryObject(new URL("http://x/?a=1&b=2"))).toEqual({ a: "1", b: "2" });
+    expect(() => queryObject(new URL("http://x/?a=1&a=2"))).toThrow(/given more than once/);
+  });
+});
+
+describe("API path normalization", () => {
+  it("leaves good paths alone and makes bad escapes and dot segments routable", () => {
+    expect(normalizeApiUrl("/api/v1/links/abc?domain=x")).toBe("/api/v1/links/abc?domain=x");
+    expect(normalizeApiUrl("/api/v1/links/a%2Fb")).toBe("/api/v1/links/a%2Fb");
+    expect(normalizeApiUrl("/api/v1/links/%zz")).toBe("/api/v1/links/%25zz");
+    expect(normalizeApiUrl("/api/v1/links/%ED%A0%80")).toBe("/api/v1/links/%EF%BF%BD%EF%BF%BD%EF%BF%BD");
+    expect(normalizeApiUrl("/api/v1/links/..")).toBe("/api/v1/links/%252E%252E");
+    expect(normalizeApiUrl("/api/v1//links/")).toBe("/api/v1/links");
+    expect(isApiUrl("/api/v1")).toBe(true);
+    expect(isApiUrl("/api/v1/links")).toBe(true);
+    expect(isApiUrl("/api/v10")).toBe(false);
+    expect(isApiUrl("/api/auth/session")).toBe(false);
+  });
+});
+
+describe("OpenAPI document", () => {
+  it("is OpenAPI 3.1 with every operation, a curl example each, and every $ref resolving", () => {
+    const doc = buildOpenApiDocument() as { openapi: string; paths: Record<string, Record<string, { "x-codeSamples": unknown[] }>>; components: { schemas: Record<string, unknown> } };
+    expect(doc.openapi).toBe("3.1.0");
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
+    expect(ops).toHaveLength(6);
+    for (const op of ops) expect(op["x-codeSamples"]).toHaveLength(1);
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(schemas|headers)\/([^"]+)"/g)];
+    expect(refs.length).toBeGreaterThan(10);
+    for (const [, kind, name] of refs) expect((doc.components as Record<string, Record<string, unknown>>)[kind][name], name).toBeDefined();
+  });
+});

@@ -1,0 +1,46 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { API_KEY_PATTERN, createKeySchema, generateApiKey, hashApiKey, isLive, keyPrefix, keyStatus } from "../../lib/keys/index.ts";
+import { randomBase62 } from "../../lib/keys/random.ts";
+
+describe("API key format", () => {
+  it("is lh_ and 40 base62 characters, different every time", () => {
+    const keys = new Set(Array.from({ length: 1000 }, generateApiKey));
+    expect(keys.size).toBe(1000);
+    for (const k of keys) expect(k).toMatch(API_KEY_PATTERN);
+  });
+
+  it("uses every base62 character about equally often", () => {
+    const counts = new Map<string, number>();
+    for (const c of randomBase62(62_000)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    expect(counts.size).toBe(62);
+    for (const n of counts.values()) expect(Math.abs(n - 1000)).toBeLessThan(200);
+  });
+
+  it("is stored as its SHA-256 hex and shown by an 11-character prefix", () => {
+    const k = "lh_" + "a".repeat(40);
+    expect(hashApiKey(k)).toBe(createHash("sha256").update(k).digest("hex"));
+    expect(hashApiKey(k)).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyPrefix(k)).toBe("lh_aaaaaaaa");
+  });
+});
+
+describe("key status", () => {
+  const now = new Date("2026-11-22T08:00:00Z");
+  it("is live until revoked or expired", () => {
+    expect(keyStatus({ revokedAt: null, expiresAt: null }, now)).toBe("live");
+    expect(keyStatus({ revokedAt: null, expiresAt: new Date("2026-11-23T00:00:00Z") }, now)).toBe("live");
+    expect(keyStatus({ revokedAt: null, expiresAt: now }, now)).toBe("expired");
+    expect(keyStatus({ revokedAt: now, expiresAt: null }, now)).toBe("revoked");
+    expect(isLive({ revokedAt: null, expiresAt: new Date("2026-11-21T00:00:00Z") }, now)).toBe(false);
+  });
+});
+
+describe("createKeySchema", () => {
+  it("takes an optional name and an optional expiry in whole days", () => {
+    expect(createKeySchema.parse({})).toEqual({ name: "", expiresInDays: null });
+    expect(createKeySchema.parse({ name: "  CI  ", expiresInDays: "30" })).toEqual({ name: "CI", expiresInDays: 30 });
+    for (const expiresInDays of ["0", "1.5", "abc", 3651, -1]) expect(createKeySchema.safeParse({ expiresInDays }).success, String(expiresInDays)).toBe(false);
+    expect(createKeySchema.safeParse({ name: "x".repeat(81) }).success).toBe(false);
+  });
+});
