@@ -26,7 +26,7 @@ test("invite a member by email, accept in another browser, manage roles", async 
   await expect(sent).toContainText(`We emailed ${invitee}`);
   await shot(page, testInfo, "members-invitation-sent");
   await sent.getByRole("button", { name: "Done" }).click();
-  await expect(page.getByText(invitee)).toBeVisible();
+  await expect(page.getByText(invitee, { exact: true })).toBeVisible();
   await expect(page.getByRole("button", { name: `Revoke invitation for ${invitee}` })).toBeVisible();
 
   // The mail, as the real SMTP server received it.
