@@ -33,6 +33,8 @@ export type AttemptOptions = {
 
 /** Extra hold on a claimed delivery beyond the attempt's own timeout. */
 export const LOCK_MARGIN_MS = 30_000;
+/** lastSuccessAt of a healthy endpoint is refreshed at most this often. */
+const SUCCESS_STAMP_MS = 5000;
 /** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
 const DUE_SLACK_MS = 1000;
 
@@ -86,7 +88,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   }
   const d = await db().delivery.findUnique({
     where: { id: deliveryId },
-    include: { event: true, endpoint: { include: { workspace: true } } },
+    include: { event: true, endpoint: { include: { workspace: true } }, _count: { select: { attemptLog: true } } },
   });
   if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery (the endpoint was removed?)." });
   const automatic = !opts.manual && !d.isTest;
@@ -155,7 +157,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   const { retryInMs, done, disabledBecause } = await db().$transaction(async (tx) => {
     let retryInMs: number | null = null;
     let done = true;
-    const number = (await tx.deliveryAttempt.count({ where: { deliveryId } })) + 1;
+    const number = d._count.attemptLog + 1;
     await tx.deliveryAttempt.create({
       data: { deliveryId, number, manual: !!opts.manual, startedAt, durationMs, statusCode, outcome, error, responseBody },
     });
@@ -210,7 +212,15 @@ async function updateEndpointHealth(
   a: { delivered: boolean; exhausted: boolean; at: Date; now: Date },
 ): Promise<string | null> {
   if (a.delivered) {
-    await tx.webhookEndpoint.update({ where: { id: endpointId }, data: { consecutiveFailures: 0, failingSince: null, lastSuccessAt: a.now } });
+    // Skips the write (and the row lock that would serialize the endpoint's parallel attempts)
+    // when the endpoint is healthy and its last success was recorded moments ago.
+    await tx.webhookEndpoint.updateMany({
+      where: {
+        id: endpointId,
+        OR: [{ consecutiveFailures: { gt: 0 } }, { failingSince: { not: null } }, { lastSuccessAt: null }, { lastSuccessAt: { lt: new Date(a.now.getTime() - SUCCESS_STAMP_MS) } }],
+      },
+      data: { consecutiveFailures: 0, failingSince: null, lastSuccessAt: a.now },
+    });
     return null;
   }
   await tx.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: null }, data: { failingSince: a.at } });

@@ -41,11 +41,11 @@ export async function releaseClaims(ids: number[]): Promise<void> {
 export type SchedulerOptions = {
   /** How often to look for due deliveries when nothing wakes the scheduler. */
   pollMs?: number;
-  /** Attempts in flight in this process. */
+  /** Attempts in flight (plus claimed and waiting) in this process. */
   maxInFlight?: number;
-  /** Attempts in flight per endpoint in this process. */
+  /** Attempts in flight per endpoint in this process; as many more may wait, claimed, for a slot. */
   perEndpoint?: number;
-  /** Rows claimed per statement. */
+  /** Rows claimed per statement at most. */
   batch?: number;
 };
 
@@ -53,26 +53,42 @@ export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8
 
 export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
+type Claim = ClaimedDelivery & { claimedAt: number };
+
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
-  const lockMs = config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS;
-  const perEndpoint = new Map<number, number>();
+  const timeoutMs = config().WEBHOOK_TIMEOUT_MS;
+  const lockMs = timeoutMs + LOCK_MARGIN_MS;
+  // A waiting claim runs only while its hold still covers a whole attempt with room to spare.
+  const fresh = (c: Claim) => Date.now() - c.claimedAt < lockMs - timeoutMs - 5000;
+  const runningPer = new Map<number, number>();
+  const waitingPer = new Map<number, Claim[]>();
   const running = new Set<Promise<unknown>>();
+  let waitingCount = 0;
   let stopped = false;
   let ticking = false;
   let again = false;
-  // More was due than we could take (capacity or per-endpoint cap): look again when a slot frees.
+  // More was due than we took (capacity or per-endpoint cap): look again when a slot frees.
   let backlog = false;
+  // Endpoints seen in the last claim: sizes the next one, so a backlog on a few endpoints is not
+  // claimed in bulk only to be given back.
+  let lastEndpoints = o.batch;
   let attempts = 0;
 
-  const run = (c: ClaimedDelivery) => {
+  const run = (c: Claim) => {
     attempts++;
-    perEndpoint.set(c.endpointId, (perEndpoint.get(c.endpointId) ?? 0) + 1);
+    runningPer.set(c.endpointId, (runningPer.get(c.endpointId) ?? 0) + 1);
     const p = attemptDelivery(c.id, { claimed: true }).finally(() => {
-      const n = (perEndpoint.get(c.endpointId) ?? 1) - 1;
-      if (n > 0) perEndpoint.set(c.endpointId, n);
-      else perEndpoint.delete(c.endpointId);
       running.delete(p);
+      const n = (runningPer.get(c.endpointId) ?? 1) - 1;
+      if (n > 0) runningPer.set(c.endpointId, n);
+      else runningPer.delete(c.endpointId);
+      const next = waitingPer.get(c.endpointId)?.shift();
+      if (next) {
+        waitingCount--;
+        if (fresh(next) && !stopped) run(next);
+        else void releaseClaims([next.id]).catch(() => {});
+      }
       if (backlog) wake();
     });
     running.add(p);
@@ -87,21 +103,31 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     try {
       do {
         again = false;
-        const free = o.maxInFlight - running.size;
+        const free = o.maxInFlight - running.size - waitingCount;
         if (stopped || free <= 0) {
           backlog = free <= 0;
           break;
         }
-        const saturated = [...perEndpoint].filter(([, n]) => n >= o.perEndpoint).map(([id]) => id);
-        const limit = Math.min(o.batch, free);
+        const saturated = [...runningPer].filter(([, n]) => n >= o.perEndpoint).map(([id]) => id);
+        const limit = Math.min(o.batch, free, (lastEndpoints + 1) * o.perEndpoint);
+        const claimedAt = Date.now();
         const claimed = await claimDueDeliveries(limit, lockMs, saturated);
+        if (claimed.length) lastEndpoints = new Set(claimed.map((c) => c.endpointId)).size;
         const excess: number[] = [];
-        for (const c of claimed) {
-          if ((perEndpoint.get(c.endpointId) ?? 0) >= o.perEndpoint || stopped) excess.push(c.id);
-          else run(c);
+        for (const row of claimed) {
+          const c = { ...row, claimedAt };
+          const queue = waitingPer.get(c.endpointId) ?? [];
+          if (stopped) excess.push(c.id);
+          else if ((runningPer.get(c.endpointId) ?? 0) < o.perEndpoint) run(c);
+          else if (queue.length < o.perEndpoint) {
+            queue.push(c);
+            waitingPer.set(c.endpointId, queue);
+            waitingCount++;
+          } else excess.push(c.id);
         }
         await releaseClaims(excess);
-        backlog = claimed.length === limit || excess.length > 0;
+        // Endpoints at their cap were skipped: whatever they have due waits for a free slot.
+        backlog = claimed.length === limit || excess.length > 0 || saturated.length > 0;
         if (claimed.length === limit && excess.length < claimed.length) again = true;
       } while (again && !stopped);
     } catch (e) {
@@ -126,6 +152,11 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      // Claims still waiting go back at once, for another process (or the next start).
+      const waiting = [...waitingPer.values()].flat().map((c) => c.id);
+      waitingPer.clear();
+      waitingCount = 0;
+      await releaseClaims(waiting).catch(() => {});
       await Promise.allSettled([...running]);
       console.log(`[webhooks] built-in scheduler stopped after ${attempts} attempts`);
     },

@@ -150,7 +150,7 @@ describe("webhook delivery over HTTPS", () => {
       const prevEnd = attempts[i - 1].startedAt.getTime() + attempts[i - 1].durationMs;
       const gap = attempts[i].startedAt.getTime() - prevEnd;
       expect(gap).toBeGreaterThanOrEqual(DELAYS[i - 1] - 5);
-      expect(gap).toBeLessThan(DELAYS[i - 1] + 1500);
+      expect(gap).toBeLessThan(DELAYS[i - 1] + 4000);
     }
     expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).toMatchObject({ status: "delivered", attempts: 3 });
   });
@@ -167,7 +167,7 @@ describe("webhook delivery over HTTPS", () => {
     for (let i = 1; i < 7; i++) {
       const gap = attempts[i].startedAt.getTime() - (attempts[i - 1].startedAt.getTime() + attempts[i - 1].durationMs);
       expect(gap).toBeGreaterThanOrEqual(DELAYS[i - 1] - 5);
-      expect(gap).toBeLessThan(DELAYS[i - 1] + 1500);
+      expect(gap).toBeLessThan(DELAYS[i - 1] + 4000);
     }
     const d = await eventually(async () => {
       const x = await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } });
@@ -179,7 +179,7 @@ describe("webhook delivery over HTTPS", () => {
     const ep = await db().webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.id } });
     expect(ep.consecutiveFailures).toBe(1);
     expect(ep.failingSince).not.toBeNull();
-  });
+   }, 120_000);
 
   it("records a redirect as a failed attempt and does not follow it", async () => {
     const r = await receiver((req) => (req.path === "/hook" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 }));
@@ -206,7 +206,7 @@ describe("webhook delivery over HTTPS", () => {
     expect(a.outcome).toBe("timeout");
     expect(a.statusCode).toBeNull();
     expect(a.durationMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
-    expect(a.durationMs).toBeLessThan(TIMEOUT_MS + 1000);
+    expect(a.durationMs).toBeLessThan(TIMEOUT_MS + 3000);
   });
 
   it("records a refused connection", async () => {

@@ -109,7 +109,7 @@ describe("endpoint switched off", () => {
     expect(next.deliveryIds).toHaveLength(1);
     expect(await webhooks.attemptDelivery(next.deliveryIds[0])).toMatchObject({ delivered: true, done: true });
     expect(receiver.requests.length).toBe(sent + 1);
-  });
+   }, 180_000);
 
   it("when failing with nothing delivered for WEBHOOK_DISABLE_AFTER; a delivery in between restarts the clock", async () => {
     useEnv({ WEBHOOK_DISABLE_AFTER: "1500ms" });
