@@ -41,6 +41,8 @@ export async function recordEvent(
   data: unknown,
   at: Date = new Date(),
 ): Promise<number[]> {
+  // webhook.test goes to one endpoint on request (lib/webhooks sendTestEvent), never by selection.
+  if (type === "webhook.test") throw new Error("webhook.test is sent with sendTestEvent, not recorded as an event");
   if (!webhooksAllowed(planOf(workspace.plan))) return [];
   const endpoints = await tx.webhookEndpoint.findMany({
     where: { workspaceId: workspace.id, enabled: true, OR: [{ allEvents: true }, { events: { has: type } }] },
@@ -51,15 +53,11 @@ export async function recordEvent(
   await tx.webhookEvent.create({
     data: { id, workspaceId: workspace.id, type, createdAt: at, body: serializeEnvelope(id, type, at, workspace, data) },
   });
-  const ids: number[] = [];
-  for (const e of endpoints) {
-    const d = await tx.delivery.create({
-      data: { eventId: id, endpointId: e.id, nextAttemptAt: at },
-      select: { id: true },
-    });
-    ids.push(d.id);
-  }
-  return ids;
+  const rows = await tx.delivery.createManyAndReturn({
+    data: endpoints.map((e) => ({ eventId: id, endpointId: e.id, nextAttemptAt: at })),
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
 }
 
 type Dispatcher = (deliveryIds: number[]) => void;
