@@ -3,7 +3,7 @@ import { db, type Tx } from "../db/client.ts";
 import { postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { checkWebhookUrl } from "./guard.ts";
-import { notifyEndpointDisabled } from "./notify.ts";
+import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
 import { signatureHeader } from "./verify.ts";
 
@@ -187,7 +187,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
     if (disabledBecause) return { retryInMs: null, done: true, disabledBecause };
     return { retryInMs, done, disabledBecause };
   });
-  if (disabledBecause) await notifyEndpointDisabled(ep.id, disabledBecause);
+  if (disabledBecause) notifyEndpointDisabledSoon(ep.id, disabledBecause);
 
   return result(deliveryId, {
     attempted: true,
