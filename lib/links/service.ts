@@ -400,9 +400,11 @@ export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery)
   const domain = query.domain === undefined ? undefined : await resolveQueryDomain(workspace, query.domain);
   const and: Prisma.LinkWhereInput[] = [{ workspaceId: workspace.id }];
   if (domain) and.push({ domainKey: domain.domainKey });
-  if (query.folder) and.push({ OR: [{ folder: query.folder }, { folder: { startsWith: `${query.folder}/` } }] });
+  // Prisma passes contains / startsWith to LIKE as they are: escape the wildcards so they match as plain text.
+  const literal = (v: string) => v.replace(/[\\%_]/g, (c) => "\\" + c);
+  if (query.folder) and.push({ OR: [{ folder: query.folder }, { folder: { startsWith: `${literal(query.folder)}/` } }] });
   if (query.q) {
-    const contains = { contains: query.q, mode: "insensitive" as const };
+    const contains = { contains: literal(query.q), mode: "insensitive" as const };
     and.push({ OR: [{ url: contains }, { code: contains }, { title: contains }] });
   }
   if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });

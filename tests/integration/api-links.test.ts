@@ -6,7 +6,10 @@ import { bulkResponseSchema, errorSchemas } from "../../lib/api/schemas.ts";
 import { db } from "../../lib/db/client.ts";
 import { createApiKey, hashApiKey } from "../../lib/keys/index.ts";
 import { apiLinkSchema, listLinksResponseSchema, webhookLinkSchema } from "../../lib/links/schemas.ts";
+import { revokeApiKey } from "../../lib/keys/index.ts";
+import { createUser } from "../../lib/workspaces/index.ts";
 import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
+import { signInCookie } from "../support/session.ts";
 
 // The links endpoints end to end: bodies as CONTRACT.md, the events each write records, bulk per-row
 // results, keyset pagination and filters, keys from the service and the admin CLI, the OpenAPI
@@ -234,9 +237,12 @@ describe("list", () => {
     await api.post("/api/v1/links", { url: "https://shop.example/Summer", folder: "mkt" });
     await api.post("/api/v1/links", { url: "https://example.com/x", alias: "summer-code", folder: "mkt/2026" });
     await api.post("/api/v1/links", { url: "https://example.com/y", title: "SUMMER title", folder: "mktg" });
-    await api.post("/api/v1/links", { url: "https://example.com/z", domain: host });
+    await api.post("/api/v1/links", { url: "https://example.com/z", domain: host, title: "50% off_now" });
     const codes = async (q: string) => (await api.get(`/api/v1/links?${q}`)).body.links.map((l: { url: string }) => l.url).sort();
     expect(await codes("q=summer")).toEqual(["https://example.com/x", "https://example.com/y", "https://shop.example/Summer"]);
+    expect(await codes("q=%25")).toEqual(["https://example.com/z"]);
+    expect(await codes("q=f_n")).toEqual(["https://example.com/z"]);
+    expect(await codes("q=%5C")).toEqual([]);
     expect(await codes("folder=mkt")).toEqual(["https://example.com/x", "https://shop.example/Summer"]);
     expect(await codes("folder=mkt/2026")).toEqual(["https://example.com/x"]);
     expect(await codes(`domain=${host}`)).toEqual(["https://example.com/z"]);
@@ -292,6 +298,34 @@ describe("API keys", () => {
     const bad = await admin("key:create", "--slug", workspace.slug, "--expires-in-days", "soon");
     expect(bad.code).toBe(1);
     expect(bad.out.error).toBe("validation");
+  }, 60_000);
+});
+
+describe("API keys page", () => {
+  it("lists keys by prefix with their dates and status; owners get the form and Revoke, members a read-only list", async () => {
+    const { workspace, keys } = await makeWorkspace("pro", { keys: 2 });
+    await revokeApiKey(workspace, keys[1].id);
+    const owner = await createUser({ email: `owner-${workspace.slug}@example.test`, password: "password1" });
+    const member = await createUser({ email: `member-${workspace.slug}@example.test`, password: "password1" });
+    await db().membership.create({ data: { workspaceId: workspace.id, userId: owner.id, role: "owner" } });
+    await db().membership.create({ data: { workspaceId: workspace.id, userId: member.id, role: "member" } });
+    const page = async (email: string) => {
+      const cookie = await signInCookie(env.app.url, email, "password1");
+      const res = await fetch(`${env.app.url}/w/${workspace.slug}/settings/api-keys`, { headers: { cookie } });
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const ownerHtml = await page(owner.email);
+    for (const k of keys) expect(ownerHtml).toContain(k.key!.slice(0, 11));
+    for (const k of keys) expect(ownerHtml).not.toContain(k.key);
+    expect(ownerHtml).toContain("Create key");
+    expect(ownerHtml).toContain("Revoke");
+    expect(ownerHtml).toMatch(/revoked/);
+    expect(ownerHtml).toMatch(/1 of 3 live keys/);
+    const memberHtml = await page(member.email);
+    expect(memberHtml).toContain(keys[0].key!.slice(0, 11));
+    expect(memberHtml).toContain("Only owners and admins can create or revoke API keys.");
+    expect(memberHtml).not.toContain(">Revoke<");
   }, 60_000);
 });
 
