@@ -243,29 +243,36 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
  */
 async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined, lock = false): Promise<LinkWithHost> {
   if (!codeSchema.safeParse(code).success) throw ApiError.notFound();
-  let link: Link & { domain: { host: string } | null };
+  let link: Link;
   if (domain) {
-    const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } }, include: { domain: { select: { host: true } } } });
+    const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } } });
     if (!found || found.workspaceId !== workspace.id) throw ApiError.notFound();
     link = found;
   } else {
-    const found = await client.link.findMany({
-      where: { workspaceId: workspace.id, code },
-      include: { domain: { select: { host: true } } },
-      orderBy: { domainKey: "asc" },
-    });
+    const found = await client.link.findMany({ where: { workspaceId: workspace.id, code }, orderBy: { domainKey: "asc" } });
     if (found.length === 0) throw ApiError.notFound();
-    if (found.length > 1) throw ApiError.ambiguous(code, found.map((l) => (l.domainId === null ? null : l.domain!.host)));
+    if (found.length > 1) {
+      const hosts = await customHosts(client, found);
+      throw ApiError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
+    }
     link = found[0];
   }
   if (lock) {
     const locked = await client.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Link" WHERE "id" = ${link.id}::int FOR UPDATE`;
-    const again = locked.length ? await client.link.findUnique({ where: { id: link.id }, include: { domain: { select: { host: true } } } }) : null;
+    const again = locked.length ? await client.link.findUnique({ where: { id: link.id } }) : null;
     if (!again || again.workspaceId !== workspace.id || again.code !== code) throw ApiError.notFound();
     link = again;
   }
-  const { domain: _d, ...row } = link;
-  return linkWithHost(row, hostOf(link));
+  const host = link.domainId === null ? hostOf(link) : (domain?.host ?? (await customHosts(client, [link])).get(link.domainId)!);
+  return linkWithHost(link, host);
+}
+
+/** Hosts of the custom domains of `links` (one query; none when all are on the default domain). */
+async function customHosts(client: DbOrTx, links: Pick<Link, "domainId">[]): Promise<Map<number, string>> {
+  const ids = [...new Set(links.flatMap((l) => (l.domainId === null ? [] : [l.domainId])))];
+  if (ids.length === 0) return new Map();
+  const rows = await client.domain.findMany({ where: { id: { in: ids } }, select: { id: true, host: true } });
+  return new Map(rows.map((d) => [d.id, d.host]));
 }
 
 async function queryDomain(workspace: LinkWorkspace, query: LinkRefQuery): Promise<ResolvedDomain | undefined> {
@@ -408,13 +415,9 @@ export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery)
     and.push({ OR: [{ url: contains }, { code: contains }, { title: contains }] });
   }
   if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
-  const rows = await db().link.findMany({
-    where: { AND: and },
-    include: { domain: { select: { host: true } } },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: size + 1,
-  });
-  const page = rows.slice(0, size).map(({ domain: d, ...l }) => linkWithHost(l, hostOf({ domainId: l.domainId, domain: d })));
+  const rows = await db().link.findMany({ where: { AND: and }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: size + 1 });
+  const hosts = await customHosts(db(), rows.slice(0, size));
+  const page = rows.slice(0, size).map((l) => linkWithHost(l, l.domainId === null ? hostOf(l) : hosts.get(l.domainId)!));
   return { links: page, nextCursor: rows.length > size ? encodeCursor(page[page.length - 1]) : null };
 }
 
