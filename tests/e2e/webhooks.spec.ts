@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
-import { admin, shot, signUp } from "./support.ts";
+import { admin, PASSWORD, shot, signUp, uniqueEmail } from "./support.ts";
 
 // The Developers page: add an endpoint (a real receiver on loopback; the e2e server runs with
 // WEBHOOK_ALLOW_PRIVATE=1), press Test, see the attempt in the delivery log, resend it.
@@ -101,5 +101,26 @@ test("add an endpoint, send a test event, see it in the log, resend it", async (
     await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
   } finally {
     receiver.close();
+  }
+});
+
+test("members see that webhooks are for owners and admins only", async ({ page, browser }) => {
+  const { slug } = await signUp(page);
+  const email = uniqueEmail("member");
+  await admin("user:create", { email, password: PASSWORD });
+  await admin("member:add", { slug, email, role: "member" });
+  const context = await browser.newContext();
+  const member = await context.newPage();
+  try {
+    await member.goto("/login");
+    await member.getByLabel("Email").fill(email);
+    await member.getByLabel("Password").fill(PASSWORD);
+    await member.getByRole("button", { name: "Sign in" }).click();
+    await member.waitForURL(/\/w\//);
+    await member.goto(`/w/${slug}/developers`);
+    await expect(member.getByText("Webhooks are managed by the workspace's owners and admins only.")).toBeVisible();
+    await expect(member.getByRole("button", { name: "Add endpoint" })).toHaveCount(0);
+  } finally {
+    await context.close();
   }
 });

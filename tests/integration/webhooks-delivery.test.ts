@@ -298,6 +298,20 @@ describe("webhook delivery over HTTPS", () => {
   });
 });
 
+describe("the receivers' help page", () => {
+  it("/docs/webhooks documents headers, envelope, events, retries and verification with the tested function", async () => {
+    const res = await fetch(`${app.url}/docs/webhooks`);
+    expect(res.status).toBe(200);
+    const html = (await res.text()).replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+    expect(html).toContain("Linkhop-Webhooks/0.1.0 (+https://links.example.test/docs/webhooks)");
+    for (const text of ["Service-Event", "Service-Delivery", "Service-Signature", "evt_", "createdAt", "link.bulk_created", "member.joined", "webhook.test", "1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours"]) {
+      expect(html).toContain(text);
+    }
+    expect(html).toContain("verifyWebhookSignature(raw, signature, secret, { toleranceSeconds: 300 })");
+    expect(html).toContain("export function verifyWebhookSignature(");
+  });
+});
+
 async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
