@@ -1,4 +1,4 @@
-import { db, type DbOrTx } from "../db/client.ts";
+import pg from "pg";
 
 // The API's per-key request budget: a window that starts at the key's first request and lasts
 // `windowSeconds`; when it has ended, the next request starts a new window with the whole budget.
@@ -13,6 +13,39 @@ export type RateDecision = {
   remaining: number;
 };
 
+// The limiter has its own small pool whose sessions commit asynchronously (synchronous_commit=off):
+// every request of a key updates the same row, and waiting for the WAL flush while holding that
+// row's lock would queue a busy key's requests behind the disk. Atomicity and isolation are
+// unchanged; a crash can forget the last fraction of a second of counts, which only ever grants a
+// few extra requests. Links and everything else keep durable commits (Prisma's pool).
+const g = globalThis as { __linkhopRatePool?: { url: string; pool: pg.Pool } };
+
+function pool(): pg.Pool {
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
+  if (g.__linkhopRatePool?.url !== url) {
+    void g.__linkhopRatePool?.pool.end().catch(() => {});
+    const p = new pg.Pool({ connectionString: url, max: 4, options: "-c synchronous_commit=off", allowExitOnIdle: true });
+    p.on("error", (e) => console.error("[ratelimit] idle connection failed", e));
+    g.__linkhopRatePool = { url, pool: p };
+  }
+  return g.__linkhopRatePool.pool;
+}
+
+export async function closeRateLimiter(): Promise<void> {
+  const current = g.__linkhopRatePool;
+  g.__linkhopRatePool = undefined;
+  await current?.pool.end();
+}
+
+const CONSUME = `
+  INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
+  VALUES ($1::int, now(), 1)
+  ON CONFLICT ("keyId") DO UPDATE SET
+    "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN now() ELSE w."startedAt" END,
+    "count" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN 1 ELSE LEAST(w."count" + 1, $3::int + 1) END
+  RETURNING "count"`;
+
 /**
  * Counts one request against the key's budget in ONE atomic statement: insert the key's window,
  * or, on conflict, either restart it (the stored window has ended) or add one to its count. The
@@ -20,16 +53,8 @@ export type RateDecision = {
  * `limit` requests per window are allowed. The count stops at limit + 1 (refusals need no more),
  * and the clock is the database's (now(): the statement's start), the same for every app process.
  */
-export async function consumeRateBudget(keyId: number, limit: number, windowSeconds: number, client: DbOrTx = db()): Promise<RateDecision> {
-  const rows = await client.$queryRaw<{ count: number }[]>`
-    INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
-    VALUES (${keyId}::int, now(), 1)
-    ON CONFLICT ("keyId") DO UPDATE SET
-      "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => ${windowSeconds}::float8) <= now()
-                         THEN now() ELSE w."startedAt" END,
-      "count" = CASE WHEN w."startedAt" + make_interval(secs => ${windowSeconds}::float8) <= now()
-                     THEN 1 ELSE LEAST(w."count" + 1, ${limit}::int + 1) END
-    RETURNING "count"`;
+export async function consumeRateBudget(keyId: number, limit: number, windowSeconds: number): Promise<RateDecision> {
+  const { rows } = await pool().query<{ count: number }>(CONSUME, [keyId, windowSeconds, limit]);
   const count = Number(rows[0].count);
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };
 }
