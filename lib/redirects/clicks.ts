@@ -1,4 +1,4 @@
-import { flushClickBatch, prunePasswordGuesses, redirectPool, type ClickBatch } from "./sql.ts";
+import { flushClickBatch, positiveNumber, prunePasswordGuesses, redirectPool, type ClickBatch } from "./sql.ts";
 import { GUESS_WINDOW_SECONDS } from "./password.ts";
 
 // Click counting off the request path. Uncapped links are counted in memory and written in one
@@ -67,11 +67,10 @@ export function clickRecorder(): ClickRecorder {
 }
 
 /**
- * Background job (lib/jobs.ts): flush counted clicks every CLICK_FLUSH_MS (default 1 s, at most 1 s
- * is honoured by default) and prune ended password-guess windows now and then. The returned stop
- * flushes one last time.
+ * Background job (lib/jobs.ts): flush counted clicks every CLICK_FLUSH_MS (default 1000) and prune
+ * ended password-guess windows every 10 minutes. The returned stop flushes one last time.
  */
-export async function startClickFlushing(intervalMs = Number(process.env.CLICK_FLUSH_MS ?? 1000)): Promise<() => Promise<void>> {
+export async function startClickFlushing(intervalMs = positiveNumber(process.env.CLICK_FLUSH_MS, 1000)): Promise<() => Promise<void>> {
   const recorder = clickRecorder();
   const flushTimer = setInterval(() => void recorder.flush(), Math.max(50, intervalMs));
   const pruneTimer = setInterval(() => {

@@ -3,9 +3,15 @@ import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
 // named (prepared) statements instead of Prisma: a cache miss or a capped click costs one round
-// trip and about half of what the Prisma client takes here (docs/ENVIRONMENT.md figures).
+// trip and about half of what the Prisma client takes here (measured in the shared ENVIRONMENT notes).
 
 export type Queryable = Pick<pg.Pool, "query">;
+
+/** A tuning knob from the environment: a positive number, else the default. */
+export function positiveNumber(raw: string | undefined, fallback: number): number {
+  const n = Number(raw);
+  return raw && Number.isFinite(n) && n > 0 ? n : fallback;
+}
 
 const g = globalThis as { __linkhopRedirectPool?: pg.Pool };
 
@@ -14,7 +20,7 @@ export function redirectPool(): pg.Pool {
   if (!g.__linkhopRedirectPool) {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.REDIRECT_POOL_SIZE ?? 6), idleTimeoutMillis: 30_000 });
+    const pool = new pg.Pool({ connectionString: url, max: Math.round(positiveNumber(process.env.REDIRECT_POOL_SIZE, 6)), idleTimeoutMillis: 30_000 });
     pool.on("error", (e) => console.error(`[redirects] idle database connection failed: ${e.message}`));
     g.__linkhopRedirectPool = pool;
   }
