@@ -24,6 +24,8 @@ export default defineConfig({
     url: `http://localhost:${port}/login`,
     timeout: 120_000,
     reuseExistingServer: false,
+    // SIGTERM lets server.ts stop its embedded PostgreSQL (a SIGKILL would leave it running).
+    gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     stdout: "pipe",
     env: { E2E_PORT: String(port) },
   },
