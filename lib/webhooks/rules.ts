@@ -13,28 +13,8 @@ export const LOG_RETENTION_MS = 30 * 86_400_000;
 /** Bytes of the receiver's answer that are read and kept. */
 export const RESPONSE_BYTES_KEPT = 1024;
 
-export type AttemptOutcome =
-  | "delivered"
-  | "http_status"
-  | "redirect"
-  | "timeout"
-  | "connection_refused"
-  | "dns_error"
-  | "tls_error"
-  | "address_refused"
-  | "error";
-
-export const OUTCOME_TEXT: Record<AttemptOutcome, string> = {
-  delivered: "Delivered",
-  http_status: "Error status",
-  redirect: "Redirect (not followed)",
-  timeout: "Timed out",
-  connection_refused: "Connection refused",
-  dns_error: "DNS failure",
-  tls_error: "TLS error",
-  address_refused: "Address refused",
-  error: "Network error",
-};
+export { OUTCOME_TEXT, type AttemptOutcome } from "./outcomes.ts";
+import type { AttemptOutcome } from "./outcomes.ts";
 
 /** What an HTTP status means for an attempt: only 2xx is delivered; 3xx is not followed. */
 export function outcomeOfStatus(status: number): AttemptOutcome {

@@ -1,3 +1,5 @@
+import { OUTCOME_TEXT } from "@/lib/webhooks/outcomes";
+
 // Small display helpers shared by the Developers pages (server and client).
 
 export function formatTime(d: Date | string | null | undefined): string {
@@ -10,18 +12,7 @@ export function describeEvents(events: "all" | string[]): string {
   return events === "all" ? "All events" : events.join(", ");
 }
 
-const OUTCOMES: Record<string, string> = {
-  delivered: "Delivered",
-  http_status: "Error status",
-  redirect: "Redirect (not followed)",
-  timeout: "Timed out",
-  connection_refused: "Connection refused",
-  dns_error: "DNS failure",
-  tls_error: "TLS error",
-  address_refused: "Address refused",
-  error: "Network error",
-  cancelled: "Not sent",
-};
+const OUTCOMES: Record<string, string> = { ...OUTCOME_TEXT, cancelled: "Not sent" };
 
 /** "HTTP 200" for an answer, else the reason ("Timed out", "TLS error", ...). */
 export function describeOutcome(outcome: string, statusCode: number | null): string {
