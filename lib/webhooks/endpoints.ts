@@ -10,12 +10,17 @@ import { newSigningSecret } from "./rules.ts";
 // the operator); every function here is scoped by workspace id, so an endpoint id of another
 // workspace is simply not found.
 
-export const eventSelectionSchema = z.union([
-  z.literal("all"),
-  z
-    .array(z.enum(SELECTABLE_EVENT_TYPES as unknown as [string, ...string[]], { message: "Unknown event type." }))
-    .min(1, "Select at least one event type, or all events."),
-]);
+// Checked in one refinement (not inside the union) so the message names the unknown types.
+export const eventSelectionSchema = z
+  .union([z.literal("all"), z.array(z.string())], { message: 'Select "all" or a list of event types.' })
+  .superRefine((v, ctx) => {
+    if (v === "all") return;
+    if (v.length === 0) ctx.addIssue({ code: "custom", message: "Select at least one event type, or all events." });
+    const unknown = v.filter((t) => !(SELECTABLE_EVENT_TYPES as readonly string[]).includes(t));
+    if (unknown.length) {
+      ctx.addIssue({ code: "custom", message: `Unknown event type ${unknown.join(", ")}. Types: ${SELECTABLE_EVENT_TYPES.join(", ")}, or all.` });
+    }
+  });
 export type EventSelection = z.infer<typeof eventSelectionSchema>;
 
 const urlSchema = z.string({ message: "Enter the endpoint's URL." }).trim().min(1, "Enter the endpoint's URL.").max(2000, "Use a URL of at most 2000 characters.");
