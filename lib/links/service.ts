@@ -151,13 +151,13 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertRows(tx, [row]);
-    // The allowance is taken after the insert (the insert waits on a competing insert of the same
-    // alias, the allowance row lock is then held only briefly); a refusal rolls both back.
+    const link = inserted === "taken" ? null : linkWithHost(inserted, row.domain.host);
+    if (link) await emit(workspace, "link.created", { link: webhookLink(link) });
+    // The allowance is taken last: its row lock serializes the workspace's creates, so it is held
+    // only from here to commit. A refusal rolls back the insert and the event with it.
     const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, 1);
     if (reservation.granted === 0) throw ApiError.quota("MaxLinks", plan.maxLinks, reservation.current);
-    if (inserted === "taken") throw ApiError.aliasTaken(row.alias!);
-    const link = linkWithHost(inserted, row.domain.host);
-    await emit(workspace, "link.created", { link: webhookLink(link) });
+    if (!link) throw ApiError.aliasTaken(row.alias!);
     return link;
   });
 }
