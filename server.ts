@@ -36,6 +36,13 @@ async function main() {
     console.warn("[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.");
   }
 
+  const dev = process.env.LINKHOP_DEV === "1";
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  if (!dev && !fs.existsSync(path.join(distDir, "BUILD_ID"))) {
+    console.error(`[linkhop] no production build in ${distDir}/: run \`npm run build\` (npm install does it unless LINKHOP_SKIP_BUILD=1)`);
+    process.exit(1);
+  }
+
   const { prepareDatabase } = await import("./lib/db/start.ts");
   let database;
   try {
@@ -45,7 +52,6 @@ async function main() {
     process.exit(1);
   }
 
-  const dev = process.env.LINKHOP_DEV === "1";
   const { default: next } = await import("next");
   const app = next({ dev, dir: process.cwd(), port: cfg.PORT, hostname: "0.0.0.0" });
   const handleNext = app.getRequestHandler();
