@@ -104,6 +104,14 @@ async function main() {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  // Started by another process (tests, tooling) over IPC: go when it goes, instead of living on.
+  process.on("disconnect", () => void shutdown("parent exited"));
+  // A closed stdout/stderr (parent gone) must not turn logging into a busy error loop.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") void shutdown("output closed");
+    });
+  }
 }
 
 main().catch((e) => {
