@@ -49,6 +49,7 @@ test("invite a member by email, accept in another browser, manage roles", async 
   await expect(guest).toHaveURL(new RegExp(`/w/${slug}`));
   await expect(guest.getByRole("heading", { name: "Olivia Owner's workspace" })).toBeVisible();
   await expect(guest.getByText("Free plan · admin")).toBeVisible();
+  await expect(guest.getByRole("status").filter({ hasText: "You joined Olivia Owner's workspace" })).toBeVisible();
   await shot(guest, testInfo, "invitee-workspace");
   // The link works once.
   await guest.goto(link!);

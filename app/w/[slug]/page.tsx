@@ -4,8 +4,15 @@ import { planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { requireMember } from "./access";
 
-export default async function WorkspaceHome({ params }: { params: Promise<{ slug: string }> }) {
+export default async function WorkspaceHome({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ joined?: string }>;
+}) {
   const { slug } = await params;
+  const { joined } = await searchParams;
   const { workspace } = await requireMember(slug);
   const plan = planOf(workspace.plan);
   const month = new Date().toISOString().slice(0, 7);
@@ -21,6 +28,11 @@ export default async function WorkspaceHome({ params }: { params: Promise<{ slug
   ];
   return (
     <>
+      {joined === "1" && (
+        <p role="status" className="mb-4 rounded-md border border-green-200 bg-green-50 px-3 py-2 text-sm text-green-800">
+          You joined {workspace.name}. Welcome!
+        </p>
+      )}
       <PageHeader title={workspace.name} description={`Workspace ${workspace.slug} on the ${plan.name} plan`} />
       <div className="grid gap-4 sm:grid-cols-3">
         {stats.map((s) => (
