@@ -1,4 +1,5 @@
 import NextAuth, { type NextAuthConfig } from "next-auth";
+import { cache } from "react";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
 import Google from "next-auth/providers/google";
@@ -55,12 +56,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   },
 });
 
-/** The signed-in user's id, or null. */
-export async function currentUserId(): Promise<number | null> {
+/** The signed-in user's id, or null. Memoized per request (layout and page both ask). */
+export const currentUserId = cache(async function currentUserId(): Promise<number | null> {
   const session = await auth();
   const id = Number((session?.user as { id?: string } | undefined)?.id);
   if (!Number.isInteger(id) || id <= 0) return null;
   // A deleted user's old token must not pass.
   const exists = await db().user.findUnique({ where: { id }, select: { id: true } });
   return exists ? id : null;
-}
+});
