@@ -20,7 +20,8 @@ const flag = z
 
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
-  APP_URL: z.string().url().default("http://localhost:3000"),
+  // default: http://localhost:<PORT> (http://localhost:3000 with the default port)
+  APP_URL: z.string().url().optional(),
   SHORT_DOMAIN: z.string().min(1).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   AUTH_SECRET: z.string().min(16).optional(),
@@ -64,7 +65,8 @@ const schema = z.object({
   AUTH_GOOGLE_SECRET: z.string().optional(),
 });
 
-export type Config = z.output<typeof schema> & {
+export type Config = Omit<z.output<typeof schema>, "APP_URL"> & {
+  APP_URL: string;
   shortDomain: string;
   appHost: string;
   inngestEnabled: boolean;
@@ -79,10 +81,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const c = parsed.data;
-  const appHost = new URL(c.APP_URL).host;
+  const appUrl = (c.APP_URL ?? `http://localhost:${c.PORT || 3000}`).replace(/\/+$/, "");
+  const appHost = new URL(appUrl).host;
   return {
     ...c,
-    APP_URL: c.APP_URL.replace(/\/+$/, ""),
+    APP_URL: appUrl,
     appHost,
     shortDomain: (c.SHORT_DOMAIN ?? appHost).toLowerCase(),
     inngestEnabled: Boolean(c.INNGEST_EVENT_KEY || c.INNGEST_DEV || c.INNGEST_BASE_URL),

@@ -4,7 +4,7 @@ import { db, type DbOrTx } from "../db/client.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { randomBase62 } from "../keys/random.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
-import { RESERVED_PATHS } from "../redirects/http.ts";
+import { bothLoopback, RESERVED_PATHS } from "../redirects/routing.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
 
 // The link rules that are not shapes: codes, domains, destinations and plan features. Every
@@ -95,6 +95,7 @@ export function isDenylisted(hostname: string, denylist: string[]): boolean {
 /**
  * Matches a URL against the service's own short-link hosts. A configured host with a port
  * (localhost:3000) matches only that host and port; one without a port matches the host on any port.
+ * Loopback names stand for each other (127.0.0.1:3000 is localhost:3000), as in the redirect routing.
  */
 export function isServiceHost(url: URL, hosts: string[]): boolean {
   const hostname = bareHost(url.hostname);
@@ -102,7 +103,8 @@ export function isServiceHost(url: URL, hosts: string[]): boolean {
   return hosts.some((h) => {
     const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(h.toLowerCase());
     if (!m) return false;
-    return bareHost(m[1]) === hostname && (!m[2] || m[2] === port);
+    const name = bareHost(m[1]);
+    return (name === hostname || bothLoopback(name, hostname)) && (!m[2] || m[2] === port);
   });
 }
 

@@ -71,6 +71,26 @@ function withoutPort(host: string): string {
   return colon > 0 && !host.endsWith("]") ? host.slice(0, colon) : host;
 }
 
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/** Both names reach this machine's loopback (localhost, 127.0.0.1, [::1]): the same host in development. */
+export function bothLoopback(a: string, b: string): boolean {
+  return LOOPBACK_NAMES.has(a) && LOOPBACK_NAMES.has(b);
+}
+
+/**
+ * The request's host is SHORT_DOMAIN: the same name (any port when SHORT_DOMAIN names none), or,
+ * for a loopback SHORT_DOMAIN such as the default localhost:3000, another loopback name on the same
+ * port, so http://127.0.0.1:3000/<code> works like http://localhost:3000/<code>.
+ */
+export function isShortDomainHost(host: string, shortDomain: string): boolean {
+  if (host === shortDomain) return true;
+  const name = withoutPort(host);
+  const shortName = withoutPort(shortDomain);
+  if (shortName === shortDomain) return name === shortDomain;
+  return bothLoopback(shortName, name) && host.slice(name.length) === shortDomain.slice(shortName.length);
+}
+
 export type Route =
   /** not a short-link request: Next.js answers */
   | { kind: "next" }
@@ -115,7 +135,6 @@ export function routeRequest(method: string | undefined, hostHeader: string | un
     return code ? { kind: "link", domainKey: domainId, code } : NOT_FOUND;
   }
   if (code === null || ctx.isAppPath(code)) return NEXT;
-  const isShortDomain = host === ctx.shortDomain || (!ctx.shortDomain.includes(":") && withoutPort(host) === ctx.shortDomain);
-  if (isShortDomain) return readOnly || method === "POST" ? { kind: "link", domainKey: 0, code } : NEXT;
+  if (isShortDomainHost(host, ctx.shortDomain)) return readOnly || method === "POST" ? { kind: "link", domainKey: 0, code } : NEXT;
   return readOnly ? UNKNOWN_HOST : NEXT;
 }

@@ -81,6 +81,11 @@ describe("destination rules", () => {
     expect(isServiceHost(new URL("https://sub.lnk.to/abc"), hosts)).toBe(false);
     expect(isServiceHost(new URL("http://[::1]:8080/"), hosts)).toBe(true);
     expect(isServiceHost(new URL("https://lnk.to"), ["lnk.to:443"])).toBe(true);
+    // loopback names stand for each other, on the configured port only
+    expect(isServiceHost(new URL("http://127.0.0.1:3000/x"), hosts)).toBe(true);
+    expect(isServiceHost(new URL("http://[::1]:3000/x"), hosts)).toBe(true);
+    expect(isServiceHost(new URL("http://127.0.0.1:3001/x"), hosts)).toBe(false);
+    expect(isServiceHost(new URL("http://10.1.2.3:3000/x"), hosts)).toBe(false);
   });
 });
 

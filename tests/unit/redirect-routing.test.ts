@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { appTopLevelSegments, codeOf, normalizeHost, RESERVED_PATHS, routeRequest, type RoutingContext } from "../../lib/redirects/routing.ts";
+import { appTopLevelSegments, codeOf, isShortDomainHost, normalizeHost, RESERVED_PATHS, routeRequest, type RoutingContext } from "../../lib/redirects/routing.ts";
 import { RESERVED_PATHS as EXPORTED } from "../../lib/redirects/http.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -79,5 +79,23 @@ describe("reserved paths", () => {
     expect(found.has("login")).toBe(true); // app/(auth)/login
     expect(found.has("w")).toBe(true);
     expect([...found].some((s) => s.startsWith("(") || s.startsWith("["))).toBe(false);
+  });
+});
+
+describe("isShortDomainHost", () => {
+  it("the same host, or any port when SHORT_DOMAIN names none", () => {
+    expect(isShortDomainHost("short.test", "short.test")).toBe(true);
+    expect(isShortDomainHost("short.test:8080", "short.test")).toBe(true);
+    expect(isShortDomainHost("short.test:8080", "short.test:9090")).toBe(false);
+    expect(isShortDomainHost("other.test", "short.test")).toBe(false);
+  });
+  it("a loopback SHORT_DOMAIN answers under every loopback name on its port only", () => {
+    expect(isShortDomainHost("127.0.0.1:3000", "localhost:3000")).toBe(true);
+    expect(isShortDomainHost("[::1]:3000", "localhost:3000")).toBe(true);
+    expect(isShortDomainHost("localhost:3000", "127.0.0.1:3000")).toBe(true);
+    expect(isShortDomainHost("127.0.0.1:3001", "localhost:3000")).toBe(false);
+    expect(isShortDomainHost("127.0.0.1", "localhost:3000")).toBe(false);
+    expect(isShortDomainHost("10.0.0.1:3000", "localhost:3000")).toBe(false);
+    expect(isShortDomainHost("127.0.0.1:3000", "short.test:3000")).toBe(false);
   });
 });

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig, parseDuration } from "../../lib/config/index.ts";
+
+describe("configuration", () => {
+  it("defaults follow the contract", () => {
+    const c = parseConfig({});
+    expect(c.APP_URL).toBe("http://localhost:3000");
+    expect(c.shortDomain).toBe("localhost:3000");
+    expect(c.PORT).toBe(3000);
+    expect(c.WEBHOOK_RETRY_DELAYS).toEqual([60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000]);
+    expect(c.WEBHOOK_TIMEOUT_MS).toBe(10_000);
+    expect(c.WEBHOOK_DISABLE_AFTER).toBe(3 * 86_400_000);
+    expect(c.RATE_LIMIT_WINDOW_SECONDS).toBe(60);
+    expect(c.GEO_COUNTRY_HEADER).toBe("x-country");
+    expect(c.inngestEnabled).toBe(false);
+    expect(c.WEBHOOK_ALLOW_PRIVATE).toBe(false);
+  });
+
+  it("APP_URL follows PORT when unset; SHORT_DOMAIN follows APP_URL", () => {
+    expect(parseConfig({ PORT: "4100" }).APP_URL).toBe("http://localhost:4100");
+    expect(parseConfig({ PORT: "4100", APP_URL: "https://links.example.com/" }).APP_URL).toBe("https://links.example.com");
+    expect(parseConfig({ APP_URL: "https://links.example.com" }).shortDomain).toBe("links.example.com");
+    expect(parseConfig({ APP_URL: "https://links.example.com", SHORT_DOMAIN: "Go.Example" }).shortDomain).toBe("go.example");
+  });
+
+  it("a bad value names the variable", () => {
+    expect(() => parseConfig({ WEBHOOK_RETRY_DELAYS: "1m,5m" })).toThrow(ConfigError);
+    expect(() => parseConfig({ WEBHOOK_RETRY_DELAYS: "1m,5m" })).toThrow(/WEBHOOK_RETRY_DELAYS/);
+    expect(() => parseConfig({ PORT: "http" })).toThrow(/PORT/);
+    expect(() => parseConfig({ APP_URL: "not a url" })).toThrow(/APP_URL/);
+    expect(() => parseConfig({ WEBHOOK_DISABLE_AFTER: "soon" })).toThrow(/WEBHOOK_DISABLE_AFTER/);
+  });
+
+  it("durations", () => {
+    expect(parseDuration("500ms")).toBe(500);
+    expect(parseDuration("2h")).toBe(7_200_000);
+    expect(() => parseDuration("2 weeks")).toThrow();
+  });
+});
