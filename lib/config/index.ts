@@ -74,7 +74,7 @@ export type Config = Omit<z.output<typeof schema>, "APP_URL"> & {
 
 export class ConfigError extends Error {}
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
+export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
