@@ -6,6 +6,11 @@ import net, { type LookupFunction } from "node:net";
 // addresses (no second resolution), TLS is verified against the URL's host name (SNI and
 // certificate check), redirects are not followed, the whole attempt has one deadline, and at most
 // `maxResponseBytes` of the answer are read before the connection is closed. Never rejects.
+//
+// Connections are kept alive in a pool per (scheme, host, port, checked address set): a reused
+// connection always goes to an address that this attempt's check allowed, and a changed address
+// set gets fresh connections. A connection whose answer was cut short, or that timed out, is never
+// returned to the pool.
 
 export type PostOutcome = "response" | "timeout" | "connection_refused" | "tls_error" | "error";
 
@@ -57,42 +62,102 @@ export function pinnedLookup(addresses: string[]): LookupFunction {
   }) as LookupFunction;
 }
 
-export function postPinned(p: PinnedPost): Promise<PostResult> {
+/** Idle pooled connections are closed after this, before a typical server's own keep-alive ends. */
+const IDLE_SOCKET_MS = 4000;
+/** Pools unused for this long are closed and forgotten. */
+const IDLE_POOL_MS = 60_000;
+const MAX_SOCKETS_PER_POOL = 16;
+
+type Pool = { agent: http.Agent; lastUsed: number };
+const g = globalThis as { __linkhopDialerPools?: Map<string, Pool> };
+const pools = (g.__linkhopDialerPools ??= new Map());
+let sweeper: NodeJS.Timeout | null = null;
+
+function poolFor(isHttps: boolean, host: string, port: number, addresses: string[]): http.Agent {
+  const key = `${isHttps ? "https" : "http"}|${host}|${port}|${[...addresses].sort().join(",")}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_POOL, maxFreeSockets: MAX_SOCKETS_PER_POOL, timeout: IDLE_SOCKET_MS, scheduling: "lifo" as const };
+    pool = { agent: isHttps ? new https.Agent(options) : new http.Agent(options), lastUsed: 0 };
+    pools.set(key, pool);
+    sweeper ??= setInterval(() => {
+      for (const [k, v] of pools) {
+        if (Date.now() - v.lastUsed > IDLE_POOL_MS) {
+          v.agent.destroy();
+          pools.delete(k);
+        }
+      }
+      if (pools.size === 0 && sweeper) {
+        clearInterval(sweeper);
+        sweeper = null;
+      }
+    }, IDLE_POOL_MS).unref();
+  }
+  pool.lastUsed = Date.now();
+  return pool.agent;
+}
+
+/** Closes every pooled connection (shutdown, tests). */
+export function closePooledConnections(): void {
+  for (const v of pools.values()) v.agent.destroy();
+  pools.clear();
+}
+
+export async function postPinned(p: PinnedPost): Promise<PostResult> {
+  const first = await postOnce(p, true);
+  // A kept-alive connection the receiver closed just as we reused it: one fresh try, same deadline.
+  if (first.staleReuse) {
+    const left = p.timeoutMs - first.result.durationMs;
+    if (left > 0) {
+      const second = await postOnce({ ...p, timeoutMs: left }, false);
+      return { ...second.result, durationMs: first.result.durationMs + second.result.durationMs };
+    }
+  }
+  return first.result;
+}
+
+function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult; staleReuse: boolean }> {
   const max = p.maxResponseBytes ?? 1024;
   const started = performance.now();
   const host = p.url.hostname.replace(/^\[|\]$/g, "");
   const isHttps = p.url.protocol === "https:";
   const body = typeof p.body === "string" ? Buffer.from(p.body, "utf8") : p.body;
 
-  return new Promise<PostResult>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false;
+    let complete = false;
     let statusCode: number | null = null;
     let location: string | null = null;
     const chunks: Buffer[] = [];
     let size = 0;
 
-    const finish = (outcome: PostOutcome, error: string | null = null) => {
+    const finish = (outcome: PostOutcome, error: string | null = null, staleReuse = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
+      // Only a connection whose answer was read to its end goes back to the pool.
+      if (!complete) req.destroy();
       resolve({
-        outcome,
-        statusCode,
-        body: Buffer.concat(chunks).subarray(0, max).toString("utf8"),
-        location,
-        error,
-        durationMs: Math.round(performance.now() - started),
+        staleReuse,
+        result: {
+          outcome,
+          statusCode,
+          body: Buffer.concat(chunks).subarray(0, max).toString("utf8"),
+          location,
+          error,
+          durationMs: Math.round(performance.now() - started),
+        },
       });
     };
 
+    const port = p.url.port ? Number(p.url.port) : isHttps ? 443 : 80;
     const options: https.RequestOptions = {
       method: "POST",
       hostname: host,
-      port: p.url.port ? Number(p.url.port) : isHttps ? 443 : 80,
+      port,
       path: `${p.url.pathname}${p.url.search}`,
       headers: { ...p.headers, "Content-Length": String(body.length) },
-      agent: false,
+      agent: pooled ? poolFor(isHttps, host, port, p.addresses) : false,
       lookup: pinnedLookup(p.addresses),
       ...(isHttps && !net.isIP(host) ? { servername: host } : {}),
     };
@@ -112,11 +177,17 @@ export function postPinned(p: PinnedPost): Promise<PostResult> {
         size += chunk.length;
         if (size >= max) finish("response"); // enough: close instead of reading the rest
       });
-      res.on("end", () => finish("response"));
+      res.on("end", () => {
+        complete = size < max;
+        finish("response");
+      });
       res.on("error", () => finish("response"));
       res.on("aborted", () => finish("response"));
     });
-    req.on("error", (e: NodeJS.ErrnoException) => finish(classifyNetworkError(e), describe(e)));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && statusCode === null && (e.code === "ECONNRESET" || e.code === "EPIPE");
+      finish(classifyNetworkError(e), describe(e), stale);
+    });
     req.end(body);
   });
 }

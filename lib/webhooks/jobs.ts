@@ -1,4 +1,5 @@
 import { config } from "../config/index.ts";
+import { closePooledConnections } from "../net/index.ts";
 import { setSchedulerWake, sweepUnhandedDeliveries } from "./handoff.ts";
 import { pruneDeliveryLog } from "./retention.ts";
 import { startBuiltInScheduler } from "./scheduler.ts";
@@ -47,5 +48,6 @@ export async function startWebhookJobs(): Promise<() => Promise<void>> {
   return async () => {
     for (const t of timers) clearTimeout(t);
     await stopScheduler();
+    closePooledConnections();
   };
 }

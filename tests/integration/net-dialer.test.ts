@@ -1,0 +1,70 @@
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { closePooledConnections, postPinned } from "../../lib/net/index.ts";
+
+// The pinned dialer's connection pool, against a real HTTP server on loopback.
+let server: http.Server;
+let port: number;
+const sockets = new Set<Socket>();
+let resetSecondRequestOnce = false;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const socket = req.socket as Socket & { requests?: number };
+    socket.requests = (socket.requests ?? 0) + 1;
+    if (resetSecondRequestOnce && socket.requests === 2) {
+      resetSecondRequestOnce = false;
+      socket.destroy(); // the receiver dropped the kept-alive connection just as it was reused
+      return;
+    }
+    req.resume();
+    req.on("end", () => res.end(req.url === "/big" ? "x".repeat(10_000) : "ok"));
+  });
+  server.on("connection", (s) => sockets.add(s));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  closePooledConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const post = (path: string, addresses = ["127.0.0.1"]) =>
+  postPinned({ url: new URL(`http://hook.test:${port}${path}`), addresses, headers: {}, body: "{}", timeoutMs: 2000, maxResponseBytes: 1024 });
+
+describe("pinned dialer connection pool", () => {
+  test("reuses a connection to the same checked address", async () => {
+    closePooledConnections();
+    sockets.clear();
+    for (let i = 0; i < 5; i++) expect(await post("/a")).toMatchObject({ outcome: "response", statusCode: 200, body: "ok" });
+    expect(sockets.size).toBe(1);
+  });
+
+  test("a different checked address set gets its own connection", async () => {
+    sockets.clear();
+    await post("/a", ["127.0.0.1", "127.0.0.2"]);
+    expect(sockets.size).toBe(1);
+    await post("/a", ["127.0.0.1"]);
+    expect(sockets.size).toBe(1); // the first test's connection, still in its own pool
+  });
+
+  test("an answer cut at 1 KB closes its connection instead of returning it", async () => {
+    closePooledConnections();
+    sockets.clear();
+    const big = await post("/big");
+    expect(big.body).toHaveLength(1024);
+    await post("/a");
+    expect(sockets.size).toBe(2);
+  });
+
+  test("a kept-alive connection dropped by the receiver is retried once on a fresh one", async () => {
+    closePooledConnections();
+    sockets.clear();
+    await post("/a");
+    resetSecondRequestOnce = true;
+    expect(await post("/a")).toMatchObject({ outcome: "response", statusCode: 200, body: "ok" });
+    expect(sockets.size).toBe(2);
+  });
+});
