@@ -38,6 +38,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   session: { strategy: "jwt", maxAge: 30 * 24 * 3600 },
   pages: { signIn: "/login" },
   providers,
+  logger: {
+    // A wrong password is an answer on the form, not a server error: keep it out of the log.
+    error(error) {
+      if ((error as { type?: string }).type === "CredentialsSignin") return;
+      console.error("[auth]", error);
+    },
+  },
   callbacks: {
     async jwt({ token, user, account, profile }) {
       if (account && account.provider !== "credentials") {
