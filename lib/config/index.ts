@@ -59,6 +59,8 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) : [])),
   LINKHOP_DATA_DIR: z.string().default(".data"),
+  // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
+  TRUST_PROXY: flag,
   AUTH_GITHUB_ID: z.string().optional(),
   AUTH_GITHUB_SECRET: z.string().optional(),
   AUTH_GOOGLE_ID: z.string().optional(),

@@ -6,7 +6,7 @@ import { clickRecorder } from "./clicks.ts";
 import { blockedAnswer, lifecycleState, pickDestination, type Blocked, type RedirectLink } from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
-import { checkLinkPassword, MAX_FORM_BYTES, passwordFromForm, visitorKey } from "./password.ts";
+import { checkLinkPassword, clientAddress, MAX_FORM_BYTES, passwordFromForm, visitorKey } from "./password.ts";
 import { appTopLevelSegments, normalizeHost, RESERVED_PATHS, routeRequest, type Route } from "./routing.ts";
 import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
 
@@ -147,7 +147,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, false);
     if (!link.passwordHash) return sendToDestination(req, res, link, now);
-    const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitorKey(req.socket.remoteAddress));
+    const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY)));
     if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
     if (outcome === "wrong") return send(res, 401, passwordForm(code, true), false);
     sendToDestination(req, res, link, Date.now());

@@ -12,6 +12,17 @@ export const GUESS_WINDOW_SECONDS = 15 * 60;
 /** The form sends one short field; anything bigger is refused unread. */
 export const MAX_FORM_BYTES = 4096;
 
+/**
+ * The visitor's address: the peer's, or behind one trusted reverse proxy (TRUST_PROXY=1) the last
+ * X-Forwarded-For entry, which that proxy appended (earlier entries are the client's to forge).
+ */
+export function clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, trustProxy: boolean): string | undefined {
+  if (!trustProxy || !forwardedFor) return peer;
+  const header = Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor;
+  const last = header.split(",").map((s) => s.trim()).filter(Boolean).pop();
+  return last ?? peer;
+}
+
 /** Visitors are stored as a hash of their address, never the address itself. */
 export function visitorKey(address: string | undefined): string {
   return createHash("sha256").update(`linkhop-guess:${address ?? "unknown"}`).digest("hex").slice(0, 32);
