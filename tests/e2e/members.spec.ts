@@ -83,3 +83,46 @@ test("invite a member by email, accept in another browser, manage roles", async 
   // The only owner cannot leave; the owner's own role is not editable.
   await expect(page.getByRole("button", { name: "Leave workspace" })).toHaveCount(0);
 });
+
+// An invitee who already has an account signs in on the invitation page, joins, and then receives
+// the workspace's ownership; the former owner stays on as an admin.
+test("an existing account accepts by signing in, then ownership is transferred to it", async ({ page, browser }, testInfo) => {
+  const { slug } = await signUp(page, { name: "Paula Owner" });
+  const invitee = uniqueEmail("existing-invitee");
+  await admin("user:create", { email: invitee, password: PASSWORD });
+
+  await page.goto(`/w/${slug}/members`);
+  await page.getByRole("button", { name: "Invite member" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add people to the workspace" });
+  await dialog.getByLabel("Email").fill(invitee);
+  await dialog.getByRole("button", { name: "Send invitation" }).click();
+  await page.getByRole("dialog", { name: "Invitation sent" }).getByRole("button", { name: "Done" }).click();
+  const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec((await waitForMail(invitee)).text)?.[0];
+  expect(link).toBeTruthy();
+
+  const other = await browser.newContext();
+  const guest = await other.newPage();
+  await guest.goto(link!);
+  await expect(guest.getByText("You already have a Linkhop account. Sign in to accept.")).toBeVisible();
+  await shot(guest, testInfo, "invite-sign-in");
+  await guest.getByLabel("Password").fill("not the password");
+  await guest.getByRole("button", { name: "Sign in and join" }).click();
+  await expect(guest.getByRole("alert").filter({ hasText: /password/i })).toBeVisible();
+  await guest.getByLabel("Password").fill(PASSWORD);
+  await guest.getByRole("button", { name: "Sign in and join" }).click();
+  await expect(guest).toHaveURL(new RegExp(`/w/${slug}`));
+  await expect(guest.getByText("Free plan · member")).toBeVisible();
+
+  await page.reload();
+  await page.getByRole("button", { name: "Make owner" }).click();
+  const confirm = page.getByRole("dialog", { name: `Transfer ownership to ${invitee}?` });
+  await shot(page, testInfo, "members-transfer-confirm");
+  await confirm.getByRole("button", { name: "Transfer ownership" }).click();
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByText("Free plan · admin")).toBeVisible();
+  await guest.reload();
+  await expect(guest.getByText("Free plan · owner")).toBeVisible();
+  await shot(page, testInfo, "members-after-transfer");
+  await other.close();
+});
