@@ -60,6 +60,8 @@ async function main() {
   const { createShortLinkHandler } = await import("./lib/redirects/http.ts");
   const shortLinks = await createShortLinkHandler();
   const { isApiUrl, normalizeApiUrl } = await import("./lib/api/url.ts");
+  const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
+  const securityHeaders = appSecurityHeaders(cfg.APP_URL);
 
   const server = http.createServer((req, res) => {
     if (shortLinks.handles(req)) {
@@ -68,6 +70,7 @@ async function main() {
     }
     // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/api/url.ts).
     if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     handleNext(req, res).catch((e) => {
       console.error(e);
       if (!res.headersSent) res.writeHead(500).end();

@@ -1,6 +1,7 @@
-// A small RFC 4180 CSV reader and writer (used in the browser by the bulk import, and for the
-// downloadable results). Quoted fields may hold commas, quotes ("") and line breaks; CRLF, LF and
-// CR line endings are accepted; a UTF-8 byte order mark is dropped; blank lines are skipped.
+// A small RFC 4180 CSV reader and writer: the bulk import reads files with it in the browser, and
+// every CSV the app produces is written with toCsv (formula cells neutralised, see
+// neutraliseFormula). Quoted fields may hold commas, quotes ("") and line breaks; CRLF, LF and CR
+// line endings are accepted; a UTF-8 byte order mark is dropped; blank lines are skipped.
 
 export type CsvParseResult = { rows: string[][]; error: string | null };
 
@@ -73,11 +74,26 @@ export function parseCsvRecords(text: string): { header: string[]; records: Reco
   return { header, records, error: null };
 }
 
+/** Characters that make a spreadsheet read a cell as a formula (or, for tab and CR, hide one). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * CSV formula injection: a text cell starting with =, +, -, @, tab or carriage return is opened
+ * by Excel, LibreOffice and Google Sheets as a formula (=HYPERLINK(...), =cmd|...). Such a cell
+ * gets a leading apostrophe, which spreadsheets show as plain text. Every CSV the app writes goes
+ * through toCsv, which applies this to every text cell; numbers (a row number, a count) are
+ * written as they are.
+ */
+export function neutraliseFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+}
+
 function quoteField(value: unknown): string {
-  const s = value === null || value === undefined ? "" : String(value);
+  const s = value === null || value === undefined ? "" : typeof value === "string" ? neutraliseFormula(value) : String(value);
   return /[",\r\n]/.test(s) || /^\s|\s$/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
+/** Rows to CSV text (CRLF line ends), every text cell passed through neutraliseFormula. */
 export function toCsv(rows: unknown[][]): string {
   return rows.map((r) => r.map(quoteField).join(",")).join("\r\n") + "\r\n";
 }

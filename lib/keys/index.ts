@@ -112,16 +112,33 @@ export async function listApiKeys(workspace: Pick<Workspace, "id">): Promise<Key
 
 export type AuthenticatedKey = { keyId: number; workspace: Workspace };
 
+type LiveKeyRow = { id: number; lastUsedAt: Date | null; workspace: Workspace };
+/** Finds the live key of an active workspace with this hash (the one lookup of authentication). */
+export type KeyLookup = (hash: string, now: Date) => Promise<LiveKeyRow | null>;
+
+/**
+ * Stands in for a malformed or missing key, so it is hashed and looked up like any other: same
+ * length as a real key, and never a stored hash (keys are base62, "!" is not).
+ */
+const DECOY_KEY = "lh_" + "!".repeat(40);
+
+/** Liveness and the workspace's state are conditions of the query: a revoked, expired or switched-off key finds nothing, like an unknown one. */
+export const findLiveApiKey: KeyLookup = (hash, now) =>
+  db().apiKey.findFirst({
+    where: { hash, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }], workspace: { active: true } },
+    select: { id: true, lastUsedAt: true, workspace: true },
+  });
+
 /**
  * The key and workspace for a presented key, or null when the key is missing, malformed, unknown,
- * revoked or expired, or the workspace is inactive. Callers answer every null the same way.
+ * revoked or expired, or the workspace is inactive. Callers answer every null the same way, and
+ * every case does the same work (one hash of a key-sized string, one lookup that finds nothing),
+ * so the answer time does not tell a key that exists from one that does not.
  */
-export async function authenticateApiKey(presented: string | null | undefined): Promise<AuthenticatedKey | null> {
-  // Malformed keys still cost one hash, so the answer time does not tell shapes apart.
-  const hash = hashApiKey(presented ?? "");
-  if (!presented || !API_KEY_PATTERN.test(presented)) return null;
-  const row = await db().apiKey.findUnique({ where: { hash }, include: { workspace: true } });
-  if (!row || !isLive(row) || !row.workspace.active) return null;
+export async function authenticateApiKey(presented: string | null | undefined, lookup: KeyLookup = findLiveApiKey): Promise<AuthenticatedKey | null> {
+  const wellFormed = typeof presented === "string" && API_KEY_PATTERN.test(presented);
+  const row = await lookup(hashApiKey(wellFormed ? presented : DECOY_KEY), new Date());
+  if (!row || !wellFormed) return null;
   touchLastUsed(row.id, row.lastUsedAt);
   return { keyId: row.id, workspace: row.workspace };
 }

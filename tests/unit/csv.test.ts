@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCsv, parseCsvRecords, toCsv } from "../../lib/csv/index.ts";
+import { neutraliseFormula, parseCsv, parseCsvRecords, toCsv } from "../../lib/csv/index.ts";
 
 describe("parseCsv (RFC 4180)", () => {
   it("reads plain rows with CRLF and LF endings and a trailing newline", () => {
@@ -37,6 +37,16 @@ describe("toCsv", () => {
     const text = toCsv(rows);
     expect(text).toBe('row,status,detail\r\n1,created,"a ""b"", c"\r\n2,,"line\nbreak"\r\n');
     expect(parseCsv(text).rows).toEqual(rows.map((r) => r.map((v) => (v === null ? "" : String(v)))));
+  });
+  it("neutralises text cells a spreadsheet would run as a formula, and leaves numbers and other text alone", () => {
+    for (const attack of ["=HYPERLINK(\"https://evil.test\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "\t=1+1", "\r=1+1"]) {
+      expect(neutraliseFormula(attack)).toBe(`'${attack}`);
+      const cell = parseCsv(toCsv([[attack]])).rows[0][0];
+      expect(cell.startsWith("'"), JSON.stringify(cell)).toBe(true);
+      expect(cell.slice(1)).toBe(attack);
+    }
+    for (const plain of ["https://example.com/a=b", "created", "", " =not first", "'quoted"]) expect(neutraliseFormula(plain)).toBe(plain);
+    expect(toCsv([[-5, 3, "x"]])).toBe("-5,3,x\r\n");
   });
 });
 
