@@ -1,6 +1,15 @@
+import { execFileSync } from "node:child_process";
 import { defineConfig } from "@playwright/test";
+import { chromiumPath } from "./scripts/chromium.mjs";
 
-const port = Number(process.env.E2E_PORT ?? 3217);
+// The app listens on E2E_PORT when given, else on a port free right now, so a killed run that
+// left a server behind cannot block the next one. The choice is put in the environment: the
+// worker processes load this file again and inherit it, and so do the specs (tests/e2e/support.ts).
+if (!process.env.E2E_PORT) {
+  const script = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  process.env.E2E_PORT = execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim();
+}
+const port = Number(process.env.E2E_PORT);
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -14,7 +23,8 @@ export default defineConfig({
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
     launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+      // scripts/test.mjs reports a missing Chromium before Playwright starts
+      executablePath: chromiumPath() ?? "/usr/bin/chromium",
       args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
     },
   },

@@ -1,30 +1,165 @@
 // `npm test`: type check, unit, integration (real PostgreSQL, real HTTP), then Playwright (Debian
-// chromium). Every stage runs even when an earlier one fails; the exit code is non-zero if any did.
-import { spawnSync } from "node:child_process";
+// chromium). Stops at the first failing stage (`--keep-going` runs the rest anyway). Each stage
+// has a time limit; a stage that passes it is stopped and fails with a message, so a hang cannot
+// block CI. Integration and e2e start the built app: when a source is newer than .next/BUILD_ID
+// the app is rebuilt first (`--no-build` fails instead, naming the command).
+//
+//   npm test                         all stages
+//   npm test -- unit integration     only these stages
+//   npm test -- --keep-going         run every stage even after a failure
+//   LINKHOP_TEST_TIMEOUT_E2E=1200    a stage's limit in seconds (TYPECHECK, UNIT, BUILD, INTEGRATION, E2E)
+import { spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromiumPath } from "./chromium.mjs";
 
-const stages = [
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(root);
+
+// Seconds. About three times what each stage takes on a loaded 2-core machine.
+const LIMITS = { typecheck: 300, unit: 300, build: 600, integration: 1200, e2e: 900 };
+const STAGES = [
   ["typecheck", ["npx", "tsc", "--noEmit", "-p", "tsconfig.json"]],
   ["unit", ["npx", "vitest", "run", "--project", "unit"]],
   ["integration", ["npx", "vitest", "run", "--project", "integration"]],
   ["e2e", ["npx", "playwright", "test"]],
 ];
-const only = process.argv.slice(2);
-const results = [];
-for (const [name, cmd] of stages) {
-  if (only.length && !only.includes(name)) continue;
-  if (name === "e2e" && !fs.existsSync("/usr/bin/chromium")) {
-    console.error("[test] /usr/bin/chromium is missing: apt-get install -y chromium fonts-liberation (see .ci/run)");
-    results.push([name, 1, 0]);
-    continue;
-  }
-  const t = Date.now();
-  console.log(`\n[test] ${name}: ${cmd.join(" ")}`);
-  const r = spawnSync(cmd[0], cmd.slice(1), { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-  results.push([name, r.status ?? 1, (Date.now() - t) / 1000]);
+// What the Next build is made of: anything newer than .next/BUILD_ID makes the build stale.
+const BUILD_INPUTS = ["app", "components", "lib", "inngest", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+
+const args = process.argv.slice(2);
+const keepGoing = args.includes("--keep-going");
+const noBuild = args.includes("--no-build");
+const unknownFlags = args.filter((a) => a.startsWith("--") && a !== "--keep-going" && a !== "--no-build");
+const only = args.filter((a) => !a.startsWith("--"));
+const unknownStages = only.filter((n) => !STAGES.some(([name]) => name === n));
+if (unknownFlags.length || unknownStages.length) {
+  console.error(`[test] unknown ${[...unknownFlags, ...unknownStages].join(", ")}; stages: ${STAGES.map(([n]) => n).join(", ")}; flags: --keep-going, --no-build`);
+  process.exit(2);
 }
+
+function limitFor(name) {
+  const raw = process.env[`LINKHOP_TEST_TIMEOUT_${name.toUpperCase()}`];
+  const secs = raw ? Number(raw) : LIMITS[name];
+  if (!(secs > 0)) throw new Error(`LINKHOP_TEST_TIMEOUT_${name.toUpperCase()} must be a number of seconds`);
+  return secs;
+}
+
+function newestMtime(p) {
+  let st;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const entry of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, entry)));
+  return newest;
+}
+
+/** null when .next holds a build of the current sources, else why it does not. */
+function staleBuild() {
+  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  const buildId = path.join(distDir, "BUILD_ID");
+  if (!fs.existsSync(buildId)) return `no build in ${distDir}/`;
+  const built = fs.statSync(buildId).mtimeMs;
+  const newer = BUILD_INPUTS.filter((p) => newestMtime(p) > built);
+  return newer.length ? `${newer.join(", ")} changed after the build in ${distDir}/` : null;
+}
+
+/** Runs cmd in its own process group; resolves its exit status, or "timeout" after the limit. */
+function run(name, cmd) {
+  const limit = limitFor(name);
+  return new Promise((resolve) => {
+    const child = spawn(cmd[0], cmd.slice(1), {
+      stdio: "inherit",
+      detached: true, // own process group: on timeout the whole tree (workers, app servers) is stopped
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    let timedOut = false;
+    let killer;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      console.error(`\n[test] ${name} did not finish within ${limit} s: stopping it (LINKHOP_TEST_TIMEOUT_${name.toUpperCase()} sets the limit)`);
+      const signal = (sig) => {
+        try {
+          process.kill(-child.pid, sig);
+        } catch {
+          // already gone
+        }
+      };
+      signal("SIGTERM"); // lets the runners stop the servers and databases they started
+      killer = setTimeout(() => signal("SIGKILL"), 30_000);
+    }, limit * 1000);
+    const stopOnSignal = (sig) => {
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // already gone
+      }
+    };
+    process.once("SIGINT", stopOnSignal);
+    process.once("SIGTERM", stopOnSignal);
+    child.on("exit", (code, sig) => {
+      clearTimeout(timer);
+      clearTimeout(killer);
+      process.off("SIGINT", stopOnSignal);
+      process.off("SIGTERM", stopOnSignal);
+      resolve(timedOut ? "timeout" : code ?? (sig ? `signal ${sig}` : 1));
+    });
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      console.error(`[test] ${name}: ${e.message}`);
+      resolve(1);
+    });
+  });
+}
+
+const wanted = STAGES.filter(([name]) => !only.length || only.includes(name));
+const plan = [];
+for (const stage of wanted) {
+  if ((stage[0] === "integration" || stage[0] === "e2e") && !plan.some(([n]) => n === "build")) {
+    plan.push(["build", [process.execPath, "scripts/build.mjs"]]);
+  }
+  plan.push(stage);
+}
+
+const results = [];
+for (const [name, cmd] of plan) {
+  const t = Date.now();
+  let status;
+  if (name === "build") {
+    const why = staleBuild();
+    if (!why) continue;
+    if (noBuild) {
+      console.error(`[test] ${why}: run \`npm run build\` first (or drop --no-build)`);
+      status = 1;
+    } else {
+      console.log(`\n[test] build: ${why}; rebuilding: npm run build`);
+      status = await run(name, cmd);
+    }
+  } else if (name === "e2e" && !chromiumPath()) {
+    console.error("[test] no Chromium: set CHROMIUM_PATH, or put `chromium` on PATH (apt-get install -y chromium fonts-liberation; see .ci/run)");
+    status = 1;
+  } else {
+    console.log(`\n[test] ${name}: ${cmd.join(" ")}`);
+    status = await run(name, cmd);
+  }
+  results.push([name, status, (Date.now() - t) / 1000]);
+  if (status !== 0 && !keepGoing) {
+    const rest = plan.slice(plan.findIndex(([n]) => n === name) + 1).map(([n]) => n).filter((n) => n !== "build");
+    if (rest.length) console.error(`[test] ${name} failed: not running ${rest.join(", ")} (--keep-going runs them anyway)`);
+    break;
+  }
+}
+
 console.log("\n[test] summary");
-for (const [name, status, secs] of results) console.log(`  ${status === 0 ? "ok  " : "FAIL"} ${name} (${secs.toFixed(0)} s)`);
+for (const [name, status, secs] of results) {
+  const what = status === 0 ? "ok  " : status === "timeout" ? "TIME" : "FAIL";
+  console.log(`  ${what} ${name} (${secs.toFixed(0)} s)`);
+}
 const failed = results.filter(([, s]) => s !== 0).length;
 console.log(`${results.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -3,9 +3,18 @@
 import fs from "node:fs";
 import path from "node:path";
 
-const port = process.env.E2E_PORT ?? "3217";
+const port = process.env.E2E_PORT;
+if (!port) throw new Error("E2E_PORT is unset: start the e2e server through playwright.config.ts");
 const dataDir = path.resolve(`test-results/e2e-data-${port}`);
 fs.rmSync(dataDir, { recursive: true, force: true });
+// Each run has its own port, so earlier runs' data stays behind: remove the ones whose PostgreSQL
+// has stopped (no postmaster.pid); one still running belongs to a live run, or is adopted by hand.
+for (const name of fs.existsSync("test-results") ? fs.readdirSync("test-results") : []) {
+  const dir = path.resolve("test-results", name);
+  if (name.startsWith("e2e-data-") && !fs.existsSync(path.join(dir, "pg", "postmaster.pid"))) {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
 fs.mkdirSync(dataDir, { recursive: true });
 
 process.env.LINKHOP_DATA_DIR = dataDir;

@@ -7,7 +7,9 @@ import { randomBytes } from "node:crypto";
 import { expect, type Page, type TestInfo } from "@playwright/test";
 import type { ServicesFile } from "./services.ts";
 
-export const port = Number(process.env.E2E_PORT ?? 3217);
+// set by playwright.config.ts (a free port unless given)
+export const port = Number(process.env.E2E_PORT);
+if (!port) throw new Error("E2E_PORT is unset: run the specs through playwright.config.ts");
 export const appUrl = `http://localhost:${port}`;
 export const dataDir = path.resolve(`test-results/e2e-data-${port}`);
 const root = path.resolve(import.meta.dirname, "../..");
