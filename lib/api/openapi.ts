@@ -14,6 +14,7 @@ import {
   updateLinkSchema,
   webhookLinkSchema,
 } from "../links/schemas.ts";
+import { apiTagSchema, createTagSchema, deleteTagResponseSchema, listTagsResponseSchema, updateTagSchema } from "../tags/schemas.ts";
 import { bulkResponseSchema, errorSchemas, type ErrorName } from "./schemas.ts";
 
 // The OpenAPI 3.1 document of /api/v1, generated from the same zod schemas the routes parse with
@@ -30,6 +31,11 @@ const COMPONENTS: [string, z.ZodType][] = [
   ["LinkList", listLinksResponseSchema],
   ["DeleteResult", deleteLinkResponseSchema],
   ["BulkResults", bulkResponseSchema],
+  ["Tag", apiTagSchema],
+  ["TagList", listTagsResponseSchema],
+  ["CreateTag", createTagSchema],
+  ["UpdateTag", updateTagSchema],
+  ["DeleteTagResult", deleteTagResponseSchema],
   ...Object.entries(errorSchemas).map(([name, s]) => [errorComponent(name as ErrorName), s] as [string, z.ZodType]),
 ];
 
@@ -113,6 +119,10 @@ export function curlExamples(base = config().APP_URL) {
     getLink: `curl "${base}/api/v1/links/Ab3dE9x" ${auth}`,
     updateLink: `curl -X PATCH "${base}/api/v1/links/Ab3dE9x" ${auth} ${json} \\\n  -d '{"url":"https://example.com/summer-sale","expiresOn":null}'`,
     deleteLink: `curl -X DELETE "${base}/api/v1/links/Ab3dE9x?domain=go.example.com" ${auth}`,
+    listTags: `curl ${base}/api/v1/tags ${auth}`,
+    createTag: `curl -X POST ${base}/api/v1/tags ${auth} ${json} \\\n  -d '{"name":"Spring 2026","color":"green"}'`,
+    updateTag: `curl -X PATCH ${base}/api/v1/tags/12 ${auth} ${json} \\\n  -d '{"name":"Spring sale"}'`,
+    deleteTag: `curl -X DELETE ${base}/api/v1/tags/12 ${auth}`,
   };
 }
 
@@ -122,6 +132,7 @@ export function buildOpenApiDocument(): Json {
   const sample = (id: keyof typeof curl) => ({ "x-codeSamples": [{ lang: "curl", source: curl[id] }] });
   const codeParam = { name: "code", in: "path", required: true, description: "The code part of the short URL (case-sensitive).", schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,40}$" } };
   const single = [codeParam, ...queryParameters(linkRefQuerySchema)];
+  const tagIdParam = { name: "id", in: "path", required: true, description: "The tag's id.", schema: { type: "integer" } };
   return {
     openapi: "3.1.0",
     info: {
@@ -189,6 +200,42 @@ export function buildOpenApiDocument(): Json {
           parameters: single,
           responses: { ...ok(200, "Deleted.", "DeleteResult"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
           ...sample("deleteLink"),
+        },
+      },
+      "/tags": {
+        get: {
+          operationId: "listTags",
+          summary: "List tags",
+          description: "All tags of the workspace, by name (ignoring case).",
+          responses: { ...ok(200, "The tags.", "TagList"), ...errorResponses(["validation", "feature"]) },
+          ...sample("listTags"),
+        },
+        post: {
+          operationId: "createTag",
+          summary: "Create a tag",
+          description: "Names are unique in the workspace ignoring case (a duplicate is 400 validation), 1 to 50 characters, without commas. Links can also create tags by naming them in tags.",
+          requestBody: jsonBody("CreateTag"),
+          responses: { ...ok(201, "The new tag.", "Tag"), ...errorResponses(["validation", "feature"]) },
+          ...sample("createTag"),
+        },
+      },
+      "/tags/{id}": {
+        patch: {
+          operationId: "updateTag",
+          summary: "Rename or recolour a tag",
+          description: "Renaming to the name of another tag of the workspace (ignoring case) is 400 validation. Links keep the tag under its new name; no webhook is sent.",
+          parameters: [tagIdParam],
+          requestBody: jsonBody("UpdateTag"),
+          responses: { ...ok(200, "The tag after the edit.", "Tag"), ...errorResponses(["validation", "feature", "not_found"]) },
+          ...sample("updateTag"),
+        },
+        delete: {
+          operationId: "deleteTag",
+          summary: "Delete a tag",
+          description: "Removes the tag from every link that has it; the links stay. No webhook is sent.",
+          parameters: [tagIdParam],
+          responses: { ...ok(200, "Deleted.", "DeleteTagResult"), ...errorResponses(["validation", "feature", "not_found"]) },
+          ...sample("deleteTag"),
         },
       },
     },

@@ -334,7 +334,7 @@ describe("OpenAPI document and reference page", () => {
     const doc = await client(env.app, null).get("/api/v1/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.body.paths).sort()).toEqual(["/links", "/links/bulk", "/links/{code}"]);
+    expect(Object.keys(doc.body.paths).sort()).toEqual(["/links", "/links/bulk", "/links/{code}", "/tags", "/tags/{id}"]);
     expect(doc.body.components.schemas.CreateLink.required).toEqual(["url"]);
     expect(doc.body.components.schemas.CreateLink.additionalProperties).toBe(false);
     expect(Object.keys(doc.body.components.schemas.Link.properties)).toContain("hasPassword");
