@@ -1,7 +1,7 @@
 // 401 timing (`npm run bench:api-keys`, after a build). The real server.ts on a fresh embedded
 // PostgreSQL; one client sends GET /api/v1/links with a missing, malformed, unknown, revoked and
-// expired key and a key of a switched-off workspace, interleaved (one of each per round, so load
-// drifts hit every case alike), BENCH_SAMPLES times (default 300) after a warm-up, and prints the
+// expired key and a key of a switched-off workspace, interleaved (one of each per round in a random
+// order, so load drifts and order effects hit every case alike), BENCH_SAMPLES times (default 300) after a warm-up, and prints the
 // median and p90 of each. A live key is measured too for comparison. Prints figures only; it never
 // passes or fails on timing.
 import fs from "node:fs";
@@ -62,7 +62,8 @@ async function main() {
     const samples = new Map<string, number[]>(Object.keys(cases).map((k) => [k, []]));
     for (let i = 0; i < 30; i++) for (const auth of Object.values(cases)) await timed(app.port, auth);
     for (let i = 0; i < SAMPLES; i++) {
-      for (const [name, auth] of Object.entries(cases)) {
+      const round = Object.entries(cases).sort(() => Math.random() - 0.5);
+      for (const [name, auth] of round) {
         const r = await timed(app.port, auth);
         samples.get(name)!.push(r.ms);
       }
