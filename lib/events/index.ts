@@ -4,7 +4,8 @@ import { planOf, webhooksAllowed } from "../plans/index.ts";
 
 // Events are written in the same transaction as the change that caused them: the envelope is
 // serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
-// inserted per enabled endpoint that selected the type, while the plan includes webhooks.
+// inserted per enabled endpoint that selected the type, while the plan includes webhooks and the
+// workspace is active (a deactivated workspace emits nothing).
 // After commit, the new delivery ids are handed to the dispatcher; if that hand-off is lost
 // (crash), the rows are still pending and the scheduler's sweep sends them.
 
@@ -45,7 +46,7 @@ export async function recordEvent(
   if (type === "webhook.test") throw new Error("webhook.test is sent with sendTestEvent, not recorded as an event");
   if (!webhooksAllowed(planOf(workspace.plan))) return [];
   const endpoints = await tx.webhookEndpoint.findMany({
-    where: { workspaceId: workspace.id, enabled: true, OR: [{ allEvents: true }, { events: { has: type } }] },
+    where: { workspaceId: workspace.id, enabled: true, workspace: { active: true }, OR: [{ allEvents: true }, { events: { has: type } }] },
     select: { id: true },
   });
   if (endpoints.length === 0) return [];

@@ -2,6 +2,7 @@ import { config } from "../config/index.ts";
 import { db, type Tx } from "../db/client.ts";
 import { postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
+import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
 import { checkWebhookUrl } from "./guard.ts";
 import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
@@ -94,7 +95,9 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   const automatic = !opts.manual && !d.isTest;
   const ep = d.endpoint;
 
-  const stop = !ep.enabled
+  const stop = !ep.workspace.active
+    ? DEACTIVATED_CANCEL_REASON
+    : !ep.enabled
     ? "the endpoint is disabled"
     : !webhooksAllowed(planOf(ep.workspace.plan))
       ? "the workspace's plan does not include webhooks"

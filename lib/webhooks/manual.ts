@@ -1,6 +1,7 @@
 import { db } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import { newEventId, serializeEnvelope } from "../events/index.ts";
+import { assertWritable } from "../workspaces/writable.ts";
 import { attemptDelivery, type AttemptResult } from "./attempt.ts";
 
 // Attempts made by hand: the Test button (webhook.test to one endpoint, one attempt, never
@@ -14,6 +15,7 @@ export async function sendTestEvent(endpointId: number, workspaceId?: number): P
     ? await db().webhookEndpoint.findFirst({ where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) }, include: { workspace: true } })
     : null;
   if (!ep) throw new AppError("not_found", "No such webhook endpoint.");
+  await assertWritable(ep.workspaceId);
   const id = newEventId();
   const at = new Date();
   const delivery = await db().$transaction(async (tx) => {
@@ -31,5 +33,6 @@ export async function resendDelivery(workspaceId: number, deliveryId: number): P
     ? await db().delivery.findFirst({ where: { id: deliveryId, endpoint: { workspaceId } }, select: { id: true } })
     : null;
   if (!d) throw new AppError("not_found", "No such delivery.");
+  await assertWritable(workspaceId);
   return attemptDelivery(d.id, { manual: true });
 }

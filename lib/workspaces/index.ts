@@ -5,6 +5,9 @@ import { hashPassword } from "../auth/password.ts";
 import { AppError } from "../errors.ts";
 import { isPlanId, plans } from "../plans/index.ts";
 import type { Role } from "../db/generated/enums.ts";
+import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
+
+export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
 
 export const ROLE_RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
 
@@ -122,10 +125,22 @@ export async function setPlan(slug: string, plan: string) {
   return { slug: ws.slug, plan: ws.plan };
 }
 
+/**
+ * Switches a workspace on or off. Switching off also cancels its pending webhook deliveries (with
+ * the reason in the delivery log), in the same transaction, so nothing queued is sent afterwards.
+ */
 export async function setActive(slug: string, active: boolean) {
   await findWorkspace(slug);
-  const ws = await db().workspace.update({ where: { slug }, data: { active } });
-  return { slug: ws.slug, active: ws.active };
+  return db().$transaction(async (tx) => {
+    const ws = await tx.workspace.update({ where: { slug }, data: { active } });
+    if (!active) {
+      await tx.delivery.updateMany({
+        where: { status: "pending", endpoint: { workspaceId: ws.id } },
+        data: { status: "cancelled", cancelReason: DEACTIVATED_CANCEL_REASON, nextAttemptAt: null, lockedUntil: null },
+      });
+    }
+    return { slug: ws.slug, active: ws.active };
+  });
 }
 
 /** The caller's membership in a workspace, or null (the app answers 404 for non-members). */

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { currentUserId } from "@/lib/auth";
-import { workspacesOf } from "@/lib/workspaces";
+import { DEACTIVATED_MESSAGE, workspacesOf } from "@/lib/workspaces";
 import { planOf } from "@/lib/plans";
 import { signOutAction } from "@/app/(auth)/actions";
 import { requireMember } from "./access";
@@ -38,7 +38,14 @@ export default async function WorkspaceLayout({ children, params }: { children: 
           <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
         </form>
       </aside>
-      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">{children}</main>
+      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
+        {!workspace.active && (
+          <div role="status" data-testid="workspace-deactivated" className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+            {DEACTIVATED_MESSAGE} Short links and the API are switched off too, and no webhooks are sent.
+          </div>
+        )}
+        {children}
+      </main>
     </div>
   );
 }
