@@ -6,6 +6,9 @@ export async function startBackgroundJobs(): Promise<Stop> {
   // redirects: counted clicks are written every second (and once more on stop)
   const { startClickFlushing } = await import("./redirects/clicks.ts");
   stops.push(await startClickFlushing());
+  // analytics: click events are written every second (and once more on stop); partitions and retention hourly
+  const { startAnalyticsJobs } = await import("./analytics/jobs.ts");
+  stops.push(await startAnalyticsJobs());
   // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
   const { startWebhookJobs } = await import("./webhooks/index.ts");
   stops.push(await startWebhookJobs());

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { z } from "zod";
 
 // The environment, parsed once. A bad value stops the start with a message naming the variable.
@@ -58,6 +59,11 @@ const schema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) : [])),
+  // a MaxMind-format city database (e.g. GeoLite2-City.mmdb) instead of the bundled country database
+  GEOIP_DB: z
+    .string()
+    .optional()
+    .refine((v) => !v || fs.existsSync(v), "no such file (a MaxMind-format .mmdb, e.g. GeoLite2-City.mmdb)"),
   LINKHOP_DATA_DIR: z.string().default(".data"),
   // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
   TRUST_PROXY: flag,

@@ -12,6 +12,8 @@ const planSchema = z.object({
   maxLinks: z.number().int().min(0),
   webhookEndpoints: z.number().int().min(0),
   features: z.array(z.enum(FEATURES)),
+  /** how long click events are answered and kept; optional in PLANS_FILE (see analyticsRetentionDays) */
+  analyticsRetentionDays: z.number().int().min(1).max(36_500).optional(),
 });
 export type Plan = z.infer<typeof planSchema> & { id: string };
 
@@ -24,6 +26,11 @@ export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
   team: { name: "Team", rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, features: [...pro, "BulkLinks", "Webhooks"] },
   business: { name: "Business", rateLimit: 3000, liveKeys: 25, maxLinks: 500000, webhookEndpoints: 25, features: [...pro, "BulkLinks", "Webhooks"] },
 };
+
+/** Retention of click events for the built-in plan ids when a plan does not set its own. */
+export const DEFAULT_ANALYTICS_RETENTION_DAYS: Record<string, number> = { free: 30, pro: 365, team: 730, business: 1095 };
+/** ... and for any other plan id without its own */
+export const FALLBACK_ANALYTICS_RETENTION_DAYS = 30;
 
 export class PlansFileError extends Error {}
 
@@ -73,4 +80,9 @@ export function hasFeature(plan: Plan, feature: Feature): boolean {
 
 export function webhooksAllowed(plan: Plan): boolean {
   return plan.features.includes("Webhooks") && plan.webhookEndpoints > 0;
+}
+
+/** Days of click events the plan answers and keeps. */
+export function analyticsRetentionDays(plan: Pick<Plan, "id" | "analyticsRetentionDays">): number {
+  return plan.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS[plan.id] ?? FALLBACK_ANALYTICS_RETENTION_DAYS;
 }

@@ -1,18 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
+import { isBotAgent } from "../analytics/agent.ts";
+import type { ClickHit } from "../analytics/enrich.ts";
+import { clickEventRecorder } from "../analytics/jobs.ts";
+import { closeAnalyticsPool } from "../analytics/store.ts";
 import { config } from "../config/index.ts";
 import { DomainTable, LinkCache } from "./cache.ts";
 import { clickRecorder } from "./clicks.ts";
-import { blockedAnswer, lifecycleState, pickDestination, type Blocked, type RedirectLink } from "./lifecycle.ts";
+import { blockedAnswer, chooseTarget, lifecycleState, pickDestination, type Blocked, type RedirectLink, type TargetKind } from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
 import { checkLinkPassword, clientAddress, MAX_FORM_BYTES, passwordFromForm, visitorKey } from "./password.ts";
-import { appTopLevelSegments, normalizeHost, RESERVED_PATHS, routeRequest, type Route } from "./routing.ts";
+import { appTopLevelSegments, isQrVisit, normalizeHost, RESERVED_PATHS, routeRequest, withoutPort, type Route } from "./routing.ts";
 import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
 
 // The lean short-link handler in front of Next.js (server.ts asks handles(req) for every request).
 // A warm request is answered synchronously from the in-process cache: no React, no Next, no
 // Prisma, no database round trip (uncapped clicks are counted in memory and flushed in batches).
+// Each visit sent on to a destination also leaves a ClickHit in the analytics buffer (no I/O here;
+// lib/analytics enriches and writes it in batches). Bots (isbot) are redirected and recorded as
+// bots, but never counted and never use up maxClicks.
 
 export { RESERVED_PATHS };
 
@@ -31,6 +38,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   const cfg = config();
   const pool = redirectPool();
   const clicks = clickRecorder();
+  const events = clickEventRecorder();
   const links = new LinkCache((domainKey, code) => findLinkForRedirect(pool, domainKey, code));
   const domains = new DomainTable(() => loadServedDomains(pool));
   const shortDomain = normalizeHost(cfg.shortDomain);
@@ -100,20 +108,52 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     else res.destroy();
   }
 
-  /** The visitor goes to the destination (or a targeting URL), and that is a click. */
+  function hitOf(req: IncomingMessage, link: RedirectLink, target: TargetKind, now: number, bot: boolean): ClickHit {
+    return {
+      at: now,
+      workspaceId: link.workspaceId,
+      linkId: link.id,
+      domain: link.domainKey === 0 ? shortDomain : withoutPort(normalizeHost(req.headers.host)),
+      target,
+      address: clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY),
+      userAgent: req.headers["user-agent"],
+      referrer: req.headers.referer,
+      countryHeader: req.headers[geoHeader] as string | undefined,
+      bot,
+      qr: isQrVisit(req.url),
+    };
+  }
+
+  /**
+   * The visitor goes to the destination (or a targeting URL): a click, unless the User-Agent is a
+   * bot, which is redirected the same way (while the link is open) and recorded as a bot only.
+   */
   function sendToDestination(req: IncomingMessage, res: ServerResponse, link: RedirectLink, now: number) {
-    const destination = link.targeting
-      ? pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined)
-      : link.url;
+    const ua = req.headers["user-agent"];
+    const target = chooseTarget(link, ua, req.headers[geoHeader] as string | undefined);
+    if (isBotAgent(ua)) {
+      if (link.maxClicks === null) {
+        events.add(hitOf(req, link, target.kind, now, true));
+        return redirect(res, target.url);
+      }
+      readClicks(pool, link.id).then((stored) => {
+        if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
+        events.add(hitOf(req, link, target.kind, now, true));
+        redirect(res, target.url);
+      }, (e) => fail(res, e));
+      return;
+    }
     if (link.maxClicks === null) {
       clicks.record(link.id, false, now);
-      redirect(res, destination);
+      events.add(hitOf(req, link, target.kind, now, false));
+      redirect(res, target.url);
       return;
     }
     countCappedClick(pool, link.id).then((counted) => {
       if (counted) {
         clicks.record(link.id, true, now);
-        redirect(res, destination);
+        events.add(hitOf(req, link, target.kind, now, false));
+        redirect(res, target.url);
       } else {
         link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
         sendBlocked(res, link, "cap_reached", false);
@@ -128,7 +168,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, head);
-    if (link.passwordHash) return send(res, 200, passwordForm(code, false), head);
+    if (link.passwordHash) return send(res, 200, passwordForm(code, false, isQrVisit(req.url)), head);
     if (!head) return sendToDestination(req, res, link, now);
     const destination = pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined);
     if (link.maxClicks === null) return redirect(res, destination);
@@ -149,7 +189,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     if (!link.passwordHash) return sendToDestination(req, res, link, now);
     const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY)));
     if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
-    if (outcome === "wrong") return send(res, 401, passwordForm(code, true), false);
+    if (outcome === "wrong") return send(res, 401, passwordForm(code, true, isQrVisit(req.url)), false);
     sendToDestination(req, res, link, Date.now());
   }
 
@@ -195,7 +235,9 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
       clearTimeout(domainRetry);
       await listener.close();
       await clicks.flush();
+      await events.flushForExit();
       await closeRedirectPool();
+      await closeAnalyticsPool();
     },
   };
 }

@@ -7,6 +7,9 @@ export type Targeting = { ios?: string; android?: string; geo?: Record<string, s
 /** What the redirect path knows about a link (a snapshot loaded from the database, then cached). */
 export type RedirectLink = {
   id: number;
+  workspaceId: number;
+  /** 0 = the default short domain, else the custom domain's id */
+  domainKey: number;
   url: string;
   /** false when the link or its workspace is switched off */
   active: boolean;
@@ -61,28 +64,39 @@ export function deviceOf(userAgent: string | undefined): "ios" | "android" | nul
   return null;
 }
 
+/** Which of the link's URLs a visitor was sent to (recorded with each click). */
+export type TargetKind = "destination" | "ios" | "android" | "geo";
+
 /**
  * Where an open link sends this visitor: the device URL (ios / android by User-Agent) first, since
  * it is the most specific (usually an app-store link), then the URL for the visitor's country,
  * else the destination.
  */
+export function chooseTarget(
+  link: Pick<RedirectLink, "url" | "targeting">,
+  userAgent: string | undefined,
+  country: string | undefined,
+): { url: string; kind: TargetKind } {
+  const t = link.targeting;
+  if (!t) return { url: link.url, kind: "destination" };
+  if (t.ios || t.android) {
+    const device = deviceOf(userAgent);
+    if (device === "ios" && t.ios) return { url: t.ios, kind: "ios" };
+    if (device === "android" && t.android) return { url: t.android, kind: "android" };
+  }
+  if (t.geo && country) {
+    const url = t.geo[country.trim().toUpperCase()];
+    if (url) return { url, kind: "geo" };
+  }
+  return { url: link.url, kind: "destination" };
+}
+
 export function pickDestination(
   link: Pick<RedirectLink, "url" | "targeting">,
   userAgent: string | undefined,
   country: string | undefined,
 ): string {
-  const t = link.targeting;
-  if (!t) return link.url;
-  if (t.ios || t.android) {
-    const device = deviceOf(userAgent);
-    if (device === "ios" && t.ios) return t.ios;
-    if (device === "android" && t.android) return t.android;
-  }
-  if (t.geo && country) {
-    const url = t.geo[country.trim().toUpperCase()];
-    if (url) return url;
-  }
-  return link.url;
+  return chooseTarget(link, userAgent, country).url;
 }
 
 /**

@@ -51,15 +51,15 @@ export const PAGES: Record<PageName, Buffer> = {
   error: message("Something went wrong", "This link cannot be opened right now. Try again in a moment."),
 };
 
-/** The password form; it posts `password` (urlencoded) to the link's own URL. */
-export function passwordForm(code: string, wrong: boolean): Buffer {
+/** The password form; it posts `password` (urlencoded) to the link's own URL (keeping a QR-scan marker). */
+export function passwordForm(code: string, wrong: boolean, qr = false): Buffer {
   const alert = wrong ? `<p class="error" role="alert" id="pw-error">Wrong password. Try again.</p>` : "";
   const described = wrong ? ` aria-describedby="pw-error" aria-invalid="true"` : "";
   return Buffer.from(
     layout(
       "Password required",
       `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>${alert}` +
-        `<form method="post" action="/${encodeURIComponent(code)}">` +
+        `<form method="post" action="/${encodeURIComponent(code)}${qr ? "?qr=1" : ""}">` +
         `<label for="password">Password</label>` +
         `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
         `<button type="submit">Continue</button></form>`,

@@ -54,6 +54,15 @@ export function appTopLevelSegments(appDir: string): Set<string> {
   return out;
 }
 
+/**
+ * A visit from a QR code the app drew: those encode the short URL with `?qr=1` (lib/analytics/qr.ts).
+ * The redirect never passes its query string on, so the marker goes no further.
+ */
+export function isQrVisit(url: string | undefined): boolean {
+  const q = url?.indexOf("?") ?? -1;
+  return q !== -1 && new URLSearchParams(url!.slice(q + 1)).get("qr") === "1";
+}
+
 /** Lower-cased, without a trailing dot on the name: "Short.Test.:8080" -> "short.test:8080". */
 export function normalizeHost(hostHeader: string | undefined): string {
   if (!hostHeader) return "";
@@ -66,7 +75,7 @@ export function normalizeHost(hostHeader: string | undefined): string {
   return h.endsWith(".") ? h.slice(0, -1) : h;
 }
 
-function withoutPort(host: string): string {
+export function withoutPort(host: string): string {
   const colon = host.lastIndexOf(":");
   return colon > 0 && !host.endsWith("]") ? host.slice(0, colon) : host;
 }

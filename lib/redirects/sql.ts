@@ -35,6 +35,8 @@ export async function closeRedirectPool(): Promise<void> {
 
 type LinkRow = {
   id: number;
+  workspace_id: number;
+  domain_key: number;
   url: string;
   active: boolean;
   starts_on: number | null;
@@ -50,7 +52,7 @@ type LinkRow = {
 export async function findLinkForRedirect(q: Queryable, domainKey: number, code: string): Promise<RedirectLink | null> {
   const { rows } = await q.query<LinkRow>({
     name: "redirect_find_link",
-    text: `select l.id, l.url, (l.active and w.active) as active,
+    text: `select l.id, l."workspaceId" as workspace_id, l."domainKey" as domain_key, l.url, (l.active and w.active) as active,
               (extract(epoch from l."startsOn") * 1000)::float8 as starts_on,
               (extract(epoch from l."expiresOn") * 1000)::float8 as expires_on,
               l."maxClicks" as max_clicks, l.clicks, l."fallbackUrl" as fallback_url,
@@ -63,6 +65,8 @@ export async function findLinkForRedirect(q: Queryable, domainKey: number, code:
   if (!r) return null;
   return {
     id: r.id,
+    workspaceId: r.workspace_id,
+    domainKey: r.domain_key,
     url: locationUrl(r.url) ?? r.url,
     active: r.active,
     startsOn: r.starts_on,

@@ -8,7 +8,7 @@ import { positiveNumber } from "../../lib/redirects/sql.ts";
 import type { RedirectLink } from "../../lib/redirects/lifecycle.ts";
 
 const link = (id: number, url = `https://example.com/${id}`): RedirectLink => ({
-  id, url, active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0, fallbackUrl: null, passwordHash: null, targeting: null,
+  id, workspaceId: 1, domainKey: 0, url, active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0, fallbackUrl: null, passwordHash: null, targeting: null,
 });
 
 function deferred<T>() {

@@ -13,7 +13,7 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 function link(over: Partial<RedirectLink> = {}): RedirectLink {
   return {
-    id: 1, url: "https://example.com/", active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0,
+    id: 1, workspaceId: 1, domainKey: 0, url: "https://example.com/", active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0,
     fallbackUrl: null, passwordHash: null, targeting: null, ...over,
   };
 }

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { ClicksChart, lastDays } from "@/components/chart";
 import { CopyButton } from "@/components/copy-button";
 import { QrCode } from "@/components/qr";
+import { qrUrl } from "@/lib/analytics/qr";
 import { Badge, buttonClass, Card } from "@/components/ui";
 import { requireMember } from "../../access";
 import { clickDays, linkById } from "../data";
@@ -108,7 +109,7 @@ export default async function LinkPage({ params }: { params: Promise<{ slug: str
           </Card>
         </div>
         <Card title="QR code">
-          <QrCode value={link.short} fileName={`qr-${link.code}`} />
+          <QrCode value={qrUrl(link.short)} fileName={`qr-${link.code}`} />
         </Card>
       </div>
     </>

@@ -1,0 +1,130 @@
+import net from "node:net";
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { ClickHit } from "../../lib/analytics/enrich.ts";
+import { ClickEventRecorder } from "../../lib/analytics/recorder.ts";
+import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import { createTestDatabase } from "../support/db.ts";
+
+// A PostgreSQL outage while click events are written: the batch is kept and written once the
+// database is back; when it stays away the recorder gives up with a log line naming the count.
+// The outage is real: the store reaches PostgreSQL through a TCP relay that the test cuts.
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let sql: pg.Client;
+
+/** A TCP relay to PostgreSQL that can be cut (every connection reset, new ones refused) and restored. */
+async function relay(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let up = true;
+  const server = net.createServer((client) => {
+    if (!up) return client.destroy();
+    const upstream = net.connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = new URL(target);
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as net.AddressInfo).port);
+  return {
+    url: url.toString(),
+    cut() {
+      up = false;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      up = true;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+const hit = (linkId: number, i: number): ClickHit => ({
+  at: Date.now() - i,
+  workspaceId: 1,
+  linkId,
+  domain: "short.test",
+  target: "destination",
+  address: `81.2.69.${i % 250}`,
+  userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
+  referrer: undefined,
+  countryHeader: undefined,
+  bot: false,
+  qr: false,
+});
+
+const stored = async (linkId: number) =>
+  (await sql.query(`select count(*)::int as n from analytics.click_event where link_id = $1`, [linkId])).rows[0].n as number;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  sql = new pg.Client({ connectionString: database.url });
+  await sql.connect();
+});
+
+afterAll(async () => {
+  await sql?.end();
+  await database?.drop();
+});
+
+test("a flush during an outage keeps the batch and writes it when the database is back", async () => {
+  const r = await relay(new URL(database.url));
+  const pool = new pg.Pool({ connectionString: r.url, max: 2, connectionTimeoutMillis: 2000 });
+  pool.on("error", () => {});
+  const logs: string[] = [];
+  const recorder = new ClickEventRecorder(new PostgresClickStore(pool), () => null, { log: (l) => logs.push(l) });
+  try {
+    for (let i = 0; i < 25; i++) recorder.add(hit(101, i));
+    await recorder.flush(); // also makes the month's partition and the day's salt
+    expect(await stored(101)).toBe(25);
+
+    r.cut();
+    for (let i = 0; i < 30; i++) recorder.add(hit(101, 100 + i));
+    await recorder.flush();
+    await recorder.flush();
+    expect(recorder.backlog).toBe(30);
+    expect(logs.filter((l) => l.includes("writing 30 click events failed"))).toHaveLength(2);
+    expect(await stored(101)).toBe(25);
+
+    r.restore();
+    recorder.add(hit(101, 999));
+    await recorder.flush();
+    expect(recorder.backlog).toBe(0);
+    expect(await stored(101)).toBe(56);
+  } finally {
+    await pool.end();
+    await r.close();
+  }
+}, 30_000);
+
+test("an outage that outlasts the retries is logged with the number of events given up", async () => {
+  const r = await relay(new URL(database.url));
+  const pool = new pg.Pool({ connectionString: r.url, max: 2, connectionTimeoutMillis: 2000 });
+  pool.on("error", () => {});
+  const logs: string[] = [];
+  const recorder = new ClickEventRecorder(new PostgresClickStore(pool), () => null, { maxAttempts: 3, log: (l) => logs.push(l) });
+  try {
+    r.cut();
+    for (let i = 0; i < 12; i++) recorder.add(hit(102, i));
+    await recorder.flush();
+    await recorder.flush();
+    await recorder.flush();
+    expect(logs.at(-1)).toMatch(/gave up on 12 click events after 3 failed writes/);
+    expect(recorder.backlog).toBe(0);
+
+    // at shutdown there is no later flush: what cannot be written is named in the log
+    for (let i = 0; i < 5; i++) recorder.add(hit(102, 50 + i));
+    await recorder.flushForExit(2, 10);
+    expect(logs.at(-1)).toMatch(/gave up on 5 click events at shutdown/);
+    r.restore();
+    expect(await stored(102)).toBe(0);
+  } finally {
+    await pool.end();
+    await r.close();
+  }
+}, 30_000);
