@@ -3,7 +3,7 @@ import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { signIn, signOut } from "@/lib/auth";
 import { signUp } from "@/lib/workspaces";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 
 export type FormState = { error?: string; email?: string } | undefined;
 
@@ -34,7 +34,7 @@ export async function signUpAction(_: FormState, form: FormData): Promise<FormSt
     const result = await signUp({ email, password, name: name || undefined });
     slug = result.workspace.slug;
   } catch (e) {
-    if (isAppError(e)) return { error: e.message, email };
+    if (e instanceof ServiceError) return { error: e.message, email };
     throw e;
   }
   try {

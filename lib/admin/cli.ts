@@ -1,5 +1,4 @@
-import { isApiError } from "../api/errors.ts";
-import { isAppError } from "../errors.ts";
+import { ServiceError } from "../errors.ts";
 import { commands, type Flags } from "./commands.ts";
 
 // `npm run admin -- <command> [--flag value ...]`: one JSON object on stdout; exit 0 on success,
@@ -29,6 +28,13 @@ function fail(error: string, message: string): never {
   process.exit(1);
 }
 
+/** A failure as the CLI prints it: a ServiceError's code and message; anything else as server_error, its stack on stderr. */
+function cliFailure(e: unknown): { error: string; message: string } {
+  if (e instanceof ServiceError) return { error: e.code, message: e.message };
+  process.stderr.write(String((e as Error)?.stack ?? e) + "\n");
+  return { error: "server_error", message: (e as Error)?.message ?? String(e) };
+}
+
 async function main() {
   const { name, flags, stray } = parseArgs(process.argv.slice(2));
   const command = name ? commands[name] : undefined;
@@ -55,12 +61,7 @@ async function main() {
     process.stdout.write(JSON.stringify(result) + "\n");
   } catch (e) {
     code = 1;
-    if (isApiError(e)) process.stdout.write(JSON.stringify({ error: e.body.error, message: e.message }) + "\n");
-    else if (isAppError(e)) process.stdout.write(JSON.stringify({ error: e.code, message: e.message }) + "\n");
-    else {
-      process.stderr.write(String((e as Error)?.stack ?? e) + "\n");
-      process.stdout.write(JSON.stringify({ error: "server_error", message: (e as Error)?.message ?? String(e) }) + "\n");
-    }
+    process.stdout.write(JSON.stringify(cliFailure(e)) + "\n");
   } finally {
     // Let webhook hand-offs made by the command finish (they are also swept later by the app).
     const { drainPendingWork } = await import("../shutdown.ts");

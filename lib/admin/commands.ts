@@ -1,20 +1,20 @@
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { addMember } from "../members/index.ts";
 import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
 import { createUser, createWorkspace, findWorkspace, setActive, setPlan } from "../workspaces/index.ts";
 
 // The admin CLI's commands (CONTRACT.md, "Admin CLI"). Each takes the parsed flags and returns the
-// JSON object to print; failures throw AppError or ApiError and are printed as { error, message }.
+// JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
 export type Flags = Record<string, string | true>;
 export type Command = { flags: string[]; run: (f: Flags) => Promise<unknown> };
 
 function str(f: Flags, name: string, required = true): string | undefined {
   const v = f[name];
   if (v === undefined) {
-    if (required) throw new AppError("validation", `Missing --${name}.`);
+    if (required) throw ServiceError.validation(`Missing --${name}.`);
     return undefined;
   }
-  if (v === true) throw new AppError("validation", `--${name} needs a value.`);
+  if (v === true) throw ServiceError.validation(`--${name} needs a value.`);
   return v;
 }
 
@@ -49,7 +49,7 @@ export const commands: Record<string, Command> = {
       const { revokeApiKey } = await import("../keys/index.ts");
       const ws = await findWorkspace(str(f, "slug")!);
       const id = str(f, "id")!;
-      if (!/^\d{1,9}$/.test(id)) throw new AppError("validation", "--id must be a key id (a positive integer).");
+      if (!/^\d{1,9}$/.test(id)) throw ServiceError.validation("--id must be a key id (a positive integer).");
       return revokeApiKey(ws, Number(id));
     },
   },
@@ -69,7 +69,7 @@ export const commands: Record<string, Command> = {
     run: async (f) => {
       const { sendTestEvent } = await import("../webhooks/index.ts");
       const r = await sendTestEvent(Number(str(f, "id")));
-      if (!r.attempted) throw new AppError("conflict", r.message ?? "Nothing was sent.");
+      if (!r.attempted) throw ServiceError.conflict(r.message ?? "Nothing was sent.");
       return { delivered: r.delivered, status: r.statusCode };
     },
   },

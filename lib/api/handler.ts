@@ -1,19 +1,19 @@
 import { z } from "zod";
+import { ServiceError } from "../errors.ts";
 import { config } from "../config/index.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { authenticateApiKey } from "../keys/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
-import { ApiError } from "./errors.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
 import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
 
-// The ONE wrapper of every /api/v1 route handler. In the order of CONTRACT.md:
+// The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
 //   1. authenticate the key (401, identical in every case, no rate headers)
 //   2. the plan's ApiAccess (403 feature, no rate headers: the limiter has not run)
 //   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate)
 //   4. the query and the JSON body through the route's zod schemas (400)
-//   5. the route's service call; its ApiError (403 feature / quota, 404, 409) or success mapped to JSON
+//   5. the route's service call; any ServiceError it throws (403 feature / quota, 404, 409, ...) or its success mapped to JSON
 // Anything unexpected becomes 500 server_error with a logged reference.
 
 export type ApiCall<B, Q> = {
@@ -51,10 +51,10 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       const auth = await authenticateApiKey(bearerToken(req.headers.get("authorization")));
       if (!auth) return unauthorizedResponse();
       const plan = planOf(auth.workspace.plan);
-      if (!hasFeature(plan, "ApiAccess")) return errorResponse(ApiError.feature("ApiAccess"));
+      if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
       if (plan.rateLimit !== null) {
         rate = await consumeRateBudget(auth.keyId, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
-        if (!rate.allowed) return errorResponse(ApiError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+        if (!rate.allowed) return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
       }
       const url = new URL(req.url);
       const query = parseWith(spec.query ?? emptyQuery, queryObject(url), "query ");
@@ -84,7 +84,7 @@ export function unsupportedMethod(allowed: string[]) {
   return apiRoute({
     query: anyQuery,
     run: async ({ req }) => {
-      throw ApiError.validation(`${req.method} is not supported on this path; use ${allowed.join(", ")}.`);
+      throw ServiceError.validation(`${req.method} is not supported on this path; use ${allowed.join(", ")}.`);
     },
   });
 }
@@ -93,6 +93,6 @@ export function unsupportedMethod(allowed: string[]) {
 export const unknownPath = apiRoute({
   query: anyQuery,
   run: async () => {
-    throw ApiError.notFound();
+    throw ServiceError.notFound();
   },
 });

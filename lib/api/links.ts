@@ -13,9 +13,10 @@ import {
   updateLinkSchema,
   type LinkWithHost,
 } from "../links/index.ts";
+import { errorBody } from "./error-body.ts";
 import { apiRoute, unsupportedMethod } from "./handler.ts";
 
-// The /api/v1/links endpoints (CONTRACT.md "API"): parse with the links schemas, call the link
+// The /api/v1/links endpoints (README "API"): parse with the links schemas, call the link
 // service, serialize. The route files under app/api/v1 only export these.
 
 const apiLink = (l: LinkWithHost) => toApiLink(l, l.host);
@@ -39,7 +40,7 @@ export const bulkCreateLinksRoute = apiRoute({
   maxBodyBytes: 4 * 1024 * 1024,
   run: async ({ workspace, body }) => {
     const results = await bulkCreateLinks(workspace, body.links);
-    return { status: 200, body: { results: results.map((r) => ("link" in r ? { index: r.index, status: r.status, link: apiLink(r.link) } : r)) } };
+    return { status: 200, body: { results: results.map((r) => ("link" in r ? { index: r.index, status: r.status, link: apiLink(r.link) } : { ...r, error: errorBody(r.error) })) } };
   },
 });
 

@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import { issueMessages } from "../links/service.ts";
-import { ApiError } from "./errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 
 // Reading a request's query and JSON body into a route's zod schemas. Every problem is a 400
 // validation error with readable messages; nothing here can fail with a 500.
@@ -8,10 +7,14 @@ import { ApiError } from "./errors.ts";
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
+/** `input` through `schema`; `prefix` ("query ") starts each problem's line. */
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): z.output<S> {
-  const r = schema.safeParse(input);
-  if (!r.success) throw ApiError.validation(...issueMessages(r.error.issues).map((m) => prefix + m));
-  return r.data;
+  try {
+    return parseInput(schema, input);
+  } catch (e) {
+    if (!prefix || !(e instanceof ServiceError)) throw e;
+    throw ServiceError.validation(e.issues.map((i) => (i.path ? { path: prefix + i.path, message: i.message } : { path: "", message: prefix + i.message })));
+  }
 }
 
 /** The query string as an object of strings; a parameter given twice is refused. */
@@ -22,7 +25,7 @@ export function queryObject(url: URL): Record<string, string> {
     if (Object.hasOwn(out, k)) twice.add(k);
     out[k] = v;
   }
-  if (twice.size) throw ApiError.validation(...[...twice].map((k) => `${k}: given more than once`));
+  if (twice.size) throw ServiceError.validation([...twice].map((k) => ({ path: k, message: "given more than once" })));
   return out;
 }
 
@@ -37,7 +40,7 @@ function isJsonContentType(value: string | null): boolean {
  */
 async function readText(req: Request, limit: number): Promise<string> {
   const declared = Number(req.headers.get("content-length") ?? NaN);
-  const tooLarge = () => ApiError.validation(`Body is larger than ${limit} bytes.`);
+  const tooLarge = () => ServiceError.validation(`Body is larger than ${limit} bytes.`);
   const reader = req.body?.getReader();
   if (!reader) return "";
   const chunks: Uint8Array[] = [];
@@ -61,7 +64,7 @@ async function readText(req: Request, limit: number): Promise<string> {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
   } catch {
-    throw ApiError.validation("Body is not valid UTF-8.");
+    throw ServiceError.validation("Body is not valid UTF-8.");
   }
 }
 
@@ -70,15 +73,15 @@ export async function readJsonBody<S extends z.ZodType>(req: Request, schema: S,
   const contentType = req.headers.get("content-type");
   if (!isJsonContentType(contentType)) {
     await readText(req, 0).catch(() => {}); // drain
-    throw ApiError.validation(`Content-Type must be application/json${contentType ? ` (got ${contentType.slice(0, 100)})` : ""}.`);
+    throw ServiceError.validation(`Content-Type must be application/json${contentType ? ` (got ${contentType.slice(0, 100)})` : ""}.`);
   }
   const text = await readText(req, limit);
-  if (text.trim() === "") throw ApiError.validation("Body is required: a JSON object.");
+  if (text.trim() === "") throw ServiceError.validation("Body is required: a JSON object.");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw ApiError.validation("Body is not valid JSON.");
+    throw ServiceError.validation("Body is not valid JSON.");
   }
   return parseWith(schema, value);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db, uniqueViolation } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { lookupTxt } from "./dns.ts";
@@ -82,13 +82,13 @@ type WorkspaceRef = { id: number; slug: string; name: string; plan: string };
 
 function requireCustomDomains(ws: WorkspaceRef) {
   if (!hasFeature(planOf(ws.plan), "CustomDomains")) {
-    throw new AppError("feature", "Custom domains are not included in your plan. Upgrade to Pro or higher to use them.");
+    throw ServiceError.feature("CustomDomains", "Custom domains are not included in your plan. Upgrade to Pro or higher to use them.");
   }
 }
 
 async function workspaceBySlug(slug: string): Promise<WorkspaceRef> {
   const ws = await db().workspace.findUnique({ where: { slug }, select: { id: true, slug: true, name: true, plan: true } });
-  if (!ws) throw new AppError("not_found", `No workspace ${slug}.`);
+  if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
   return ws;
 }
 
@@ -117,32 +117,30 @@ export async function usableDomains(workspaceId: number): Promise<{ id: number; 
  */
 export async function addDomain(workspace: WorkspaceRef, rawHost: unknown): Promise<DomainView> {
   requireCustomDomains(workspace);
-  const parsed = hostSchema.safeParse(rawHost);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues[0].message);
-  const host = parsed.data;
+  const host = parseInput(hostSchema, rawHost);
   const token = randomBytes(16).toString("hex");
   try {
     const row = await db().$transaction(async (tx) => {
       const existing = await tx.domain.findUnique({ where: { host } });
       if (existing) {
-        if (existing.workspaceId === workspace.id) throw new AppError("conflict", `${host} is already added to this workspace.`);
-        if (existing.verifiedAt) throw new AppError("conflict", `${host} is already in use by another workspace.`);
+        if (existing.workspaceId === workspace.id) throw ServiceError.conflict(`${host} is already added to this workspace.`);
+        if (existing.verifiedAt) throw ServiceError.conflict(`${host} is already in use by another workspace.`);
         const links = await tx.link.count({ where: { domainId: existing.id } });
-        if (links > 0) throw new AppError("conflict", `${host} is already in use by another workspace.`);
+        if (links > 0) throw ServiceError.conflict(`${host} is already in use by another workspace.`);
         await tx.domain.delete({ where: { id: existing.id } });
       }
       return tx.domain.create({ data: { workspaceId: workspace.id, host, txtToken: token } });
     });
     return view(row);
   } catch (e) {
-    if (uniqueViolation(e)) throw new AppError("conflict", `${host} was just added by someone else.`);
+    if (uniqueViolation(e)) throw ServiceError.conflict(`${host} was just added by someone else.`);
     throw e;
   }
 }
 
 export async function findDomain(workspaceId: number, host: string) {
   const d = await db().domain.findFirst({ where: { workspaceId, host: host.trim().toLowerCase() } });
-  if (!d) throw new AppError("not_found", `No domain ${host} in this workspace.`);
+  if (!d) throw ServiceError.notFound(`No domain ${host} in this workspace.`);
   return d;
 }
 
@@ -156,7 +154,7 @@ export type VerifyResult = { domain: DomainView; verified: boolean; alreadyVerif
 export async function verifyDomain(workspace: WorkspaceRef, domainId: number): Promise<VerifyResult> {
   requireCustomDomains(workspace);
   const domain = await db().domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
-  if (!domain) throw new AppError("not_found", "No such domain in this workspace.");
+  if (!domain) throw ServiceError.notFound("No such domain in this workspace.");
   if (domain.verifiedAt) return { domain: view(domain), verified: true, alreadyVerified: true, message: `${domain.host} is verified.` };
 
   const { txtName, txtValue } = txtRecordFor(domain.host, domain.txtToken);
@@ -188,10 +186,10 @@ export async function verifyDomain(workspace: WorkspaceRef, domainId: number): P
 export async function removeDomain(workspace: WorkspaceRef, domainId: number): Promise<{ id: number; host: string }> {
   return db().$transaction(async (tx) => {
     const domain = await tx.domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
-    if (!domain) throw new AppError("not_found", "No such domain in this workspace.");
+    if (!domain) throw ServiceError.notFound("No such domain in this workspace.");
     const links = await tx.link.count({ where: { domainId: domain.id } });
     if (links > 0) {
-      throw new AppError("conflict", `${links} link${links === 1 ? "" : "s"} still use${links === 1 ? "s" : ""} ${domain.host}. Delete them first.`);
+      throw ServiceError.conflict(`${links} link${links === 1 ? "" : "s"} still use${links === 1 ? "s" : ""} ${domain.host}. Delete them first.`);
     }
     await tx.domain.delete({ where: { id: domain.id } });
     return { id: domain.id, host: domain.host };
@@ -208,6 +206,6 @@ export async function verifyDomainBySlug(slug: string, host: string) {
   const ws = await workspaceBySlug(slug);
   const d = await findDomain(ws.id, host);
   const r = await verifyDomain(ws, d.id);
-  if (!r.verified) throw new AppError("validation", r.message);
+  if (!r.verified) throw ServiceError.validation(r.message);
   return { id: r.domain.id, host: r.domain.host, verified: true };
 }

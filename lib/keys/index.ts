@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { db } from "../db/client.ts";
 import type { ApiKey, Workspace } from "../db/generated/client.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { planOf } from "../plans/index.ts";
 import { randomBase62 } from "./random.ts";
 
@@ -55,21 +55,18 @@ export type CreatedKey = { id: number; key: string; prefix: string; name: string
  * locked for the count-and-insert, so parallel creations cannot pass the plan's live-key cap.
  */
 export async function createApiKey(workspace: Pick<Workspace, "id">, input: CreateKeyInput): Promise<CreatedKey> {
-  const parsed = createKeySchema.safeParse(input);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
-  const { name, expiresInDays } = parsed.data;
+  const { name, expiresInDays } = parseInput(createKeySchema, input);
   const key = generateApiKey();
   return db().$transaction(async (tx) => {
     const locked = await tx.$queryRaw<{ plan: string }[]>`SELECT "plan" FROM "Workspace" WHERE "id" = ${workspace.id}::int FOR UPDATE`;
-    if (locked.length === 0) throw new AppError("not_found", "Workspace not found.");
+    if (locked.length === 0) throw ServiceError.notFound("Workspace not found.");
     const plan = planOf(locked[0].plan);
     const now = new Date();
     const live = await tx.apiKey.count({
       where: { workspaceId: workspace.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
     });
     if (live >= plan.liveKeys) {
-      throw new AppError(
-        "limit",
+      throw ServiceError.limit(
         plan.liveKeys === 0
           ? `The ${plan.name} plan does not include API keys. Upgrade the plan to use the API.`
           : `The ${plan.name} plan allows ${plan.liveKeys} live API key${plan.liveKeys === 1 ? "" : "s"}, and this workspace has ${live}. Revoke a key or upgrade the plan to create another.`,
@@ -90,9 +87,9 @@ export async function createApiKey(workspace: Pick<Workspace, "id">, input: Crea
 
 /** Revokes a key of the workspace (idempotent: revoking a revoked key keeps its first revocation time). */
 export async function revokeApiKey(workspace: Pick<Workspace, "id">, id: number): Promise<{ id: number; revoked: true }> {
-  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("validation", "The key id must be a positive integer.");
+  if (!Number.isSafeInteger(id) || id <= 0) throw ServiceError.validation("The key id must be a positive integer.");
   const key = await db().apiKey.findFirst({ where: { id, workspaceId: workspace.id }, select: { id: true, revokedAt: true } });
-  if (!key) throw new AppError("not_found", `No API key ${id} in this workspace.`);
+  if (!key) throw ServiceError.notFound(`No API key ${id} in this workspace.`);
   if (!key.revokedAt) await db().apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
   return { id, revoked: true };
 }

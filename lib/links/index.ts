@@ -10,7 +10,7 @@ export {
   listLinks,
   encodeCursor,
   decodeCursor,
-  issueMessages,
+  parseLinkInput,
   type BulkRowResult,
   type BulkOptions,
   type LinkWorkspace,

@@ -1,14 +1,14 @@
-import { ApiError } from "../api/errors.ts";
 import { config } from "../config/index.ts";
 import { db, type DbOrTx } from "../db/client.ts";
+import { issueText, joinedIssueTexts, ServiceError, type Issue } from "../errors.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { randomBase62 } from "../keys/random.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
 import { bothLoopback, RESERVED_PATHS } from "../redirects/routing.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
 
-// The link rules that are not shapes: codes, domains, destinations and plan features. Every
-// check here answers with an ApiError carrying the spec's body.
+// The link rules that are not shapes: codes, domains, destinations and plan features. A refusal
+// is a ServiceError (validation issues name the field, as in "url: ...").
 
 export const GENERATED_CODE_LENGTH = 7;
 
@@ -48,9 +48,9 @@ export async function resolveCreateDomains(workspace: Pick<Workspace, "id">, hos
       })
     : [];
   const byHost = new Map(rows.map((d) => [d.host, { domainId: d.id, domainKey: d.id, host: d.host } as ResolvedDomain]));
-  return (host: string | undefined): ResolvedDomain | ApiError => {
+  return (host: string | undefined): ResolvedDomain | Issue => {
     if (!host || isDefaultHost(host)) return defaultDomain();
-    return byHost.get(host) ?? ApiError.validation(`domain: ${host} is not a verified, active domain of this workspace`);
+    return byHost.get(host) ?? { path: "domain", message: `${host} is not a verified, active domain of this workspace` };
   };
 }
 
@@ -61,7 +61,7 @@ export async function resolveCreateDomains(workspace: Pick<Workspace, "id">, hos
 export async function resolveQueryDomain(workspace: Pick<Workspace, "id">, host: string, client: DbOrTx = db()): Promise<ResolvedDomain> {
   if (isDefaultHost(host)) return defaultDomain();
   const d = await client.domain.findFirst({ where: { workspaceId: workspace.id, host }, select: { id: true, host: true } });
-  if (!d) throw ApiError.validation(`domain: ${host} is not a domain of this workspace`);
+  if (!d) throw linkValidation([{ path: "domain", message: `${host} is not a domain of this workspace` }]);
   return { domainId: d.id, domainKey: d.id, host: d.host };
 }
 
@@ -111,9 +111,9 @@ export function isServiceHost(url: URL, hosts: string[]): boolean {
 /**
  * Refuses destinations on DESTINATION_DENYLIST (the host or its subdomains) and any address that is
  * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any workspace.
- * Returns one message per refused URL.
+ * Returns one issue per refused URL.
  */
-export async function refusedDestinations(inputs: Partial<DestinationFields>[], client: DbOrTx = db()): Promise<string[][]> {
+export async function refusedDestinations(inputs: Partial<DestinationFields>[], client: DbOrTx = db()): Promise<Issue[][]> {
   const cfg = config();
   const parsed = inputs.map((i) => destinationsOf(i).map((d) => ({ ...d, u: new URL(d.url) })));
   const hostnames = [...new Set(parsed.flat().map((d) => bareHost(d.u.hostname)))];
@@ -123,8 +123,8 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
   const own = [cfg.shortDomain, cfg.appHost, ...verified];
   return parsed.map((list) =>
     list.flatMap(({ field, u }) => {
-      if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST)) return [`${field}: the host ${u.hostname} is not allowed as a destination`];
-      if (isServiceHost(u, own)) return [`${field}: ${u.host} is a short-link host of this service; a link cannot point to a short link`];
+      if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST)) return [{ path: field, message: `the host ${u.hostname} is not allowed as a destination` }];
+      if (isServiceHost(u, own)) return [{ path: field, message: `${u.host} is a short-link host of this service; a link cannot point to a short link` }];
       return [];
     }),
   );
@@ -143,14 +143,27 @@ export function featuresRequested(input: Partial<CreateLinkInput> | UpdateLinkIn
 }
 
 /** 403 feature for the first requested feature the workspace's plan lacks. */
-export function missingFeature(workspace: Pick<Workspace, "plan">, requested: Feature[]): ApiError | null {
+export function missingFeature(workspace: Pick<Workspace, "plan">, requested: Feature[]): ServiceError | null {
   const plan = planOf(workspace.plan);
   const missing = requested.find((f) => !hasFeature(plan, f));
-  return missing ? ApiError.feature(missing) : null;
+  return missing ? ServiceError.feature(missing) : null;
 }
 
-/** startsOn must come before expiresOn when a body sets both. */
-export function scheduleProblem(input: { startsOn?: number | null; expiresOn?: number | null }): string | null {
-  if (input.startsOn != null && input.expiresOn != null && input.startsOn >= input.expiresOn) return "startsOn: must be before expiresOn";
-  return null;
+type Schedule = { startsOn?: number | null; expiresOn?: number | null };
+
+/** startsOn must come before expiresOn when a body sets both: the problem, or none. */
+export function scheduleIssues(input: Schedule): Issue[] {
+  if (input.startsOn != null && input.expiresOn != null && input.startsOn >= input.expiresOn) return [{ path: "startsOn", message: "must be before expiresOn" }];
+  return [];
+}
+
+/** The same rule as one line ("startsOn: must be before expiresOn"), or null. */
+export function scheduleProblem(input: Schedule): string | null {
+  const [issue] = scheduleIssues(input);
+  return issue ? issueText(issue) : null;
+}
+
+/** A validation error of the link rules; its message is the "field: problem" lines, as the API lists them. */
+export function linkValidation(issues: Issue[]): ServiceError {
+  return ServiceError.validation(issues, joinedIssueTexts(issues));
 }

@@ -1,7 +1,8 @@
+import type { z } from "zod";
 import { hashPassword } from "../auth/password.ts";
-import { ApiError, type ApiErrorBody } from "../api/errors.ts";
 import { db, uniqueViolation, type DbOrTx, type Tx } from "../db/client.ts";
 import { Prisma, type Link, type Workspace } from "../db/generated/client.ts";
+import { joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { reserveLinkAllowance } from "./allowance.ts";
@@ -9,11 +10,12 @@ import {
   featuresRequested,
   generateCode,
   isReservedAlias,
+  linkValidation,
   missingFeature,
   refusedDestinations,
   resolveCreateDomains,
   resolveQueryDomain,
-  scheduleProblem,
+  scheduleIssues,
   type ResolvedDomain,
 } from "./rules.ts";
 import {
@@ -29,8 +31,8 @@ import { changedFields, hostOf, toWebhookLink, type LinkWithHost } from "./seria
 
 // The link service: the single place of link rules, used by the API, the app and the admin CLI.
 // Each use case is one transaction (withEvents) that also records its webhook event. Inputs are
-// already parsed by the schemas in schemas.ts; every refusal is an ApiError with the spec's body,
-// raised in the spec's order: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
+// already parsed by the schemas in schemas.ts; every refusal is a ServiceError, raised in the order
+// of the README's error table: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
 
 export type LinkWorkspace = Pick<Workspace, "id" | "slug" | "name" | "plan">;
 
@@ -48,17 +50,14 @@ type PreparedRow = { alias?: string; domain: ResolvedDomain; data: Omit<Prisma.L
 const toDate = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000));
 
 /** Validation that needs the database (domain, destinations), then features; then the password hash. */
-async function prepareRows(workspace: LinkWorkspace, inputs: CreateLinkInput[]): Promise<(PreparedRow | ApiError)[]> {
+async function prepareRows(workspace: LinkWorkspace, inputs: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
   const domainOf = await resolveCreateDomains(workspace, inputs.map((i) => i.domain));
   const refused = await refusedDestinations(inputs);
-  const prepared = inputs.map((input, i): PreparedRow | ApiError => {
+  const prepared = inputs.map((input, i): PreparedRow | ServiceError => {
     const domain = domainOf(input.domain);
-    const messages = [
-      ...(domain instanceof ApiError ? (domain.body as { messages: string[] }).messages : []),
-      ...refused[i],
-      ...[scheduleProblem(input)].filter((m): m is string => m !== null),
-    ];
-    if (messages.length || domain instanceof ApiError) return ApiError.validation(...messages);
+    const unusable = "domainKey" in domain ? [] : [domain];
+    const issues: Issue[] = [...unusable, ...refused[i], ...scheduleIssues(input)];
+    if (issues.length || !("domainKey" in domain)) return linkValidation(issues);
     const denied = missingFeature(workspace, featuresRequested(input, domain));
     if (denied) return denied;
     return {
@@ -82,7 +81,7 @@ async function prepareRows(workspace: LinkWorkspace, inputs: CreateLinkInput[]):
     };
   });
   // scrypt is slow on purpose: hash outside the transaction, a few at a time.
-  const withPassword = prepared.flatMap((p, i) => (!(p instanceof ApiError) && inputs[i].password ? [i] : []));
+  const withPassword = prepared.flatMap((p, i) => (!(p instanceof ServiceError) && inputs[i].password ? [i] : []));
   for (let at = 0; at < withPassword.length; at += 4) {
     await Promise.all(
       withPassword.slice(at, at + 4).map(async (i) => {
@@ -147,7 +146,7 @@ async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
 /** Creates one link (link.created). */
 export async function createLink(workspace: LinkWorkspace, input: CreateLinkInput): Promise<LinkWithHost> {
   const [row] = await prepareRows(workspace, [input]);
-  if (row instanceof ApiError) throw row;
+  if (row instanceof ServiceError) throw row;
   const plan = planOf(workspace.plan);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertRows(tx, [row]);
@@ -156,8 +155,8 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     // The allowance is taken last: its row lock serializes the workspace's creates, so it is held
     // only from here to commit. A refusal rolls back the insert and the event with it.
     const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, 1);
-    if (reservation.granted === 0) throw ApiError.quota("MaxLinks", plan.maxLinks, reservation.current);
-    if (!link) throw ApiError.aliasTaken(row.alias!);
+    if (reservation.granted === 0) throw ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
+    if (!link) throw ServiceError.aliasTaken(row.alias!);
     return link;
   });
 }
@@ -168,7 +167,8 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
  */
 export type BulkOptions = { batch?: { index: number; count: number } };
 
-export type BulkRowResult = { index: number; status: 201; link: LinkWithHost } | { index: number; status: 400 | 403 | 409; error: ApiErrorBody };
+/** A row's result; `error` is what a single create would have thrown (callers map it to a body). */
+export type BulkRowResult = { index: number; status: 201; link: LinkWithHost } | { index: number; status: 400 | 403 | 409; error: ServiceError };
 
 /**
  * Creates many links in one transaction and reports a result per row, in input order (index from 0).
@@ -177,19 +177,22 @@ export type BulkRowResult = { index: number; status: 201; link: LinkWithHost } |
  */
 export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[], options: BulkOptions = {}): Promise<BulkRowResult[]> {
   const plan = planOf(workspace.plan);
-  if (!hasFeature(plan, "BulkLinks")) throw ApiError.feature("BulkLinks");
+  if (!hasFeature(plan, "BulkLinks")) throw ServiceError.feature("BulkLinks");
   const results: (BulkRowResult | undefined)[] = new Array(rows.length);
   const parsed: { index: number; input: CreateLinkInput }[] = [];
   rows.forEach((raw, index) => {
-    const r = createLinkSchema.safeParse(raw);
-    if (r.success) parsed.push({ index, input: r.data });
-    else results[index] = { index, status: 400, error: ApiError.validation(...issueMessages(r.error.issues)).body };
+    try {
+      parsed.push({ index, input: parseLinkInput(createLinkSchema, raw) });
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      results[index] = { index, status: 400, error: e };
+    }
   });
   const prepared = await prepareRows(workspace, parsed.map((p) => p.input));
   const candidates: { index: number; row: PreparedRow }[] = [];
   prepared.forEach((p, k) => {
     const index = parsed[k].index;
-    if (p instanceof ApiError) results[index] = { index, status: p.status as 400 | 403, error: p.body };
+    if (p instanceof ServiceError) results[index] = { index, status: p.code === "validation" ? 400 : 403, error: p };
     else candidates.push({ index, row: p });
   });
 
@@ -201,7 +204,7 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
         const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted);
         // What was left of the allowance before this request: rows past it fail with the quota error.
         let units = plan.maxLinks - (reservation.current - reservation.granted);
-        const quota = ApiError.quota("MaxLinks", plan.maxLinks, reservation.current).body;
+        const quota = ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
         const kept: LinkWithHost[] = [];
         const dropped: number[] = [];
         candidates.forEach(({ index, row }, k) => {
@@ -210,7 +213,7 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
             results[index] = { index, status: 403, error: quota };
             if (l !== "taken") dropped.push(l.id);
           } else if (l === "taken") {
-            results[index] = { index, status: 409, error: ApiError.aliasTaken(row.alias!).body };
+            results[index] = { index, status: 409, error: ServiceError.aliasTaken(row.alias!) };
           } else {
             units--;
             const link = linkWithHost(l, row.domain.host);
@@ -237,30 +240,30 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
 // Read, edit, delete one link
 
 /**
- * The caller's link by code and optional domain (CONTRACT.md): with a domain, the link on it; without,
+ * The caller's link by code and optional domain (README "API", /links/{code}): with a domain, the link on it; without,
  * the one link with that code on any of the workspace's domains, 409 ambiguous_code when several
  * have it. Another workspace's link is 404. With `lock`, the row is locked (FOR UPDATE) and read again.
  */
 async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined, lock = false): Promise<LinkWithHost> {
-  if (!codeSchema.safeParse(code).success) throw ApiError.notFound();
+  if (!codeSchema.safeParse(code).success) throw ServiceError.notFound();
   let link: Link;
   if (domain) {
     const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } } });
-    if (!found || found.workspaceId !== workspace.id) throw ApiError.notFound();
+    if (!found || found.workspaceId !== workspace.id) throw ServiceError.notFound();
     link = found;
   } else {
     const found = await client.link.findMany({ where: { workspaceId: workspace.id, code }, orderBy: { domainKey: "asc" } });
-    if (found.length === 0) throw ApiError.notFound();
+    if (found.length === 0) throw ServiceError.notFound();
     if (found.length > 1) {
       const hosts = await customHosts(client, found);
-      throw ApiError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
+      throw ServiceError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
     }
     link = found[0];
   }
   if (lock) {
     const locked = await client.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Link" WHERE "id" = ${link.id}::int FOR UPDATE`;
     const again = locked.length ? await client.link.findUnique({ where: { id: link.id } }) : null;
-    if (!again || again.workspaceId !== workspace.id || again.code !== code) throw ApiError.notFound();
+    if (!again || again.workspaceId !== workspace.id || again.code !== code) throw ServiceError.notFound();
     link = again;
   }
   const host = link.domainId === null ? hostOf(link) : (domain?.host ?? (await customHosts(client, [link])).get(link.domainId)!);
@@ -321,8 +324,8 @@ export type UpdateResult = {
  */
 export async function updateLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery, patch: UpdateLinkInput): Promise<UpdateResult> {
   const domain = await queryDomain(workspace, query);
-  const messages = [...(await refusedDestinations([patch]))[0], ...[scheduleProblem(patch)].filter((m): m is string => m !== null)];
-  if (messages.length) throw ApiError.validation(...messages);
+  const issues = [...(await refusedDestinations([patch]))[0], ...scheduleIssues(patch)];
+  if (issues.length) throw linkValidation(issues);
   const denied = missingFeature(workspace, featuresRequested(patch));
   if (denied) throw denied;
   const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
@@ -351,13 +354,13 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
       if (!sameTargeting(before.targeting, next)) data.targeting = next ?? Prisma.DbNull;
     }
     if (Object.keys(data).length === 0) return { link: before, changed: [], written: false };
-    if (data.code !== undefined && isReservedAlias(patch.alias!)) throw ApiError.aliasTaken(patch.alias!);
+    if (data.code !== undefined && isReservedAlias(patch.alias!)) throw ServiceError.aliasTaken(patch.alias!);
 
     let updated: Link;
     try {
       updated = await tx.link.update({ where: { id: before.id }, data });
     } catch (e) {
-      if (uniqueViolation(e) && patch.alias !== undefined) throw ApiError.aliasTaken(patch.alias);
+      if (uniqueViolation(e) && patch.alias !== undefined) throw ServiceError.aliasTaken(patch.alias);
       throw e;
     }
     const after = linkWithHost(updated, before.host);
@@ -403,7 +406,7 @@ export function decodeCursor(cursor: string): { createdAt: Date; id: number } | 
 export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery): Promise<{ links: LinkWithHost[]; nextCursor: string | null }> {
   const size = query.size ?? PAGE_DEFAULT;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  if (after === null) throw ApiError.validation("cursor: is not a cursor from this API");
+  if (after === null) throw linkValidation([{ path: "cursor", message: "is not a cursor from this API" }]);
   const domain = query.domain === undefined ? undefined : await resolveQueryDomain(workspace, query.domain);
   const and: Prisma.LinkWhereInput[] = [{ workspaceId: workspace.id }];
   if (domain) and.push({ domainKey: domain.domainKey });
@@ -423,7 +426,7 @@ export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery)
 
 // ---------------------------------------------------------------------------------------------
 
-/** zod issues as the strings of a validation error: "field: message". */
-export function issueMessages(issues: { path: PropertyKey[]; message: string }[]): string[] {
-  return issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message));
+/** Link input through one of the schemas of schemas.ts; refusals read "field: problem", as the API lists them. */
+export function parseLinkInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  return parseInput(schema, input, { message: joinedIssueTexts });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { withEvents } from "../events/index.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
 import { atLeast, emailSchema, requireRole } from "../workspaces/index.ts";
 import type { Role } from "../db/generated/enums.ts";
@@ -26,7 +26,7 @@ export async function joinWorkspace(
   try {
     membership = await tx.membership.create({ data: { workspaceId, userId, role }, include: { user: true } });
   } catch (e) {
-    if (uniqueViolation(e)) throw new AppError("conflict", "That person is already a member of this workspace.");
+    if (uniqueViolation(e)) throw ServiceError.conflict("That person is already a member of this workspace.");
     throw e;
   }
   const member: MemberView = { id: membership.id, email: membership.user.email, role, via };
@@ -38,14 +38,12 @@ const addSchema = z.object({ slug: z.string().min(1), email: emailSchema, role: 
 
 /** An admin adds an existing account (admin CLI member:add, and the Members page). */
 export async function addMember(input: unknown): Promise<MemberView> {
-  const parsed = addSchema.safeParse(input);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
-  const { slug, email, role } = parsed.data;
+  const { slug, email, role } = parseInput(addSchema, input);
   return withEvents(async (tx, emit) => {
     const ws = await tx.workspace.findUnique({ where: { slug } });
-    if (!ws) throw new AppError("not_found", `No workspace ${slug}.`);
+    if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
     const user = await tx.user.findUnique({ where: { email } });
-    if (!user) throw new AppError("not_found", `No account with email ${email}. Invite them instead.`);
+    if (!user) throw ServiceError.notFound(`No account with email ${email}. Invite them instead.`);
     return joinWorkspace(tx, emit, ws.id, user.id, role, "added");
   });
 }
@@ -76,7 +74,7 @@ async function serializable<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     } catch (e) {
       if (!serializationFailure(e)) throw e;
       if (attempt < 3) continue;
-      throw new AppError("conflict", "Someone else changed the members at the same time. Try again.");
+      throw ServiceError.conflict("Someone else changed the members at the same time. Try again.");
     }
   }
 }
@@ -89,9 +87,9 @@ function serializationFailure(e: unknown): boolean {
 
 async function actorAndTarget(tx: Tx, actorUserId: number, slug: string, membershipId: number) {
   const actor = await tx.membership.findFirst({ where: { userId: actorUserId, workspace: { slug } } });
-  if (!actor) throw new AppError("not_found", "Workspace not found.");
+  if (!actor) throw ServiceError.notFound("Workspace not found.");
   const target = await tx.membership.findFirst({ where: { id: membershipId, workspaceId: actor.workspaceId }, include: { user: true } });
-  if (!target) throw new AppError("not_found", "That person is not a member of this workspace.");
+  if (!target) throw ServiceError.notFound("That person is not a member of this workspace.");
   return { actor, target };
 }
 
@@ -102,18 +100,16 @@ async function ownerCount(tx: Tx, workspaceId: number) {
 const manageSchema = z.object({ membershipId: z.coerce.number().int().positive(), role: roleSchema });
 
 export async function changeRole(actorUserId: number, slug: string, input: { membershipId: unknown; role: unknown }) {
-  const parsed = manageSchema.safeParse(input);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
-  const { membershipId, role } = parsed.data;
+  const { membershipId, role } = parseInput(manageSchema, input);
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
-    if (!atLeast(actor.role, "admin")) throw new AppError("forbidden", "Only owners and admins can change roles.");
+    if (!atLeast(actor.role, "admin")) throw ServiceError.forbidden("Only owners and admins can change roles.");
     if ((target.role === "owner" || role === "owner") && actor.role !== "owner") {
-      throw new AppError("forbidden", "Only an owner can make someone an owner or change an owner's role.");
+      throw ServiceError.forbidden("Only an owner can make someone an owner or change an owner's role.");
     }
     if (target.role === role) return { id: target.id, email: target.user.email, role };
     if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
-      throw new AppError("conflict", "A workspace needs at least one owner. Make someone else owner first.");
+      throw ServiceError.conflict("A workspace needs at least one owner. Make someone else owner first.");
     }
     await tx.membership.update({ where: { id: target.id }, data: { role } });
     return { id: target.id, email: target.user.email, role };
@@ -123,14 +119,14 @@ export async function changeRole(actorUserId: number, slug: string, input: { mem
 /** Removes a member; anyone may leave on their own, except the last owner. */
 export async function removeMember(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
-  if (!Number.isInteger(membershipId) || membershipId <= 0) throw new AppError("validation", "Choose a member.");
+  if (!Number.isInteger(membershipId) || membershipId <= 0) throw ServiceError.validation("Choose a member.");
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     const self = actor.id === target.id;
-    if (!self && !atLeast(actor.role, "admin")) throw new AppError("forbidden", "Only owners and admins can remove members.");
-    if (!self && target.role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can remove an owner.");
+    if (!self && !atLeast(actor.role, "admin")) throw ServiceError.forbidden("Only owners and admins can remove members.");
+    if (!self && target.role === "owner" && actor.role !== "owner") throw ServiceError.forbidden("Only an owner can remove an owner.");
     if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
-      throw new AppError("conflict", "The last owner cannot leave. Transfer ownership first.");
+      throw ServiceError.conflict("The last owner cannot leave. Transfer ownership first.");
     }
     await tx.membership.delete({ where: { id: target.id } });
     return { id: target.id, email: target.user.email, self };
@@ -140,11 +136,11 @@ export async function removeMember(actorUserId: number, slug: string, membership
 /** The owner hands ownership to another member and stays on as an admin. */
 export async function transferOwnership(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
-  if (!Number.isInteger(membershipId) || membershipId <= 0) throw new AppError("validation", "Choose a member.");
+  if (!Number.isInteger(membershipId) || membershipId <= 0) throw ServiceError.validation("Choose a member.");
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
-    if (actor.role !== "owner") throw new AppError("forbidden", "Only an owner can transfer ownership.");
-    if (actor.id === target.id) throw new AppError("validation", "Choose another member to transfer ownership to.");
+    if (actor.role !== "owner") throw ServiceError.forbidden("Only an owner can transfer ownership.");
+    if (actor.id === target.id) throw ServiceError.validation("Choose another member to transfer ownership to.");
     await tx.membership.update({ where: { id: target.id }, data: { role: "owner" } });
     await tx.membership.update({ where: { id: actor.id }, data: { role: "admin" } });
     return { id: target.id, email: target.user.email, role: "owner" as const };
@@ -154,6 +150,6 @@ export async function transferOwnership(actorUserId: number, slug: string, membe
 /** The Members page's "Add existing account": owners and admins; only owners add owners. */
 export async function addMemberAs(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<MemberView> {
   const m = await requireRole(actorUserId, slug, "admin");
-  if (input.role === "owner" && m.role !== "owner") throw new AppError("forbidden", "Only an owner can add another owner.");
+  if (input.role === "owner" && m.role !== "owner") throw ServiceError.forbidden("Only an owner can add another owner.");
   return addMember({ slug, email: input.email, role: input.role });
 }

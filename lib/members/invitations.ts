@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
 import { emailSchema, requireRole } from "../workspaces/index.ts";
@@ -56,16 +56,14 @@ export type InviteResult = { id: number; email: string; role: Role; url: string;
  */
 export async function inviteMember(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<InviteResult> {
   const actor = await requireRole(actorUserId, slug, "admin");
-  const parsed = inviteSchema.safeParse(input);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
-  const { email, role } = parsed.data;
-  if (role === "owner" && actor.role !== "owner") throw new AppError("forbidden", "Only an owner can invite another owner.");
+  const { email, role } = parseInput(inviteSchema, input);
+  if (role === "owner" && actor.role !== "owner") throw ServiceError.forbidden("Only an owner can invite another owner.");
   const ws = actor.workspace;
 
   const token = randomBytes(32).toString("base64url");
   const invitation = await db().$transaction(async (tx) => {
     const member = await tx.membership.findFirst({ where: { workspaceId: ws.id, user: { email } } });
-    if (member) throw new AppError("conflict", `${email} is already a member of this workspace.`);
+    if (member) throw ServiceError.conflict(`${email} is already a member of this workspace.`);
     await tx.invitation.deleteMany({ where: { workspaceId: ws.id, email, acceptedAt: null } });
     return tx.invitation.create({
       data: {
@@ -105,9 +103,9 @@ export async function inviteMember(actorUserId: number, slug: string, input: { e
 export async function revokeInvitation(actorUserId: number, slug: string, invitationId: unknown) {
   const actor = await requireRole(actorUserId, slug, "admin");
   const id = Number(invitationId);
-  if (!Number.isInteger(id) || id <= 0) throw new AppError("validation", "Choose an invitation.");
+  if (!Number.isInteger(id) || id <= 0) throw ServiceError.validation("Choose an invitation.");
   const r = await db().invitation.deleteMany({ where: { id, workspaceId: actor.workspace.id, acceptedAt: null } });
-  if (r.count === 0) throw new AppError("not_found", "That invitation no longer exists.");
+  if (r.count === 0) throw ServiceError.notFound("That invitation no longer exists.");
   return { id };
 }
 
@@ -132,17 +130,17 @@ export async function lookupInvitation(token: string): Promise<InvitationLookup>
 export async function acceptInvitation(userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
   return withEvents(async (tx, emit) => {
     const inv = await tx.invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
-    if (!inv || !inv.workspace.active) throw new AppError("not_found", "This invitation link is not valid.");
+    if (!inv || !inv.workspace.active) throw ServiceError.notFound("This invitation link is not valid.");
     const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
     if (user.email !== inv.email) {
-      throw new AppError("forbidden", `This invitation is for ${inv.email}. Sign in with that email address to accept it.`);
+      throw ServiceError.forbidden(`This invitation is for ${inv.email}. Sign in with that email address to accept it.`);
     }
     const existing = await tx.membership.findFirst({ where: { workspaceId: inv.workspaceId, userId } });
     if (inv.acceptedAt) {
       if (existing) return { slug: inv.workspace.slug, member: null };
-      throw new AppError("conflict", "This invitation was already used.");
+      throw ServiceError.conflict("This invitation was already used.");
     }
-    if (inv.expiresAt <= new Date()) throw new AppError("conflict", "This invitation has expired. Ask for a new one.");
+    if (inv.expiresAt <= new Date()) throw ServiceError.conflict("This invitation has expired. Ask for a new one.");
     // Claimed with a condition: a double click accepts once.
     const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
     if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db, type Tx } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { SELECTABLE_EVENT_TYPES } from "../events/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { checkWebhookUrl } from "./guard.ts";
@@ -29,11 +29,7 @@ const descriptionSchema = z.string().trim().max(200, "Use at most 200 characters
 const createSchema = z.object({ url: urlSchema, description: descriptionSchema.default(""), events: eventSelectionSchema.default("all") });
 const updateSchema = z.object({ url: urlSchema.optional(), description: descriptionSchema.optional(), events: eventSelectionSchema.optional() });
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const r = schema.safeParse(input);
-  if (!r.success) throw new AppError("validation", [...new Set(r.error.issues.map((i) => i.message))].join(" "));
-  return r.data;
-}
+const parse = parseInput;
 
 /** "all" or "t1,t2" (admin CLI) to a selection. */
 export function parseEventList(text: string | undefined): EventSelection {
@@ -80,7 +76,7 @@ function selectionData(events: EventSelection) {
 /** Refuses a URL the guard refuses (https, port 443, no credentials, public addresses only). */
 async function checkUrl(url: string): Promise<string> {
   const r = await checkWebhookUrl(url);
-  if (!r.ok) throw new AppError("validation", r.message);
+  if (!r.ok) throw ServiceError.validation(r.message);
   return r.url.toString();
 }
 
@@ -92,15 +88,15 @@ async function lockWorkspace(tx: Tx, workspaceId: number) {
 export async function createEndpoint(workspaceId: number, input: unknown): Promise<EndpointView & { secret: string }> {
   const { url, description, events } = parse(createSchema, input);
   const ws = await db().workspace.findUnique({ where: { id: workspaceId } });
-  if (!ws) throw new AppError("not_found", "Workspace not found.");
+  if (!ws) throw ServiceError.notFound("Workspace not found.");
   const plan = planOf(ws.plan);
-  if (!webhooksAllowed(plan)) throw new AppError("feature", `The ${plan.name} plan does not include webhooks. Upgrade to add endpoints.`);
+  if (!webhooksAllowed(plan)) throw ServiceError.feature("Webhooks", `The ${plan.name} plan does not include webhooks. Upgrade to add endpoints.`);
   const normalized = await checkUrl(url);
   const row = await db().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
     const count = await tx.webhookEndpoint.count({ where: { workspaceId } });
     if (count >= plan.webhookEndpoints) {
-      throw new AppError("limit", `The ${plan.name} plan allows ${plan.webhookEndpoints} webhook endpoints; remove one to add another.`);
+      throw ServiceError.limit(`The ${plan.name} plan allows ${plan.webhookEndpoints} webhook endpoints; remove one to add another.`);
     }
     return tx.webhookEndpoint.create({ data: { workspaceId, url: normalized, description, secret: newSigningSecret(), ...selectionData(events) } });
   });
@@ -109,7 +105,7 @@ export async function createEndpoint(workspaceId: number, input: unknown): Promi
 
 async function findOwned(workspaceId: number, id: number): Promise<EndpointRow> {
   const e = Number.isInteger(id) ? await db().webhookEndpoint.findFirst({ where: { id, workspaceId } }) : null;
-  if (!e) throw new AppError("not_found", "No such webhook endpoint.");
+  if (!e) throw ServiceError.notFound("No such webhook endpoint.");
   return e;
 }
 

@@ -1,5 +1,5 @@
 import { db } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { ServiceError } from "../errors.ts";
 import { newEventId, serializeEnvelope } from "../events/index.ts";
 import { assertWritable } from "../workspaces/writable.ts";
 import { attemptDelivery, type AttemptResult } from "./attempt.ts";
@@ -14,7 +14,7 @@ export async function sendTestEvent(endpointId: number, workspaceId?: number): P
   const ep = Number.isInteger(endpointId)
     ? await db().webhookEndpoint.findFirst({ where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) }, include: { workspace: true } })
     : null;
-  if (!ep) throw new AppError("not_found", "No such webhook endpoint.");
+  if (!ep) throw ServiceError.notFound("No such webhook endpoint.");
   await assertWritable(ep.workspaceId);
   const id = newEventId();
   const at = new Date();
@@ -32,7 +32,7 @@ export async function resendDelivery(workspaceId: number, deliveryId: number): P
   const d = Number.isInteger(deliveryId)
     ? await db().delivery.findFirst({ where: { id: deliveryId, endpoint: { workspaceId } }, select: { id: true } })
     : null;
-  if (!d) throw new AppError("not_found", "No such delivery.");
+  if (!d) throw ServiceError.notFound("No such delivery.");
   await assertWritable(workspaceId);
   return attemptDelivery(d.id, { manual: true });
 }

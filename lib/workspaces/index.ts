@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
 import { hashPassword } from "../auth/password.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { isPlanId, plans } from "../plans/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
@@ -33,11 +33,7 @@ export const signUpSchema = z.object({
   name: z.string().trim().max(80).optional(),
 });
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const r = schema.safeParse(input);
-  if (!r.success) throw new AppError("validation", r.error.issues.map((i) => i.message).join(" "));
-  return r.data;
-}
+const parse = parseInput;
 
 async function uniqueSlug(tx: Tx, base: string): Promise<string> {
   const clean = base.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30) || "workspace";
@@ -63,7 +59,7 @@ export async function signUp(input: unknown) {
       return { user: { id: user.id, email: user.email }, workspace: { id: workspace.id, slug: workspace.slug } };
     });
   } catch (e) {
-    if (uniqueViolation(e)) throw new AppError("conflict", "An account with this email already exists. Sign in instead.");
+    if (uniqueViolation(e)) throw ServiceError.conflict("An account with this email already exists. Sign in instead.");
     throw e;
   }
 }
@@ -79,7 +75,7 @@ export async function createUser(input: unknown) {
     const user = await db().user.create({ data: { email, name: name || null, passwordHash } });
     return { id: user.id, email: user.email };
   } catch (e) {
-    if (uniqueViolation(e)) throw new AppError("conflict", `A user with email ${email} already exists.`);
+    if (uniqueViolation(e)) throw ServiceError.conflict(`A user with email ${email} already exists.`);
     throw e;
   }
 }
@@ -94,18 +90,18 @@ const createWorkspaceSchema = z.object({
 export async function createWorkspace(input: unknown) {
   const { slug, name, owner, plan } = parse(createWorkspaceSchema, input);
   const planId = plan ?? defaultPlanId();
-  if (!isPlanId(planId)) throw new AppError("validation", `Unknown plan ${planId}. Plans: ${Object.keys(plans()).join(", ")}.`);
-  if (RESERVED_SLUGS.has(slug)) throw new AppError("validation", `The slug ${slug} is reserved.`);
+  if (!isPlanId(planId)) throw ServiceError.validation(`Unknown plan ${planId}. Plans: ${Object.keys(plans()).join(", ")}.`);
+  if (RESERVED_SLUGS.has(slug)) throw ServiceError.validation(`The slug ${slug} is reserved.`);
   try {
     return await db().$transaction(async (tx) => {
       const user = await tx.user.findUnique({ where: { email: owner } });
-      if (!user) throw new AppError("not_found", `No user with email ${owner}.`);
+      if (!user) throw ServiceError.notFound(`No user with email ${owner}.`);
       const ws = await tx.workspace.create({ data: { slug, name, plan: planId } });
       await tx.membership.create({ data: { workspaceId: ws.id, userId: user.id, role: "owner" } });
       return { id: ws.id, slug: ws.slug, plan: ws.plan };
     });
   } catch (e) {
-    if (uniqueViolation(e)) throw new AppError("conflict", `The slug ${slug} is taken.`);
+    if (uniqueViolation(e)) throw ServiceError.conflict(`The slug ${slug} is taken.`);
     throw e;
   }
 }
@@ -114,12 +110,12 @@ const RESERVED_SLUGS = new Set(["new", "settings", "api", "admin"]);
 
 export async function findWorkspace(slug: string) {
   const ws = await db().workspace.findUnique({ where: { slug } });
-  if (!ws) throw new AppError("not_found", `No workspace ${slug}.`);
+  if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
   return ws;
 }
 
 export async function setPlan(slug: string, plan: string) {
-  if (!isPlanId(plan)) throw new AppError("validation", `Unknown plan ${plan}. Plans: ${Object.keys(plans()).join(", ")}.`);
+  if (!isPlanId(plan)) throw ServiceError.validation(`Unknown plan ${plan}. Plans: ${Object.keys(plans()).join(", ")}.`);
   await findWorkspace(slug);
   const ws = await db().workspace.update({ where: { slug }, data: { plan } });
   return { slug: ws.slug, plan: ws.plan };
@@ -159,8 +155,8 @@ export function atLeast(role: Role, min: Role): boolean {
 /** Throws forbidden unless the user holds `min` or higher; not_found when not a member at all. */
 export async function requireRole(userId: number, slug: string, min: Role) {
   const m = await membershipOf(userId, slug);
-  if (!m) throw new AppError("not_found", "Workspace not found.");
-  if (!atLeast(m.role, min)) throw new AppError("forbidden", `Only a workspace ${min === "owner" ? "owner" : "owner or admin"} can do this.`);
+  if (!m) throw ServiceError.notFound("Workspace not found.");
+  if (!atLeast(m.role, min)) throw ServiceError.forbidden(`Only a workspace ${min === "owner" ? "owner" : "owner or admin"} can do this.`);
   return m;
 }
 

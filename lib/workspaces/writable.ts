@@ -1,5 +1,5 @@
 import { db, type Tx } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { ServiceError } from "../errors.ts";
 
 // A deactivated workspace (admin CLI `workspace:deactivate`) is read-only: its pages still open
 // (with a banner), every change is refused with this message, it emits no events and nothing is
@@ -12,6 +12,6 @@ export const DEACTIVATED_CANCEL_REASON = "the workspace is deactivated";
 /** Throws unless the workspace is active, reading its state now (a page may have loaded it before a deactivation). */
 export async function assertWritable(workspaceId: number, tx?: Tx): Promise<void> {
   const ws = await (tx ?? db()).workspace.findUnique({ where: { id: workspaceId }, select: { active: true } });
-  if (!ws) throw new AppError("not_found", "Workspace not found.");
-  if (!ws.active) throw new AppError("forbidden", DEACTIVATED_MESSAGE);
+  if (!ws) throw ServiceError.notFound("Workspace not found.");
+  if (!ws.active) throw ServiceError.forbidden(DEACTIVATED_MESSAGE);
 }

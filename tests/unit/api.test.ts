@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { ApiError } from "../../lib/api/errors.ts";
+import { ServiceError } from "../../lib/errors.ts";
 import { bearerToken } from "../../lib/api/handler.ts";
 import { buildOpenApiDocument } from "../../lib/api/openapi.ts";
 import { queryObject, readJsonBody } from "../../lib/api/request.ts";
@@ -14,7 +14,7 @@ const refusal = async (p: Promise<unknown>) => {
   try {
     await p;
   } catch (e) {
-    return (e as ApiError).body;
+    return errorBody(e as ServiceError);
   }
   throw new Error("expected a refusal");
 };
@@ -29,11 +29,11 @@ describe("bearerToken", () => {
 
 describe("error bodies", () => {
   it("carry exactly the fields of the spec's table", () => {
-    const polluted = ApiError.aliasTaken("x");
-    (polluted.body as Record<string, unknown>).internal = "secret";
+    const polluted = ServiceError.aliasTaken("x");
+    (polluted.extra as Record<string, unknown>).internal = "secret";
     expect(errorBody(polluted)).toEqual({ error: "alias_taken", alias: "x" });
-    expect(errorBody(ApiError.quota("MaxLinks", 5, 5))).toEqual({ error: "quota", key: "MaxLinks", limit: 5, current: 5, upgrade: true });
-    expect(errorBody(ApiError.ambiguous("c", [null, "a.test"]))).toEqual({ error: "ambiguous_code", code: "c", domains: [null, "a.test"] });
+    expect(errorBody(ServiceError.quota("MaxLinks", 5, 5))).toEqual({ error: "quota", key: "MaxLinks", limit: 5, current: 5, upgrade: true });
+    expect(errorBody(ServiceError.ambiguous("c", [null, "a.test"]))).toEqual({ error: "ambiguous_code", code: "c", domains: [null, "a.test"] });
   });
 
   it("401 is always the same bytes", async () => {

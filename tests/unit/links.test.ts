@@ -4,7 +4,9 @@ import { monthOf } from "../../lib/links/allowance.ts";
 import { featuresRequested, generateCode, isDenylisted, isServiceHost, missingFeature, scheduleProblem } from "../../lib/links/rules.ts";
 import { createLinkSchema, listLinksQuerySchema, updateLinkSchema, webhookLinkSchema, apiLinkSchema } from "../../lib/links/schemas.ts";
 import { changedFields, toApiLink, toWebhookLink } from "../../lib/links/serialize.ts";
-import { decodeCursor, encodeCursor, issueMessages } from "../../lib/links/service.ts";
+import { errorBody } from "../../lib/api/error-body.ts";
+import { issueMessages } from "../../lib/errors.ts";
+import { decodeCursor, encodeCursor } from "../../lib/links/service.ts";
 import { RESERVED_PATHS } from "../../lib/redirects/http.ts";
 
 const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) => (r.success ? [] : issueMessages(r.error!.issues));
@@ -100,7 +102,7 @@ describe("features and schedule", () => {
   });
 
   it("reports the first feature the plan lacks as 403 feature", () => {
-    expect(missingFeature({ plan: "free" }, ["CustomAliases", "LinkPasswords"])?.body).toEqual({ error: "feature", key: "CustomAliases", upgrade: true });
+    expect(errorBody(missingFeature({ plan: "free" }, ["CustomAliases", "LinkPasswords"])!)).toEqual({ error: "feature", key: "CustomAliases", upgrade: true });
     expect(missingFeature({ plan: "pro" }, ["CustomAliases", "LinkPasswords"])).toBeNull();
     expect(missingFeature({ plan: "pro" }, ["CustomDomains"])).toBeNull();
   });

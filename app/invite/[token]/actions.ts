@@ -2,7 +2,7 @@
 import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { currentUserId, signIn, signOut } from "@/lib/auth";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 import { acceptInvitation, lookupInvitation } from "@/lib/members/invitations";
 import { signUp } from "@/lib/workspaces";
 
@@ -13,7 +13,7 @@ async function acceptAndGo(userId: number, token: string): Promise<InviteFormSta
   try {
     slug = (await acceptInvitation(userId, token)).slug;
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
   redirect(`/w/${slug}?joined=1`);
@@ -36,7 +36,7 @@ export async function signUpAndAcceptAction(token: string, _: InviteFormState, f
   try {
     userId = (await signUp({ email: inv.email, password, name: name || undefined })).user.id;
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
   try {

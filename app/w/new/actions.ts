@@ -2,7 +2,7 @@
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
 import { db } from "@/lib/db/client";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 import { createWorkspace } from "@/lib/workspaces";
 
 export type NewWorkspaceState = { error?: string } | undefined;
@@ -16,7 +16,7 @@ export async function createWorkspaceAction(_: NewWorkspaceState, form: FormData
     // New workspaces start on the default plan; plans change through billing or the admin CLI.
     slug = (await createWorkspace({ slug: form.get("slug"), name: form.get("name"), owner: user.email })).slug;
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
   redirect(`/w/${slug}`);

@@ -12,7 +12,7 @@ import {
   type AttemptResult,
   type EndpointView,
 } from "@/lib/webhooks";
-import { failure, ok, type ActionResult } from "@/components/action-result";
+import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
 import { requireMember } from "../access";
 
 // The Developers page's actions: owners and admins only, each scoped to the workspace in the URL.
@@ -36,7 +36,7 @@ export async function createEndpointAction(slug: string, input: EndpointInput): 
     revalidatePath(`/w/${slug}/developers`);
     return ok(view);
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -48,7 +48,7 @@ export async function updateEndpointAction(slug: string, id: number, input: Endp
     revalidatePath(`/w/${slug}/developers`, "layout");
     return ok(view);
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -60,7 +60,7 @@ export async function setEnabledAction(slug: string, id: number, enabled: boolea
     revalidatePath(`/w/${slug}/developers`, "layout");
     return ok(view);
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -72,7 +72,7 @@ export async function deleteEndpointAction(slug: string, id: number): Promise<Ac
     revalidatePath(`/w/${slug}/developers`);
     return ok({ id });
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -82,7 +82,7 @@ export async function revealSecretAction(slug: string, id: number): Promise<Acti
   try {
     return ok(await revealSecret(m.workspace.id, id));
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -92,7 +92,7 @@ export async function replaceSecretAction(slug: string, id: number): Promise<Act
   try {
     return ok(await replaceSecret(m.workspace.id, id));
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -104,7 +104,7 @@ export async function sendTestAction(slug: string, id: number): Promise<ActionRe
     revalidatePath(`/w/${slug}/developers/${id}`);
     return ok(summary(r));
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -116,6 +116,6 @@ export async function resendAction(slug: string, endpointId: number, deliveryId:
     revalidatePath(`/w/${slug}/developers/${endpointId}`);
     return ok(summary(r));
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }

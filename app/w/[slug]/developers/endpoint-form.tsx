@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
-import type { ActionResult } from "@/components/action-result";
+import type { ActionResult } from "@/lib/actions/result";
 import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
 
 /** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */

@@ -1,7 +1,7 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { addDomain, removeDomain, verifyDomain, type DomainView } from "@/lib/domains";
-import { failure, ok, type ActionResult } from "@/components/action-result";
+import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
 import { requireMember } from "../access";
 
 async function manager(slug: string) {
@@ -19,7 +19,7 @@ export async function addDomainAction(slug: string, host: string): Promise<Actio
     revalidatePath(`/w/${slug}/domains`);
     return ok(d);
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -31,7 +31,7 @@ export async function verifyDomainAction(slug: string, id: number): Promise<Acti
     if (r.verified) revalidatePath(`/w/${slug}/domains`);
     return ok({ verified: r.verified, message: r.message });
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }
 
@@ -43,6 +43,6 @@ export async function removeDomainAction(slug: string, id: number): Promise<Acti
     revalidatePath(`/w/${slug}/domains`);
     return ok({ host: r.host });
   } catch (e) {
-    return failure(e);
+    return actionFailure(e);
   }
 }

@@ -7,7 +7,7 @@ import { CopyField } from "@/components/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { Badge, buttonClass, Card, Field, inputClass, secondaryButtonClass } from "@/components/ui";
-import type { ActionResult } from "@/components/action-result";
+import type { ActionResult } from "@/lib/actions/result";
 import { addDomainAction, removeDomainAction, verifyDomainAction } from "./actions";
 
 /** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */

@@ -5,7 +5,7 @@ import {
   createLink,
   createLinkSchema,
   deleteLink,
-  issueMessages,
+  parseLinkInput,
   listLinks,
   listLinksQuerySchema,
   toApiLink,
@@ -13,8 +13,8 @@ import {
   updateLinkSchema,
   type ApiLink,
 } from "@/lib/links";
-import { ApiError, type ApiErrorBody } from "@/lib/api/errors";
-import { failure, ok, type ActionResult } from "@/components/action-result";
+import { errorBody, type ErrorBody } from "@/lib/api/error-body";
+import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
 import { requireMember } from "../access";
 import { linkById } from "./data";
 
@@ -23,11 +23,7 @@ import { linkById } from "./data";
 
 const LINK_FIELDS = ["url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "targeting"];
 
-function parse<T>(schema: { safeParse: (v: unknown) => { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, input: unknown): T {
-  const r = schema.safeParse(input);
-  if (!r.success) throw ApiError.validation(...issueMessages(r.error.issues));
-  return r.data;
-}
+const parse = parseLinkInput;
 
 export async function createLinkAction(slug: string, input: unknown): Promise<ActionResult<{ id: number; short: string }>> {
   const { workspace } = await requireMember(slug);
@@ -36,7 +32,7 @@ export async function createLinkAction(slug: string, input: unknown): Promise<Ac
     revalidatePath(`/w/${slug}/links`);
     return ok({ id: link.id, short: toApiLink(link, link.host).short });
   } catch (e) {
-    return failure(e, LINK_FIELDS);
+    return actionFailure(e, LINK_FIELDS);
   }
 }
 
@@ -49,7 +45,7 @@ export async function updateLinkAction(slug: string, id: number, patch: unknown)
     revalidatePath(`/w/${slug}/links`, "layout");
     return ok({ id: r.link.id, changed: r.written });
   } catch (e) {
-    return failure(e, LINK_FIELDS);
+    return actionFailure(e, LINK_FIELDS);
   }
 }
 
@@ -62,7 +58,7 @@ export async function deleteLinkAction(slug: string, id: number): Promise<Action
     revalidatePath(`/w/${slug}/links`);
     return ok({ id, short: current.short });
   } catch (e) {
-    return failure(e);
+    return actionFailure(e, []);
   }
 }
 
@@ -80,11 +76,11 @@ export async function listLinksAction(slug: string, query: { q?: string; folder?
     const page = await listLinks(workspace, parsed);
     return ok({ links: page.links.map((l) => toApiLink(l, l.host)), nextCursor: page.nextCursor });
   } catch (e) {
-    return failure(e);
+    return actionFailure(e, []);
   }
 }
 
-export type ImportRowResult = { row: number; status: number; short?: string; id?: number; error?: ApiErrorBody };
+export type ImportRowResult = { row: number; status: number; short?: string; id?: number; error?: ErrorBody };
 
 /**
  * One chunk (at most 100 rows) of a CSV import, through the same bulk service as
@@ -106,10 +102,10 @@ export async function importChunkAction(
     revalidatePath(`/w/${slug}/links`);
     return ok(
       results.map((r, i) =>
-        r.status === 201 ? { row: rows[i].row, status: 201, id: r.link.id, short: toApiLink(r.link, r.link.host).short } : { row: rows[i].row, status: r.status, error: r.error },
+        r.status === 201 ? { row: rows[i].row, status: 201, id: r.link.id, short: toApiLink(r.link, r.link.host).short } : { row: rows[i].row, status: r.status, error: errorBody(r.error) },
       ),
     );
   } catch (e) {
-    return failure(e);
+    return actionFailure(e, []);
   }
 }

@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import type { ActionResult } from "@/components/action-result";
+import type { ActionResult } from "@/lib/actions/result";
 import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
 import { createLinkAction, updateLinkAction } from "./actions";

@@ -2,7 +2,7 @@
 import { revalidatePath } from "next/cache";
 import { addMemberAs, changeRole, removeMember, transferOwnership } from "@/lib/members";
 import { inviteMember, revokeInvitation, type InviteResult } from "@/lib/members/invitations";
-import { failure, ok, type ActionResult } from "@/components/action-result";
+import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
 import { requireMember } from "../access";
 
 // Thin wrappers: who may do what is decided in lib/members (one place for app and CLI).
@@ -13,7 +13,7 @@ async function run<T>(slug: string, fn: (userId: number) => Promise<T>, fields?:
     revalidatePath(`/w/${slug}/members`);
     return ok(data);
   } catch (e) {
-    return failure(e, fields);
+    return actionFailure(e, fields);
   }
 }
 

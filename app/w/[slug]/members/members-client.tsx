@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { MemberRow } from "@/lib/members";
 import type { InvitationRow, InviteResult } from "@/lib/members/invitations";
-import type { ActionResult } from "@/components/action-result";
+import type { ActionResult } from "@/lib/actions/result";
 import { CopyField } from "@/components/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";

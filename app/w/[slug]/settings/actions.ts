@@ -1,7 +1,7 @@
 "use server";
 import { revalidatePath } from "next/cache";
 import { currentUserId } from "@/lib/auth";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 import { renameWorkspace } from "@/lib/workspaces";
 
 export type RenameState = { error?: string; ok?: boolean } | undefined;
@@ -12,7 +12,7 @@ export async function renameAction(slug: string, _: RenameState, form: FormData)
   try {
     await renameWorkspace(userId, slug, form.get("name"));
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
   revalidatePath(`/w/${slug}`, "layout");

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 import { planOf, webhooksAllowed } from "@/lib/plans";
 import { deliveryLog, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
 import { Badge, Card, PageHeader } from "@/components/ui";
@@ -29,7 +29,7 @@ export default async function EndpointPage({ params, searchParams }: Props) {
   try {
     endpoint = await getEndpoint(workspace.id, id);
   } catch (e) {
-    if (isAppError(e) && e.code === "not_found") notFound();
+    if (e instanceof ServiceError && e.code === "not_found") notFound();
     throw e;
   }
   const raw = await searchParams;

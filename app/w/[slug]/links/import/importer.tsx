@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
-import { ApiError, describeApiError, type ApiErrorBody } from "@/lib/api/errors";
+import { describeErrorBody, type ErrorBody } from "@/lib/api/error-body";
 import { parseCsvRecords, toCsv } from "@/lib/csv";
 import { columnFor, TEMPLATE_CSV, toLinkBody, type ConvertedRow } from "@/lib/csv/link-rows";
 import { createLinkSchema } from "@/lib/links/schemas";
@@ -29,8 +29,8 @@ function checkRow(r: ConvertedRow): ConvertedRow {
   return { row: r.row, errors: parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)) };
 }
 
-function reasonOf(body: ApiErrorBody): string {
-  return describeApiError(new ApiError(body));
+function reasonOf(body: ErrorBody): string {
+  return describeErrorBody(body);
 }
 
 const cell = (record: Record<string, string>, col: string) => Object.entries(record).find(([h]) => columnFor(h) === col)?.[1]?.trim() ?? "";

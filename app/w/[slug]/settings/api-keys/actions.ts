@@ -1,6 +1,6 @@
 "use server";
 import { revalidatePath } from "next/cache";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 import { createApiKey, revokeApiKey } from "@/lib/keys";
 import { requireMember } from "../../access";
 
@@ -17,7 +17,7 @@ export async function createKeyAction(slug: string, _prev: CreateKeyState, form:
     revalidatePath(`/w/${slug}/settings/api-keys`);
     return { created: { id: k.id, key: k.key, name: k.name } };
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
 }
@@ -28,7 +28,7 @@ export async function revokeKeyAction(slug: string, id: number): Promise<{ ok: t
   try {
     await revokeApiKey(workspace, id);
   } catch (e) {
-    if (isAppError(e)) return { ok: false, error: e.message };
+    if (e instanceof ServiceError) return { ok: false, error: e.message };
     throw e;
   }
   revalidatePath(`/w/${slug}/settings/api-keys`);

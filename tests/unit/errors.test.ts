@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { actionFailure } from "../../lib/actions/result.ts";
+import { errorBody, failureResponse } from "../../lib/api/respond.ts";
+import { parseInput, ServiceError } from "../../lib/errors.ts";
+
+// The one error type and its mappers (API body, server-action result).
+
+const schema = z.strictObject({ url: z.string().min(1, "must be a URL"), targeting: z.strictObject({ ios: z.string().min(1, "must be a URL") }).optional() });
+
+describe("parseInput", () => {
+  it("returns the parsed value or throws a validation ServiceError with an issue per problem", () => {
+    expect(parseInput(schema, { url: "x" })).toEqual({ url: "x" });
+    const e = (() => {
+      try {
+        parseInput(schema, { url: "", targeting: { ios: "" } });
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toBeInstanceOf(ServiceError);
+    expect((e as ServiceError).issues).toEqual([
+      { path: "url", message: "must be a URL" },
+      { path: "targeting.ios", message: "must be a URL" },
+    ]);
+    expect((e as ServiceError).message).toBe("must be a URL");
+    expect(errorBody(e as ServiceError)).toEqual({ error: "validation", messages: ["url: must be a URL", "targeting.ios: must be a URL"] });
+  });
+
+  it("turns input zod cannot walk into a validation error, never a crash", () => {
+    const hostile = Object.defineProperty({}, "url", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    expect(() => parseInput(schema, hostile)).toThrow(ServiceError);
+    let deep: unknown = "x";
+    for (let i = 0; i < 10_000; i++) deep = { a: deep };
+    expect(() => parseInput(schema, deep)).toThrow(ServiceError);
+  });
+});
+
+describe("mappers", () => {
+  it("a foreign error with a string code is not a ServiceError: the API answers a generic 500", async () => {
+    const prisma = Object.assign(new Error("Value out of range for the type: 99999999999"), { code: "P2020" });
+    const original = console.error;
+    console.error = () => {};
+    try {
+      const r = failureResponse(prisma, "test");
+      expect(r.status).toBe(500);
+      expect(await r.text()).not.toMatch(/out of range|P2020/);
+    } finally {
+      console.error = original;
+    }
+    expect(() => actionFailure(prisma)).toThrow(prisma);
+  });
+
+  it("form fields come from issue paths; other problems stay in the message", () => {
+    const e = ServiceError.validation([
+      { path: "url", message: "must be a URL" },
+      { path: "targeting.geo.US", message: "must be a URL" },
+      { path: "", message: "Body is not valid JSON." },
+    ]);
+    expect(actionFailure(e, ["url", "targeting"])).toEqual({
+      ok: false,
+      code: "validation",
+      error: "Body is not valid JSON.",
+      fields: { url: "url: must be a URL", targeting: "targeting.geo.US: must be a URL" },
+    });
+    expect(actionFailure(ServiceError.aliasTaken("go"), ["alias"])).toMatchObject({ code: "alias_taken", fields: { alias: 'The alias "go" is already taken on that domain.' } });
+    expect(actionFailure(ServiceError.quota("MaxLinks", 5, 5))).toMatchObject({ code: "quota", key: "MaxLinks" });
+    expect(actionFailure(ServiceError.forbidden("No."))).toEqual({ ok: false, code: "forbidden", error: "No." });
+  });
+});
