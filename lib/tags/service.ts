@@ -1,4 +1,4 @@
-import { ApiError } from "../api/errors.ts";
+import { joinedIssueTexts, ServiceError } from "../errors.ts";
 import { db, uniqueViolation, type DbOrTx } from "../db/client.ts";
 import type { Tag, Workspace } from "../db/generated/client.ts";
 import { tagKey, type ApiTag, type CreateTagInput, type TagColor, type UpdateTagInput } from "./schemas.ts";
@@ -13,7 +13,10 @@ export function toApiTag(tag: Tag): ApiTag {
   return { id: tag.id, name: tag.name, color: tag.color as TagColor, createdOn: Math.floor(tag.createdAt.getTime() / 1000) };
 }
 
-const duplicate = (name: string) => ApiError.validation(`name: a tag named "${name}" already exists in this workspace (names are compared ignoring case)`);
+const duplicate = (name: string) => {
+  const issues = [{ path: "name", message: `a tag named "${name}" already exists in this workspace (names are compared ignoring case)` }];
+  return ServiceError.validation(issues, joinedIssueTexts(issues));
+};
 
 /** The order tags are shown in: by name ignoring case. */
 export function byTagName(a: { name: string }, b: { name: string }): number {
@@ -44,9 +47,9 @@ export async function createTag(workspace: TagWorkspace, input: CreateTagInput):
 /** The workspace's tag by id; another workspace's tag or an id that is not a number is 404. */
 export async function getTag(workspace: TagWorkspace, id: string | number, client: DbOrTx = db()): Promise<Tag> {
   const n = typeof id === "number" ? id : /^\d{1,10}$/.test(id) ? Number(id) : NaN;
-  if (!Number.isSafeInteger(n) || n > 2_147_483_647) throw ApiError.notFound();
+  if (!Number.isSafeInteger(n) || n > 2_147_483_647) throw ServiceError.notFound();
   const tag = await client.tag.findFirst({ where: { id: n, workspaceId: workspace.id } });
-  if (!tag) throw ApiError.notFound();
+  if (!tag) throw ServiceError.notFound();
   return tag;
 }
 
@@ -60,7 +63,7 @@ export async function updateTag(workspace: TagWorkspace, id: string | number, in
   try {
     // updateMany with the workspace in the filter: a tag deleted meanwhile is a 404, not a 500.
     const { count } = await db().tag.updateMany({ where: { id: tag.id, workspaceId: workspace.id }, data });
-    if (count === 0) throw ApiError.notFound();
+    if (count === 0) throw ServiceError.notFound();
   } catch (e) {
     if (uniqueViolation(e)) throw duplicate(input.name!);
     throw e;
@@ -71,7 +74,7 @@ export async function updateTag(workspace: TagWorkspace, id: string | number, in
 export async function deleteTag(workspace: TagWorkspace, id: string | number): Promise<{ id: number; deleted: true }> {
   const tag = await getTag(workspace, id);
   const { count } = await db().tag.deleteMany({ where: { id: tag.id, workspaceId: workspace.id } });
-  if (count === 0) throw ApiError.notFound();
+  if (count === 0) throw ServiceError.notFound();
   return { id: tag.id, deleted: true };
 }
 
