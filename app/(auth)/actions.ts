@@ -2,15 +2,11 @@
 import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { signIn, signOut } from "@/lib/auth";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { signUp } from "@/lib/workspaces";
 import { ServiceError } from "@/lib/errors";
 
 export type FormState = { error?: string; email?: string } | undefined;
-
-function safeNext(value: FormDataEntryValue | null): string {
-  const v = typeof value === "string" ? value : "";
-  return v.startsWith("/") && !v.startsWith("//") ? v : "/";
-}
 
 export async function signInAction(_: FormState, form: FormData): Promise<FormState> {
   const email = String(form.get("email") ?? "");
@@ -22,7 +18,7 @@ export async function signInAction(_: FormState, form: FormData): Promise<FormSt
     if (e instanceof AuthError) return { error: "Wrong email or password.", email };
     throw e;
   }
-  redirect(safeNext(form.get("next")));
+  redirect(safeNextPath(form.get("next")));
 }
 
 export async function signUpAction(_: FormState, form: FormData): Promise<FormState> {
@@ -43,10 +39,11 @@ export async function signUpAction(_: FormState, form: FormData): Promise<FormSt
     if (e instanceof AuthError) return { error: "Your account was created, but signing in failed. Try signing in.", email };
     throw e;
   }
-  const next = safeNext(form.get("next"));
+  const next = safeNextPath(form.get("next"));
   redirect(next !== "/" ? next : `/w/${slug}`);
 }
 
+/** Ends every session of the user (see lib/auth/session.ts), not only this browser's cookie. */
 export async function signOutAction() {
   await signOut({ redirect: false });
   redirect("/login");
@@ -54,5 +51,5 @@ export async function signOutAction() {
 
 export async function oauthSignInAction(form: FormData) {
   const provider = String(form.get("provider"));
-  await signIn(provider, { redirectTo: safeNext(form.get("next")) });
+  await signIn(provider, { redirectTo: safeNextPath(form.get("next")) });
 }

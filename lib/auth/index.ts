@@ -7,8 +7,11 @@ import { z } from "zod";
 import { db } from "../db/client.ts";
 import { verifyPassword } from "./password.ts";
 import { signInWithOAuth } from "./oauth.ts";
+import { safeNextPath } from "./next-path.ts";
+import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
 
-// Sessions are JWTs (required for the credentials provider). token.uid is our user id.
+// Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
+// the user's session version when it was issued (lib/auth/session.ts): checked on every use.
 const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().min(1), password: z.string().min(1) });
 
 export function oauthProviders(): ("github" | "google")[] {
@@ -45,20 +48,40 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       console.error("[auth]", error);
     },
   },
+  events: {
+    // Signing out ends every session of the user, so a copy of the cookie stops working too.
+    async signOut(message) {
+      const token = "token" in message ? message.token : null;
+      if (token) await endSessions(token.uid, token.sv);
+    },
+  },
   callbacks: {
     async jwt({ token, user, account, profile }) {
-      if (account && account.provider !== "credentials") {
-        const email = (profile?.email ?? user?.email ?? "").toLowerCase();
-        const u = await signInWithOAuth(account.provider, account.providerAccountId, email, user?.name ?? null);
-        token.uid = u.id;
-      } else if (user?.id) {
-        token.uid = Number(user.id);
+      if (user) {
+        let uid: number;
+        if (account && account.provider !== "credentials") {
+          const email = (profile?.email ?? user?.email ?? "").toLowerCase();
+          uid = (await signInWithOAuth(account.provider, account.providerAccountId, email, user?.name ?? null)).id;
+        } else {
+          uid = Number(user.id);
+        }
+        const sv = await sessionVersionOf(uid);
+        if (sv === null) return null;
+        token.uid = uid;
+        token.sv = sv;
+        return token;
       }
-      return token;
+      // Every later use: a deleted user, a sign-out or a password change since issue ends it.
+      return (await sessionIsCurrent(token.uid, token.sv)) ? token : null;
     },
     async session({ session, token }) {
       if (token.uid) (session.user as { id?: string }).id = String(token.uid);
       return session;
+    },
+    // Where Auth.js itself redirects after an OAuth sign-in: only paths of this app.
+    redirect({ url, baseUrl }) {
+      const path = url.startsWith(baseUrl) ? url.slice(baseUrl.length) || "/" : url;
+      return `${baseUrl}${safeNextPath(path)}`;
     },
   },
 });
@@ -67,8 +90,6 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
 export const currentUserId = cache(async function currentUserId(): Promise<number | null> {
   const session = await auth();
   const id = Number((session?.user as { id?: string } | undefined)?.id);
-  if (!Number.isInteger(id) || id <= 0) return null;
-  // A deleted user's old token must not pass.
-  const exists = await db().user.findUnique({ where: { id }, select: { id: true } });
-  return exists ? id : null;
+  // The jwt callback has already checked that the user exists and the session is current.
+  return Number.isInteger(id) && id > 0 ? id : null;
 });

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { TextLink } from "@/components/ui";
 import { signInAction } from "../actions";
 import { AuthForm } from "../auth-form";
@@ -9,9 +10,10 @@ import { OAuthButtons } from "../oauth-buttons";
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  const { next } = await searchParams;
-  if (await currentUserId()) redirect(next && next.startsWith("/") ? next : "/");
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  // A `next` that is not a path of this app is dropped (safeNextPath), never followed.
+  const next = safeNextPath((await searchParams).next, null) ?? undefined;
+  if (await currentUserId()) redirect(next ?? "/");
   return (
     <>
       <h1 className="mb-4 text-lg font-semibold">Sign in</h1>

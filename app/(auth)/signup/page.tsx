@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { TextLink } from "@/components/ui";
 import { signUpAction } from "../actions";
 import { AuthForm } from "../auth-form";
@@ -9,8 +10,9 @@ import { OAuthButtons } from "../oauth-buttons";
 export const metadata: Metadata = { title: "Create account" };
 export const dynamic = "force-dynamic";
 
-export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string }> }) {
-  const { next } = await searchParams;
+export default async function SignUpPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
+  // A `next` that is not a path of this app is dropped (safeNextPath), never followed.
+  const next = safeNextPath((await searchParams).next, null) ?? undefined;
   if (await currentUserId()) redirect("/");
   return (
     <>

@@ -22,9 +22,14 @@ export default async function WorkspaceLayout({ children, params }: { children: 
           <Link href={`/w/${slug}`} className="text-lg font-bold tracking-tight text-brand-600">
             Linkhop
           </Link>
-          <form action={signOutAction} className="md:hidden">
-            <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
-          </form>
+          <div className="flex gap-3 md:hidden">
+            <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
+              Account
+            </Link>
+            <form action={signOutAction}>
+              <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
+            </form>
+          </div>
         </div>
         <div className="px-4 pb-3">
           <WorkspaceSwitcher current={slug} workspaces={all.map((w) => ({ slug: w.slug, name: w.name }))} />
@@ -34,9 +39,14 @@ export default async function WorkspaceLayout({ children, params }: { children: 
           </p>
         </div>
         <NavLinks slug={slug} canManage={role !== "member"} />
-        <form action={signOutAction} className="hidden p-4 md:absolute md:bottom-0 md:block">
-          <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
-        </form>
+        <div className="hidden gap-4 p-4 md:absolute md:bottom-0 md:flex">
+          <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
+            Account
+          </Link>
+          <form action={signOutAction}>
+            <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
+          </form>
+        </div>
       </aside>
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
         {!workspace.active && (

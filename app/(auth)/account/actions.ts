@@ -1,0 +1,30 @@
+"use server";
+import { AuthError } from "next-auth";
+import { redirect } from "next/navigation";
+import { currentUserId, signIn } from "@/lib/auth";
+import { changePassword } from "@/lib/auth/account";
+import { isAppError } from "@/lib/errors";
+
+export type PasswordFormState = { error?: string } | undefined;
+
+/** Changes the password (every session ends, this one too), then signs this browser in again. */
+export async function changePasswordAction(_: PasswordFormState, form: FormData): Promise<PasswordFormState> {
+  const userId = await currentUserId();
+  if (!userId) redirect("/login?next=/account");
+  const newPassword = String(form.get("newPassword") ?? "");
+  let email: string;
+  try {
+    ({ email } = await changePassword(userId, { current: String(form.get("current") ?? ""), next: newPassword }));
+  } catch (e) {
+    if (isAppError(e)) return { error: e.message };
+    throw e;
+  }
+  try {
+    await signIn("credentials", { email, password: newPassword, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) redirect("/login?next=/account");
+    throw e;
+  }
+  // A fresh page load: this render still carries the old (now ended) session cookie.
+  redirect("/account?changed=1");
+}

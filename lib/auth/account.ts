@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { db } from "../db/client.ts";
+import { AppError } from "../errors.ts";
+import { passwordSchema } from "../workspaces/index.ts";
+import { hashPassword, verifyPassword } from "./password.ts";
+
+const changeSchema = z.object({
+  current: z.string().min(1, "Enter your current password.").max(200),
+  next: passwordSchema,
+});
+
+/**
+ * Replaces the user's password after checking the current one, and ends every session of the
+ * user (the session version goes up in the same update). The caller signs the user in again.
+ */
+export async function changePassword(userId: number, input: unknown): Promise<{ email: string }> {
+  const parsed = changeSchema.safeParse(input);
+  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
+  const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, passwordHash: true, sessionVersion: true } });
+  if (!user) throw new AppError("not_found", "Sign in again.");
+  if (!user.passwordHash) throw new AppError("validation", "This account signs in with GitHub or Google and has no password to change.");
+  if (!(await verifyPassword(parsed.data.current, user.passwordHash))) throw new AppError("validation", "The current password is wrong.");
+  const passwordHash = await hashPassword(parsed.data.next);
+  // Conditional on the version read above: two changes at once cannot both pass on one check.
+  const r = await db().user.updateMany({
+    where: { id: userId, sessionVersion: user.sessionVersion },
+    data: { passwordHash, sessionVersion: { increment: 1 } },
+  });
+  if (r.count === 0) throw new AppError("conflict", "Your sessions changed at the same time. Sign in again.");
+  return { email: user.email };
+}

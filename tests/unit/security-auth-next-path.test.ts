@@ -1,0 +1,52 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { resetConfig } from "../../lib/config/index.ts";
+import { safeNextPath } from "../../lib/auth/next-path.ts";
+
+beforeAll(() => {
+  process.env.APP_URL = "https://links.example.com";
+  resetConfig();
+});
+
+describe("where to go after signing in", () => {
+  it("keeps paths of the app, with their query and fragment", () => {
+    expect(safeNextPath("/w/acme/links")).toBe("/w/acme/links");
+    expect(safeNextPath("/w/acme/links?q=sale&size=20#top")).toBe("/w/acme/links?q=sale&size=20#top");
+    expect(safeNextPath("/invite/abc_DEF-123")).toBe("/invite/abc_DEF-123");
+    expect(safeNextPath("/w/acme/links?q=a%2Fb")).toBe("/w/acme/links?q=a%2Fb");
+  });
+
+  it.each([
+    "//evil.example/x",
+    "/\\evil.example/x",
+    "\\\\evil.example",
+    "/%5Cevil.example/x",
+    "/%255Cevil.example/x",
+    "/%2F/evil.example",
+    "%2F%2Fevil.example",
+    "/\t/evil.example",
+    "/%09/evil.example",
+    "/\n/evil.example",
+    "/\u0000x",
+    "https://evil.example/x",
+    "https://links.example.com/w/acme",
+    "javascript:alert(1)",
+    "evil.example",
+    "",
+    "/%E0%A4%A",
+    `/${"a".repeat(3000)}`,
+  ])("refuses %j", (value) => {
+    expect(safeNextPath(value)).toBe("/");
+  });
+
+  it("refuses what is not a string, and returns the fallback given", () => {
+    expect(safeNextPath(undefined)).toBe("/");
+    expect(safeNextPath(["/a", "/b"])).toBe("/");
+    expect(safeNextPath("//evil.example", null)).toBeNull();
+    expect(safeNextPath("//evil.example", "/home")).toBe("/home");
+  });
+
+  it("answers the path as the URL parser reads it (dot segments resolved on this origin)", () => {
+    expect(safeNextPath("/w/../w/acme")).toBe("/w/acme");
+    expect(safeNextPath("/../../evil.example")).toBe("/evil.example");
+  });
+});
