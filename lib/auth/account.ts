@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { db } from "../db/client.ts";
-import { AppError } from "../errors.ts";
+import { parseInput, ServiceError } from "../errors.ts";
 import { passwordSchema } from "../workspaces/index.ts";
 import { hashPassword, verifyPassword } from "./password.ts";
 
@@ -14,18 +14,17 @@ const changeSchema = z.object({
  * user (the session version goes up in the same update). The caller signs the user in again.
  */
 export async function changePassword(userId: number, input: unknown): Promise<{ email: string }> {
-  const parsed = changeSchema.safeParse(input);
-  if (!parsed.success) throw new AppError("validation", parsed.error.issues.map((i) => i.message).join(" "));
+  const { current, next } = parseInput(changeSchema, input);
   const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, passwordHash: true, sessionVersion: true } });
-  if (!user) throw new AppError("not_found", "Sign in again.");
-  if (!user.passwordHash) throw new AppError("validation", "This account signs in with GitHub or Google and has no password to change.");
-  if (!(await verifyPassword(parsed.data.current, user.passwordHash))) throw new AppError("validation", "The current password is wrong.");
-  const passwordHash = await hashPassword(parsed.data.next);
+  if (!user) throw ServiceError.notFound("Sign in again.");
+  if (!user.passwordHash) throw ServiceError.validation("This account signs in with GitHub or Google and has no password to change.");
+  if (!(await verifyPassword(current, user.passwordHash))) throw ServiceError.validation([{ path: "current", message: "The current password is wrong." }]);
+  const passwordHash = await hashPassword(next);
   // Conditional on the version read above: two changes at once cannot both pass on one check.
   const r = await db().user.updateMany({
     where: { id: userId, sessionVersion: user.sessionVersion },
     data: { passwordHash, sessionVersion: { increment: 1 } },
   });
-  if (r.count === 0) throw new AppError("conflict", "Your sessions changed at the same time. Sign in again.");
+  if (r.count === 0) throw ServiceError.conflict("Your sessions changed at the same time. Sign in again.");
   return { email: user.email };
 }

@@ -3,7 +3,7 @@ import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { currentUserId, signIn } from "@/lib/auth";
 import { changePassword } from "@/lib/auth/account";
-import { isAppError } from "@/lib/errors";
+import { ServiceError } from "@/lib/errors";
 
 export type PasswordFormState = { error?: string } | undefined;
 
@@ -16,7 +16,7 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
   try {
     ({ email } = await changePassword(userId, { current: String(form.get("current") ?? ""), next: newPassword }));
   } catch (e) {
-    if (isAppError(e)) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
   try {
