@@ -17,4 +17,4 @@ export {
   type UpdateResult,
 } from "./service.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
-export { generateCode, isReservedAlias, isDenylisted, isServiceHost, GENERATED_CODE_LENGTH } from "./rules.ts";
+export { generateCode, isReservedAlias, isDenylisted, denylistedDestinations, isServiceHost, GENERATED_CODE_LENGTH } from "./rules.ts";

@@ -130,6 +130,40 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
   );
 }
 
+/**
+ * Destinations of a stored link whose host is on DESTINATION_DENYLIST now (it may have been added
+ * after the link was saved). Such a link does not redirect (lib/redirects/denylist.ts).
+ */
+export function denylistedDestinations(stored: { url: string | null; fallbackUrl: string | null; targeting: unknown }): { field: string; host: string }[] {
+  const denylist = config().DESTINATION_DENYLIST;
+  if (denylist.length === 0) return [];
+  const targeting = stored.targeting && typeof stored.targeting === "object" ? (stored.targeting as DestinationFields["targeting"]) : undefined;
+  return destinationsOf({ url: stored.url ?? undefined, fallbackUrl: stored.fallbackUrl ?? undefined, targeting }).flatMap(({ field, url }) => {
+    try {
+      const host = new URL(url).hostname;
+      return isDenylisted(host, denylist) ? [{ field, host }] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
+ * An edit of a link whose stored destination is denylisted must replace (or clear) that
+ * destination: one issue per denylisted destination the patch leaves in place.
+ */
+export function keptDenylistedDestinations(
+  stored: { url: string; fallbackUrl: string | null; targeting: unknown },
+  patch: { url?: string; fallbackUrl?: string | null; targeting?: unknown },
+): Issue[] {
+  const kept = denylistedDestinations({
+    url: patch.url === undefined ? stored.url : null,
+    fallbackUrl: patch.fallbackUrl === undefined ? stored.fallbackUrl : null,
+    targeting: patch.targeting === undefined ? stored.targeting : null,
+  });
+  return kept.map(({ field, host }) => ({ path: field, message: `the host ${host} is not allowed as a destination any more; change ${field} to edit this link` }));
+}
+
 // ---- Features ----
 
 /** The plan features a create or edit asks for, in the order they are checked. Nulls (clearing) need none. */

@@ -10,6 +10,7 @@ import {
   featuresRequested,
   generateCode,
   isReservedAlias,
+  keptDenylistedDestinations,
   linkValidation,
   missingFeature,
   refusedDestinations,
@@ -332,6 +333,8 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
 
   return withEvents(async (tx, emit) => {
     const before = await findOwnLink(tx, workspace, code, domain, true);
+    const denylisted = keptDenylistedDestinations(before, patch);
+    if (denylisted.length) throw linkValidation(denylisted);
     const data: Prisma.LinkUpdateInput = {};
     const set = <K extends keyof Link>(field: K, value: Link[K] | undefined, same = (a: Link[K], b: Link[K]) => a === b) => {
       if (value !== undefined && !same(before[field], value)) (data as Record<string, unknown>)[field] = value;

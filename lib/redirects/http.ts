@@ -7,6 +7,7 @@ import { closeAnalyticsPool } from "../analytics/store.ts";
 import { config } from "../config/index.ts";
 import { DomainTable, LinkCache } from "./cache.ts";
 import { clickRecorder } from "./clicks.ts";
+import { withDenylist } from "./denylist.ts";
 import { blockedAnswer, chooseTarget, lifecycleState, pickDestination, type Blocked, type RedirectLink, type TargetKind } from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
@@ -39,7 +40,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   const pool = redirectPool();
   const clicks = clickRecorder();
   const events = clickEventRecorder();
-  const links = new LinkCache((domainKey, code) => findLinkForRedirect(pool, domainKey, code));
+  const links = new LinkCache((domainKey, code) => findLinkForRedirect(pool, domainKey, code).then((link) => withDenylist(link, cfg.DESTINATION_DENYLIST)));
   const domains = new DomainTable(() => loadServedDomains(pool));
   const shortDomain = normalizeHost(cfg.shortDomain);
   const geoHeader = cfg.GEO_COUNTRY_HEADER;

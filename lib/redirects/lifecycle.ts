@@ -22,33 +22,40 @@ export type RedirectLink = {
   fallbackUrl: string | null;
   passwordHash: string | null;
   targeting: Targeting | null;
+  /** a destination's host was put on DESTINATION_DENYLIST after the link was saved (lib/redirects/denylist.ts) */
+  denied?: boolean;
 };
 
-export type Blocked = "inactive" | "not_started" | "expired" | "cap_reached";
+export type Blocked = "inactive" | "denied" | "not_started" | "expired" | "cap_reached";
 export type LifecycleState = "open" | Blocked;
 
 /** Order matters: an inactive link says "inactive" even when it has also expired. */
 export function lifecycleState(link: RedirectLink, now: number): LifecycleState {
   if (!link.active) return "inactive";
+  if (link.denied) return "denied";
   if (link.startsOn !== null && now < link.startsOn) return "not_started";
   if (link.expiresOn !== null && now >= link.expiresOn) return "expired";
   if (link.maxClicks !== null && link.clicks >= link.maxClicks) return "cap_reached";
   return "open";
 }
 
-/** CONTRACT.md: inactive and not started are 404, expired and cap reached 410. */
-export const BLOCKED_STATUS: Record<Blocked, 404 | 410> = {
+/** Inactive and not started are 404, expired and cap reached 410, denied 403. */
+export const BLOCKED_STATUS: Record<Blocked, 403 | 404 | 410> = {
   inactive: 404,
+  denied: 403,
   not_started: 404,
   expired: 410,
   cap_reached: 410,
 };
 
-export type BlockedAnswer = { kind: "fallback"; url: string } | { kind: "page"; status: 404 | 410; reason: Blocked };
+export type BlockedAnswer = { kind: "fallback"; url: string } | { kind: "page"; status: 403 | 404 | 410; reason: Blocked };
 
-/** A blocked link sends visitors to its fallback URL when it has one (never counted as a click). */
+/**
+ * A blocked link sends visitors to its fallback URL when it has one (never counted as a click);
+ * a denied one never redirects anywhere (its fallback may be what is denied).
+ */
 export function blockedAnswer(link: Pick<RedirectLink, "fallbackUrl">, reason: Blocked): BlockedAnswer {
-  if (link.fallbackUrl) return { kind: "fallback", url: link.fallbackUrl };
+  if (link.fallbackUrl && reason !== "denied") return { kind: "fallback", url: link.fallbackUrl };
   return { kind: "page", status: BLOCKED_STATUS[reason], reason };
 }
 

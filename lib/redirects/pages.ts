@@ -28,6 +28,7 @@ export type PageName =
   | "not_found"
   | "unknown_host"
   | "inactive"
+  | "denied"
   | "not_started"
   | "expired"
   | "cap_reached"
@@ -41,6 +42,7 @@ export const PAGES: Record<PageName, Buffer> = {
   not_found: message("Link not found", "There is no short link at this address. Check it for typing mistakes."),
   unknown_host: message("Link not found", "This host does not serve short links."),
   inactive: message("Link not available", "This link has been switched off by its owner."),
+  denied: message("Link blocked", "This link leads to a site this service does not send visitors to."),
   not_started: message("Link not active yet", "This link is not active yet. Try again later."),
   expired: message("Link expired", "This link has expired and no longer leads anywhere."),
   cap_reached: message("Link no longer available", "This link has reached its click limit."),

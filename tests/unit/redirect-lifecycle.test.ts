@@ -104,3 +104,22 @@ describe("locationUrl", () => {
     expect(locationUrl(null)).toBeNull();
   });
 });
+
+import { withDenylist } from "../../lib/redirects/denylist.ts";
+
+describe("a destination denylisted after the link was saved", () => {
+  it("blocks the link (403 page, never the fallback) when any destination's host or parent is denylisted", () => {
+    const list = ["evil.test"];
+    expect(withDenylist(link({ url: "https://a.example/" }), list)?.denied).toBeUndefined();
+    for (const over of [{ url: "https://www.evil.test/x" }, { fallbackUrl: "https://evil.test/fb" }, { targeting: { geo: { DE: "https://evil.test/de" } } }, { targeting: { ios: "https://EVIL.test./i" } }]) {
+      const l = withDenylist(link({ fallbackUrl: "https://fine.example/fb", ...over }), list)!;
+      expect(l.denied, JSON.stringify(over)).toBe(true);
+      expect(lifecycleState(l, Date.now())).toBe("denied");
+      expect(blockedAnswer(l, "denied")).toEqual({ kind: "page", status: 403, reason: "denied" });
+    }
+    // An inactive link still says inactive; no denylist changes nothing.
+    expect(lifecycleState(withDenylist(link({ url: "https://evil.test/", active: false }), list)!, Date.now())).toBe("inactive");
+    expect(withDenylist(link({ url: "https://evil.test/" }), [])?.denied).toBeUndefined();
+    expect(withDenylist(null, list)).toBeNull();
+  });
+});

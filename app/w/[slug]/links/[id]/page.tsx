@@ -6,6 +6,7 @@ import { CopyButton } from "@/components/copy-button";
 import { QrCode } from "@/components/qr";
 import { qrUrl } from "@/lib/analytics/qr";
 import { Badge, buttonClass, Card } from "@/components/ui";
+import { denylistedDestinations } from "@/lib/links";
 import { requireMember } from "../../access";
 import { clickDays, linkById } from "../data";
 import { linkState } from "../link-state";
@@ -27,6 +28,7 @@ export default async function LinkPage({ params }: { params: Promise<{ slug: str
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   const geo = Object.entries(link.targeting?.geo ?? {});
+  const denied = denylistedDestinations(link);
 
   const details: [string, React.ReactNode][] = [
     ["Destination", <a key="u" href={link.url} className="break-all text-brand-700 hover:underline" rel="noreferrer" target="_blank">{link.url}</a>],
@@ -81,6 +83,15 @@ export default async function LinkPage({ params }: { params: Promise<{ slug: str
         </div>
       </div>
 
+      {denied.length > 0 && (
+        <div role="alert" data-testid="link-denylisted" className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+          <p className="font-medium">This link is blocked: visitors see a &ldquo;Link blocked&rdquo; page instead of being redirected.</p>
+          <p className="mt-1">
+            This service no longer sends visitors to {[...new Set(denied.map((d) => d.host))].join(", ")} ({denied.map((d) => d.field).join(", ")}). Change{" "}
+            {denied.length === 1 ? "that destination" : "those destinations"} to edit the link, or delete it.
+          </p>
+        </div>
+      )}
       <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
         <div className="min-w-0 space-y-6">
           <Card title="Clicks">
