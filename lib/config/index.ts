@@ -54,6 +54,8 @@ const schema = z.object({
   WEBHOOK_ALLOW_PRIVATE: flag,
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   PLANS_FILE: z.string().optional(),
+  // a testing aid read by lib/clock.ts; validated here so a bad value stops the start
+  LINKHOP_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
   GEO_COUNTRY_HEADER: z.string().default("x-country").transform((v) => v.toLowerCase()),
   DESTINATION_DENYLIST: z
     .string()

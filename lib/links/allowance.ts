@@ -1,3 +1,4 @@
+import { now } from "../clock.ts";
 import type { Tx } from "../db/client.ts";
 
 // The monthly link allowance (plan maxLinks, quota key MaxLinks): links created per workspace per
@@ -5,8 +6,8 @@ import type { Tx } from "../db/client.ts";
 // links, so a rolled-back create spends nothing and parallel creates can never pass the limit.
 // Deleting a link never gives its unit back.
 
-/** "YYYY-MM" of the calendar month (UTC). */
-export function monthOf(at: Date = new Date()): string {
+/** "YYYY-MM" of the calendar month (UTC); by default the current one on the app's clock. */
+export function monthOf(at: Date = now()): string {
   return at.toISOString().slice(0, 7);
 }
 

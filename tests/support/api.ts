@@ -52,7 +52,15 @@ export async function startApiTest(opts: { plans?: Record<string, TestPlan>; env
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-api-"));
   const plansFile = path.join(dir, "plans.json");
   fs.writeFileSync(plansFile, JSON.stringify({ plans: opts.plans ?? TEST_PLANS }));
-  const env = { PLANS_FILE: plansFile, APP_URL: TEST_APP_URL, DESTINATION_DENYLIST: "blocked.example,evil.test", ...opts.env };
+  const env = {
+    PLANS_FILE: plansFile,
+    APP_URL: TEST_APP_URL,
+    DESTINATION_DENYLIST: "blocked.example,evil.test",
+    // The app's calendar clock (lib/clock.ts) starts mid-month, so no test's creates straddle a
+    // real month end and split its allowance over two months.
+    LINKHOP_CLOCK_START: midMonth(),
+    ...opts.env,
+  };
   // The test process calls services directly (to make workspaces and keys): same config as the app.
   Object.assign(process.env, env);
   const { resetPlans } = await import("../../lib/plans/index.ts");
@@ -74,6 +82,11 @@ export async function startApiTest(opts: { plans?: Record<string, TestPlan>; env
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** 12:00 UTC on the 15th of the current month. */
+export function midMonth(at = new Date()): string {
+  return `${at.toISOString().slice(0, 7)}-15T12:00:00.000Z`;
 }
 
 let counter = 0;

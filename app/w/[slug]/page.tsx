@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { db } from "@/lib/db/client";
+import { monthOf } from "@/lib/links/allowance";
 import { planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { requireMember } from "./access";
@@ -15,7 +16,7 @@ export default async function WorkspaceHome({
   const { joined } = await searchParams;
   const { workspace } = await requireMember(slug);
   const plan = planOf(workspace.plan);
-  const month = new Date().toISOString().slice(0, 7);
+  const month = monthOf();
   const [links, usage, members] = await Promise.all([
     db().link.count({ where: { workspaceId: workspace.id } }),
     db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId: workspace.id, month } } }),

@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { now as clockNow } from "@/lib/clock";
 import { db } from "@/lib/db/client";
+import { monthOf } from "@/lib/links/allowance";
 import { FEATURES, hasFeature, planOf, plans, webhooksAllowed, type Feature } from "@/lib/plans";
 import { ProgressBar } from "@/components/progress";
 import { Badge, Card, PageHeader } from "@/components/ui";
@@ -22,8 +24,8 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
   const { slug } = await params;
   const { workspace } = await requireMember(slug);
   const plan = planOf(workspace.plan);
-  const now = new Date();
-  const month = now.toISOString().slice(0, 7);
+  const now = clockNow();
+  const month = monthOf(now);
   const [usage, liveKeys, endpoints] = await Promise.all([
     db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId: workspace.id, month } } }),
     db().apiKey.count({ where: { workspaceId: workspace.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } }),
