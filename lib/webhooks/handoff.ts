@@ -34,6 +34,11 @@ export function dispatchDeliveries(deliveryIds: number[]): void {
   handoffs.add(p);
 }
 
+/** Resolves when every hand-off started so far has finished (acknowledged, or failed and logged). */
+export async function handoffsSettled(): Promise<void> {
+  await Promise.allSettled([...handoffs]);
+}
+
 /** Sends one Inngest event per delivery and marks them handed off. Throws when Inngest refuses. */
 export async function handOffToInngest(deliveryIds: number[]): Promise<number> {
   const rows = await db().delivery.findMany({ where: { id: { in: deliveryIds }, status: "pending" }, select: { id: true, endpointId: true } });

@@ -20,6 +20,11 @@ export function notifyEndpointDisabledSoon(endpointId: number, reason: string): 
   pending.add(p);
 }
 
+/** Resolves when every notice queued so far has been sent (or has failed and been logged). */
+export async function noticesSettled(): Promise<void> {
+  await Promise.allSettled([...pending]);
+}
+
 /** Tells the workspace's owners that an endpoint was switched off, and why. Never throws. */
 export async function notifyEndpointDisabled(endpointId: number, reason: string): Promise<void> {
   try {

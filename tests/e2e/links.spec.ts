@@ -45,6 +45,15 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
   const visit = await page.request.get(`http://${short}`, { maxRedirects: 0 });
   expect(visit.status()).toBe(302);
   expect(visit.headers()["location"]).toBe("https://example.com/spring?ref=e2e");
+  // Visits are written in batches (about once a second): reload until the page shows it, all time
+  // and in the last 30 days.
+  const figure = (label: string) => page.getByText(label, { exact: true }).locator("xpath=preceding-sibling::p");
+  await expect(async () => {
+    await page.reload();
+    await expect(figure("all time")).toHaveText("1", { timeout: 1_000 });
+    await expect(figure("last 30 days")).toHaveText("1", { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(page.getByText("No clicks in the last 30 days yet")).toHaveCount(0);
   await shot(page, testInfo, "link-detail");
 
   // A QR code to download.

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase } from "../support/db.ts";
 
@@ -7,8 +8,10 @@ import { createTestDatabase } from "../support/db.ts";
 const root = path.resolve(import.meta.dirname, "../..");
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
-function admin(...args: string[]): Promise<{ code: number | null; json: any; stderr: string }> {
-  return new Promise((resolve) => {
+type CliRun = { code: number | null; json: any; stdout: string; stderr: string };
+
+function runCli(args: string[]): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: database.url },
@@ -17,16 +20,24 @@ function admin(...args: string[]): Promise<{ code: number | null; json: any; std
     let err = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (err += d));
-    child.on("exit", (code) => {
-      const lines = out.trim().split("\n");
+    child.on("error", reject);
+    // "close": the process has exited and its output streams are read to the end
+    child.on("close", (code) => {
       let json: unknown = null;
       try {
-        json = JSON.parse(lines[lines.length - 1]);
+        json = JSON.parse(out.trim());
       } catch {}
-      expect(lines.length, `one JSON object on stdout, got: ${out}`).toBe(1);
-      resolve({ code, json, stderr: err });
+      resolve({ code, json, stdout: out, stderr: err });
     });
   });
+}
+
+/** Runs the CLI to the end, then checks it printed exactly one JSON object. */
+async function admin(...args: string[]): Promise<CliRun> {
+  const r = await runCli(args);
+  expect(r.stdout.trim().split("\n"), `one JSON object on stdout for ${args.join(" ")}, got: ${r.stdout}`).toHaveLength(1);
+  expect(r.json, `stdout is JSON for ${args.join(" ")}: ${r.stdout}`).not.toBeNull();
+  return r;
 }
 
 beforeAll(async () => {
@@ -57,33 +68,66 @@ describe("admin CLI", () => {
   });
 
   test("bad input: exit 1 with { error, message } and nothing changed", async () => {
+    // Its own data, written directly (the CLI's happy path is the test above): an owner, a
+    // workspace on business, and an admin member.
+    const id = Math.random().toString(36).slice(2, 8);
+    const owner = `owner-${id}@example.com`;
+    const second = `second-${id}@example.com`;
+    const slug = `bad-${id}`;
+    const sql = async (text: string, values: unknown[] = []) => {
+      const c = new pg.Client({ connectionString: database.url });
+      await c.connect();
+      try {
+        return await c.query(text, values);
+      } finally {
+        await c.end();
+      }
+    };
+    await sql(
+      `with o as (insert into "User" (email) values ($1) returning id),
+            s as (insert into "User" (email) values ($2) returning id),
+            w as (insert into "Workspace" (slug, name, plan) values ($3, 'Bad Co', 'business') returning id)
+       insert into "Membership" ("workspaceId", "userId", role)
+       select w.id, o.id, 'owner'::"Role" from w, o union all select w.id, s.id, 'admin'::"Role" from w, s`,
+      [owner, second, slug],
+    );
+
+    const state = async () => {
+      const r = await sql(
+        `select (select count(*) from "User")::int users, (select count(*) from "Workspace")::int workspaces,
+                (select count(*) from "Membership")::int memberships,
+                (select plan from "Workspace" where slug = $1) plan,
+                (select role::text from "Membership" m join "User" u on u.id = m."userId" join "Workspace" w on w.id = m."workspaceId"
+                  where w.slug = $1 and u.email = $2) role`,
+        [slug, second],
+      );
+      return r.rows[0];
+    };
+    const before = await state();
+    expect(before).toMatchObject({ plan: "business", role: "admin" });
+
     const cases = [
       ["user:create", "--email", "nope", "--password", "password1"],
-      ["user:create", "--email", "cli@example.com", "--password", "password1"],
-      ["user:create", "--email", "x@example.com"],
-      ["workspace:create", "--slug", "Bad Slug!", "--name", "X", "--owner", "cli@example.com"],
-      ["workspace:create", "--slug", "ghost", "--name", "X", "--owner", "ghost@example.com"],
-      ["workspace:create", "--slug", "cli-co", "--name", "X", "--owner", "cli@example.com"],
-      ["workspace:create", "--slug", "other", "--name", "X", "--owner", "cli@example.com", "--plan", "platinum"],
-      ["workspace:plan", "--slug", "cli-co", "--plan", "platinum"],
-      ["workspace:plan", "--slug", "missing", "--plan", "pro"],
-      ["member:add", "--slug", "cli-co", "--email", "second@example.com", "--role", "admin"],
-      ["member:add", "--slug", "cli-co", "--email", "cli@example.com", "--role", "king"],
-      ["member:add", "--slug", "cli-co", "--email", "second@example.com", "--role", "member", "--extra", "1"],
+      ["user:create", "--email", owner, "--password", "password1"],
+      ["user:create", "--email", `x-${id}@example.com`],
+      ["workspace:create", "--slug", "Bad Slug!", "--name", "X", "--owner", owner],
+      ["workspace:create", "--slug", `ghost-${id}`, "--name", "X", "--owner", `ghost-${id}@example.com`],
+      ["workspace:create", "--slug", slug, "--name", "X", "--owner", owner],
+      ["workspace:create", "--slug", `other-${id}`, "--name", "X", "--owner", owner, "--plan", "platinum"],
+      ["workspace:plan", "--slug", slug, "--plan", "platinum"],
+      ["workspace:plan", "--slug", `missing-${id}`, "--plan", "pro"],
+      ["member:add", "--slug", slug, "--email", second, "--role", "admin"],
+      ["member:add", "--slug", slug, "--email", owner, "--role", "king"],
+      ["member:add", "--slug", slug, "--email", second, "--role", "member", "--extra", "1"],
       ["no:such-command"],
     ];
     const results = await Promise.all(cases.map((c) => admin(...c)));
     results.forEach((r, i) => {
       expect(r.code, cases[i].join(" ")).toBe(1);
-      expect(Object.keys(r.json).sort()).toEqual(["error", "message"]);
+      expect(Object.keys(r.json).sort(), cases[i].join(" ")).toEqual(["error", "message"]);
       expect(typeof r.json.message).toBe("string");
       expect(r.stderr).not.toMatch(/at .*\.ts:\d+/); // no stack traces for expected failures
     });
-    const pg = await import("pg");
-    const c = new pg.default.Client({ connectionString: database.url });
-    await c.connect();
-    const counts = await c.query(`select (select count(*) from "User")::int u, (select count(*) from "Workspace")::int w, (select plan from "Workspace" where slug='cli-co') plan`);
-    await c.end();
-    expect(counts.rows[0]).toEqual({ u: 2, w: 1, plan: "business" });
-  });
+    expect(await state()).toEqual(before);
+  }, 120_000);
 });

@@ -59,9 +59,36 @@ describe("sign-up", () => {
   });
 
   test("the sign-up page answers bad input with a message on the page", async () => {
+    // Submitted as a browser without JavaScript would: the form's own fields (Next's action
+    // reference among them) plus the user's input, as multipart form data, to the page.
     const page = await fetch(`${app.url}/signup`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("Create your account");
+    const html = await page.text();
+    const form = /<form[^>]*>([\s\S]*?)<\/form>/.exec(html)?.[1] ?? "";
+    const body = new FormData();
+    for (const input of form.matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
+      const name = /name="([^"]*)"/.exec(input[0])?.[1];
+      if (name) body.append(decodeEntities(name), decodeEntities(/value="([^"]*)"/.exec(input[0])?.[1] ?? ""));
+    }
+    expect([...body.keys()].some((k) => k.startsWith("$ACTION")), `the form carries its action: ${form}`).toBe(true);
+    const email = "not-an-email";
+    body.append("email", email);
+    body.append("password", "password1");
+    const users = await db().user.count();
+
+    const answer = await fetch(`${app.url}/signup`, { method: "POST", body, redirect: "manual" });
+    expect(answer.status).toBe(200);
+    const shown = await answer.text();
+    // the service's own message for that input, in the page's alert, with the email kept
+    const expected = await svc.signUp({ email, password: "password1" }).then(
+      () => "",
+      (e: Error) => e.message,
+    );
+    expect(expected).not.toBe("");
+    const alert = /<div role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(shown)?.[1];
+    expect(alert && decodeEntities(alert)).toBe(expected);
+    expect(shown).toMatch(/<input[^>]*name="email"[^>]*value="not-an-email"/);
+    expect(await db().user.count()).toBe(users);
   });
 });
 
@@ -89,6 +116,19 @@ describe("roles", () => {
   });
 
   test("wrong password does not sign in", async () => {
-    await expect(signInCookie(app.url, "owner@example.com", "wrong-password")).rejects.toThrow(/sign-in failed/);
+    // an account of its own, which signs in with the right password
+    await svc.createUser({ email: "wrongpass@example.com", password: "the right one" });
+    expect(await signInCookie(app.url, "wrongpass@example.com", "the right one")).toMatch(/session-token=/);
+    await expect(signInCookie(app.url, "wrongpass@example.com", "the wrong one")).rejects.toThrow(/sign-in failed/);
+    await expect(signInCookie(app.url, "wrongpass@example.com", "THE RIGHT ONE")).rejects.toThrow(/sign-in failed/);
   });
 });
+
+function decodeEntities(text: string): string {
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
+}

@@ -43,11 +43,16 @@ describe("pinned dialer connection pool", () => {
   });
 
   test("a different checked address set gets its own connection", async () => {
+    closePooledConnections();
     sockets.clear();
-    await post("/a", ["127.0.0.1", "127.0.0.2"]);
-    expect(sockets.size).toBe(1);
     await post("/a", ["127.0.0.1"]);
-    expect(sockets.size).toBe(1); // the first test's connection, still in its own pool
+    expect(sockets.size).toBe(1);
+    await post("/a", ["127.0.0.1", "127.0.0.2"]);
+    expect(sockets.size).toBe(2);
+    await post("/a", ["127.0.0.1"]);
+    expect(sockets.size).toBe(2); // the first connection, still in its own pool
+    await post("/a", ["127.0.0.1", "127.0.0.2"]);
+    expect(sockets.size).toBe(2);
   });
 
   test("an answer cut at 1 KB closes its connection instead of returning it", async () => {

@@ -118,8 +118,12 @@ describe("redirect SQL", () => {
     await db().link.update({ where: { id: link.id }, data: { code: "n2" } });
     await db().link.update({ where: { id: link.id }, data: { clicks: 0 } });
     await db().link.delete({ where: { id: link.id } });
-    await new Promise((r) => setTimeout(r, 200));
+    // A marker sent after all of them: notifications arrive in commit order, so once the marker
+    // is here every notification of the changes above is too.
+    await pool.query(`select pg_notify('linkhop_redirects', 'end-of-test')`);
+    const deadline = Date.now() + 15_000;
+    while (!seen.includes("end-of-test") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await listener.end();
-    expect(seen).toEqual(["l:0:n1", "l:0:n1", "l:0:n1", "l:0:n2", "l:0:n2", "l:0:n2"]);
+    expect(seen).toEqual(["l:0:n1", "l:0:n1", "l:0:n1", "l:0:n2", "l:0:n2", "l:0:n2", "end-of-test"]);
   });
 });

@@ -9,7 +9,8 @@ import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
 import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
-import { attemptsOf, emitEvent, eventually, newWorkspace, sleep, useEnv } from "./webhooks-helpers.ts";
+import pkg from "../../package.json" with { type: "json" };
+import { attemptsOf, emitEvent, eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
 
 const DELAYS = [200, 400, 600, 800, 1000, 1200];
 const TIMEOUT_MS = 1500;
@@ -74,7 +75,7 @@ describe("webhook delivery over HTTPS", () => {
 
     expect(req.raw.toString("utf8")).toBe(event!.body);
     expect(req.headers["content-type"]).toBe("application/json");
-    expect(req.headers["user-agent"]).toBe("Linkhop-Webhooks/0.1.0 (+https://links.example.test/docs/webhooks)");
+    expect(req.headers["user-agent"]).toBe(`Linkhop-Webhooks/${pkg.version} (+https://links.example.test/docs/webhooks)`);
     expect(req.headers["service-event"]).toBe("member.joined");
     expect(req.headers["service-delivery"]).toBe(event!.id);
     const envelope = JSON.parse(req.raw.toString("utf8"));
@@ -133,7 +134,9 @@ describe("webhook delivery over HTTPS", () => {
     const { ws } = await endpointFor(r.url());
     const { event, deliveryIds } = await emitEvent(ws);
     await r.waitFor(3);
-    await sleep(DELAYS[2] + 800); // time for a (wrong) fourth attempt
+    // The delivery's final state: once it is delivered no attempt is due any more, so the
+    // receiver's count is final.
+    await eventually(async () => (await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).status === "delivered", 15_000, "delivered");
     expect(r.requests).toHaveLength(3);
     expect(new Set(r.requests.map((q) => q.raw.toString("utf8")))).toEqual(new Set([event!.body]));
     expect(new Set(r.requests.map((q) => q.headers["service-delivery"]))).toEqual(new Set([event!.id]));
@@ -173,9 +176,17 @@ describe("webhook delivery over HTTPS", () => {
       const x = await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } });
       return x.status === "failed" ? x : null;
     });
+    // failed is final: nothing more is due, so the receiver's count is final too
     expect(d).toMatchObject({ attempts: 7, nextAttemptAt: null });
-    await sleep(1500);
     expect(r.requests).toHaveLength(7);
+    // Each attempt is signed at its own time: t is the second the attempt was made, not the
+    // event's (the last attempt comes at least 4.2 s after the first).
+    const signedAt = r.requests.map((q) => Number(/^t=(\d+),/.exec(q.headers["service-signature"] as string)![1]));
+    attempts.forEach((a, i) => {
+      expect(signedAt[i], `attempt ${i + 1}`).toBeGreaterThanOrEqual(Math.floor(a.startedAt.getTime() / 1000));
+      expect(signedAt[i], `attempt ${i + 1}`).toBeLessThanOrEqual(Math.ceil((a.startedAt.getTime() + a.durationMs) / 1000));
+    });
+    expect(signedAt[6] - signedAt[0]).toBeGreaterThanOrEqual(4);
     const ep = await db().webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.id } });
     expect(ep.consecutiveFailures).toBe(1);
     expect(ep.failingSince).not.toBeNull();
@@ -236,11 +247,14 @@ describe("webhook delivery over HTTPS", () => {
   it("reads only the first 1 KB of a 5 MB answer, then closes the connection", async () => {
     let written = 0;
     let finished = false;
+    let responseClosed!: () => void;
+    const closedByApp = new Promise<void>((resolve) => (responseClosed = resolve));
     const big = https.createServer({ key: tlsCert.key, cert: tlsCert.cert }, (req, res) => {
       req.resume();
       req.on("end", async () => {
         res.writeHead(200, { "content-type": "text/plain" });
         res.on("finish", () => (finished = true));
+        res.once("close", () => responseClosed());
         const chunk = Buffer.alloc(16 * 1024, "x".charCodeAt(0));
         chunk.write("HEAD-");
         const closed = new Promise((d) => res.once("close", d));
@@ -265,7 +279,8 @@ describe("webhook delivery over HTTPS", () => {
       expect(a.statusCode).toBe(200);
       expect(Buffer.byteLength(a.responseBody)).toBe(1024);
       expect(a.responseBody.startsWith("HEAD-xxxx")).toBe(true);
-      await sleep(300);
+      // the app hung up: the answer's stream ends here, and it ended unfinished
+      await Promise.race([closedByApp, new Promise((_, reject) => setTimeout(() => reject(new Error("the app kept the connection open")), 15_000))]);
       expect(finished).toBe(false);
       expect(written).toBeLessThan(5 * 1024 * 1024);
     } finally {

@@ -100,17 +100,19 @@ describe("address guard on save", () => {
 
 describe("address guard before every attempt", () => {
   it("a name public on save and private at attempt time is refused without a connection", async () => {
-    // Something listening on loopback where a rebinding attack would point.
+    // Something listening on loopback port 443, where a rebinding attack would point, counting
+    // connections. The outcome alone would already differ if the guard let the attempt through
+    // (a refused or failed TLS connection, not address_refused); the trap shows no packet left.
     let connections = 0;
     const trap = net.createServer((s) => {
       connections++;
       s.destroy();
     });
-    await new Promise<void>((resolve) => trap.listen(443, "127.0.0.1", resolve).on("error", () => resolve()));
+    const trapAddress = await listenOnLoopback443(trap);
     try {
       dns.set("rebind.example.com", "A", ["93.184.216.34"]);
       const ep = await webhooks.createEndpoint(ws.id, { url: "https://rebind.example.com/hook" });
-      dns.set("rebind.example.com", "A", ["127.0.0.1"]);
+      dns.set("rebind.example.com", "A", [trapAddress]);
       const other = await webhooks.listEndpoints(ws.id);
       expect(other.map((e) => e.id)).toEqual([ep.id]);
 
@@ -120,7 +122,7 @@ describe("address guard before every attempt", () => {
       expect(r).toMatchObject({ attempted: true, outcome: "address_refused", delivered: false, done: false, retryInMs: 60_000 });
       const [a] = await attemptsOf(deliveryIds[0]);
       expect(a.outcome).toBe("address_refused");
-      expect(a.error).toContain("127.0.0.1");
+      expect(a.error).toContain(trapAddress);
       expect(connections).toBe(0);
 
       // The same for an AAAA answer in IPv4-mapped form, and for a name that stops resolving.
@@ -138,3 +140,29 @@ describe("address guard before every attempt", () => {
     }
   });
 });
+
+/**
+ * Listens on port 443 of a loopback address of its own (any 127.x.y.z answers on Linux, so
+ * parallel runs do not collide; elsewhere 127.0.0.1). Port 443 because the guard allows no other
+ * port to a production endpoint. Fails loudly when it cannot: the check would prove nothing.
+ */
+async function listenOnLoopback443(server: net.Server): Promise<string> {
+  const listen = (host: string) =>
+    new Promise<NodeJS.ErrnoException | null>((resolve) => {
+      server.once("error", resolve);
+      server.listen(443, host, () => {
+        server.off("error", resolve);
+        resolve(null);
+      });
+    });
+  const own = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+  let error = await listen(own);
+  if (!error) return own;
+  if (error.code === "EADDRNOTAVAIL") {
+    error = await listen("127.0.0.1");
+    if (!error) return "127.0.0.1";
+  }
+  throw new Error(
+    `this test needs to listen on loopback port 443 and cannot (${error.code}): run it as root, or let users bind it (Linux: sysctl net.ipv4.ip_unprivileged_port_start=443)`,
+  );
+}

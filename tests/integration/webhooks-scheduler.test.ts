@@ -56,7 +56,9 @@ describe("built-in scheduler in two processes", () => {
 
     await receiver.waitFor(2 * ENDPOINTS * EVENTS, 60_000);
     await eventually(async () => (await db().delivery.count({ where: { id: { in: deliveryIds }, status: "delivered" } })) === deliveryIds.length, 30_000, "all delivered");
-    await sleep(1000); // any duplicate would arrive now
+    // Stop both processes (each waits for its attempts in flight): after that no duplicate can
+    // still be on its way, so the counts below are final.
+    await Promise.all(apps.map((a) => a.stop()));
 
     expect(receiver.requests).toHaveLength(2 * ENDPOINTS * EVENTS);
     expect([...seen.values()].every((n) => n === 2)).toBe(true);
@@ -65,8 +67,7 @@ describe("built-in scheduler in two processes", () => {
     expect(rows).toHaveLength(deliveryIds.length);
     expect(rows.every((r) => r._count._all === 2 && r._max.number === 2)).toBe(true);
 
-    // Both processes took part (each reports its count when it stops).
-    await Promise.all(apps.map((a) => a.stop()));
+    // Both processes took part (each reported its count when it stopped).
     const counts = apps.map((a) => Number(/built-in scheduler stopped after (\d+) attempts/.exec(a.logs())?.[1] ?? -1));
     expect(counts.every((n) => n > 0)).toBe(true);
     expect(counts[0] + counts[1]).toBe(2 * ENDPOINTS * EVENTS);

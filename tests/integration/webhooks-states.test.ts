@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startReceiver, type Receiver } from "../support/https-receiver.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
-import { emitEvent, newWorkspace, sleep, useEnv } from "./webhooks-helpers.ts";
+import { emitEvent, newWorkspace, useEnv } from "./webhooks-helpers.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let smtp: SmtpServer;
@@ -98,7 +98,9 @@ describe("endpoint switched off", () => {
     const later = await emitEvent(ws);
     expect(later.deliveryIds).toEqual([]);
     expect(receiver.requests.length).toBe(sent);
-    await sleep(200);
+    // every owner mail queued so far has been handed to the SMTP server: still just the one
+    const { noticesSettled } = await import("../../lib/webhooks/notify.ts");
+    await noticesSettled();
     expect(smtp.messages.filter((m) => m.to.includes(ws.ownerEmail))).toHaveLength(1);
 
     // Turning it back on restarts the failure count; new events are delivered again.
@@ -112,33 +114,41 @@ describe("endpoint switched off", () => {
    }, 180_000);
 
   it("when failing with nothing delivered for WEBHOOK_DISABLE_AFTER; a delivery in between restarts the clock", async () => {
-    useEnv({ WEBHOOK_DISABLE_AFTER: "1500ms" });
+    const PERIOD_MS = 3000;
+    useEnv({ WEBHOOK_DISABLE_AFTER: `${PERIOD_MS}ms` });
     try {
       const ws = await newWorkspace("team");
       const ep = await webhooks.createEndpoint(ws.id, { url: receiver.url() });
+      const endpoint = () => db().webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
 
       failing = true;
       const first = await emitEvent(ws);
       expect(await webhooks.attemptDelivery(first.deliveryIds[0])).toMatchObject({ attempted: true, delivered: false, done: false });
-      await sleep(1000);
-      failing = false; // one success resets the failing period
+      const firstFailingSince = (await endpoint()).failingSince!;
+      expect(firstFailingSince).not.toBeNull();
+      failing = false; // one success ends the failing period
       const ok = await emitEvent(ws);
       expect(await webhooks.attemptDelivery(ok.deliveryIds[0])).toMatchObject({ delivered: true });
-      let row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+      let row = await endpoint();
       expect(row.failingSince).toBeNull();
       expect(row.lastSuccessAt).not.toBeNull();
 
       failing = true;
-      await webhooks.attemptDelivery(first.deliveryIds[0]); // failing since now
-      await sleep(1000);
+      await webhooks.attemptDelivery(first.deliveryIds[0]); // a new failing period starts now
+      row = await endpoint();
+      const since = row.failingSince!;
+      expect(since.getTime()).toBeGreaterThan(firstFailingSince.getTime());
       await webhooks.attemptDelivery(first.deliveryIds[0]);
-      row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
-      expect(row.enabled).toBe(true); // 1 s < 1.5 s since the failures began
+      const attempts = await db().deliveryAttempt.findMany({ where: { deliveryId: first.deliveryIds[0] }, orderBy: { number: "asc" } });
+      const lastStarted = attempts[attempts.length - 1].startedAt.getTime();
+      expect(lastStarted - since.getTime(), "this attempt must fall inside the period for the check to mean anything").toBeLessThan(PERIOD_MS);
+      expect((await endpoint()).enabled).toBe(true);
 
-      await sleep(700);
+      // Once the period since the failures began has passed, the next failure switches it off.
+      await new Promise((r) => setTimeout(r, Math.max(0, since.getTime() + PERIOD_MS + 50 - Date.now())));
       const r = await webhooks.attemptDelivery(first.deliveryIds[0]);
       expect(r).toMatchObject({ attempted: true, delivered: false, done: true });
-      row = await db().webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+      row = await endpoint();
       expect(row.enabled).toBe(false);
       expect(row.consecutiveFailures).toBe(0); // no event has failed every attempt yet
       expect(row.disabledReason).toMatch(/failing with nothing delivered since/);
@@ -236,7 +246,8 @@ describe("endpoint selection and tenancy", () => {
     const before = receiver.requests.length;
     const t = await webhooks.sendTestEvent(a.id, ws.id);
     expect(t).toMatchObject({ attempted: true, delivered: false, done: true, statusCode: 500 });
-    await sleep(300);
+    // the test event has one delivery, to endpoint a, already final (checked below): nothing else to wait for
+    expect(await db().delivery.count({ where: { eventId: t.eventId } })).toBe(1);
     const got = receiver.requests.slice(before);
     expect(got.map((g) => g.path)).toEqual(["/test-a"]);
     expect(got[0].headers["service-event"]).toBe("webhook.test");

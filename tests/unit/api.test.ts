@@ -61,19 +61,38 @@ describe("request reading", () => {
     expect(await readJsonBody(post('{"url":"u"}', "application/json; charset=utf-8"), schema)).toEqual({ url: "u" });
   });
 
+  // The error shape is fixed ({ error: "validation", messages: [non-empty strings] }); the wording
+  // of the messages is not, so only the field a message is about is checked.
+  const validationMessages = async (p: Promise<unknown>) => {
+    const body = (await refusal(p)) as { error: string; messages: string[] };
+    expect(Object.keys(body).sort()).toEqual(["error", "messages"]);
+    expect(body.error).toBe("validation");
+    expect(body.messages.length).toBeGreaterThan(0);
+    for (const m of body.messages) expect(typeof m === "string" && m.trim().length > 0).toBe(true);
+    return body.messages;
+  };
+
   it("refuses wrong content types, empty, invalid, oversized and unknown-field bodies as validation", async () => {
-    expect((await refusal(readJsonBody(post('{"url":"u"}', "text/plain"), schema))).error).toBe("validation");
-    expect((await refusal(readJsonBody(post('{"url":"u"}', null), schema))).error).toBe("validation");
-    expect(await refusal(readJsonBody(post(""), schema))).toEqual({ error: "validation", messages: ["Body is required: a JSON object."] });
-    expect(await refusal(readJsonBody(post("{"), schema))).toEqual({ error: "validation", messages: ["Body is not valid JSON."] });
-    expect(await refusal(readJsonBody(post(JSON.stringify({ url: "x".repeat(2000) })), schema, 1000))).toEqual({ error: "validation", messages: ["Body is larger than 1000 bytes."] });
-    expect(await refusal(readJsonBody(post(new Uint8Array([0x7b, 0xff, 0x7d])), schema))).toEqual({ error: "validation", messages: ["Body is not valid UTF-8."] });
-    expect(JSON.stringify(await refusal(readJsonBody(post('{"url":"u","x":1}'), schema)))).toMatch(/Unrecognized key/);
+    await validationMessages(readJsonBody(post('{"url":"u"}', "text/plain"), schema));
+    await validationMessages(readJsonBody(post('{"url":"u"}', null), schema));
+    await validationMessages(readJsonBody(post(""), schema));
+    await validationMessages(readJsonBody(post("{"), schema));
+    await validationMessages(readJsonBody(post(JSON.stringify({ url: "x".repeat(2000) })), schema, 1000));
+    await validationMessages(readJsonBody(post(new Uint8Array([0x7b, 0xff, 0x7d])), schema));
+    expect((await validationMessages(readJsonBody(post('{"url":"u","extra":1}'), schema))).join(" ")).toMatch(/\bextra\b/);
   });
 
-  it("refuses a query parameter given twice", () => {
+  it("refuses a query parameter given twice, naming it", () => {
     expect(queryObject(new URL("http://x/?a=1&b=2"))).toEqual({ a: "1", b: "2" });
-    expect(() => queryObject(new URL("http://x/?a=1&a=2"))).toThrow(/given more than once/);
+    let body: { error: string; messages: string[] } | undefined;
+    try {
+      queryObject(new URL("http://x/?a=1&a=2&b=3"));
+    } catch (e) {
+      body = (e as ApiError).body as typeof body;
+    }
+    expect(body?.error).toBe("validation");
+    expect(body?.messages).toHaveLength(1);
+    expect(body?.messages[0]).toMatch(/\ba\b/);
   });
 });
 
