@@ -45,12 +45,12 @@ it("a workspace that used its allowance on the last second of a month creates ag
   setClock(() => new Date("2027-01-31T23:59:59.999Z"));
   await create(ws, 1);
   await create(ws, 2);
-  await expect(create(ws, 3)).rejects.toMatchObject({ body: { error: "quota", key: "MaxLinks", limit: 2, current: 2 } });
+  await expect(create(ws, 3)).rejects.toMatchObject({ code: "quota", extra: { key: "MaxLinks", limit: 2, current: 2 } });
 
   setClock(() => new Date("2027-02-01T00:00:00.000Z"));
   await create(ws, 4);
   await create(ws, 5);
-  await expect(create(ws, 6)).rejects.toMatchObject({ body: { error: "quota", limit: 2, current: 2 } });
+  await expect(create(ws, 6)).rejects.toMatchObject({ code: "quota", extra: { limit: 2, current: 2 } });
 
   const usage = await db().monthlyUsage.findMany({ where: { workspaceId: ws.id }, orderBy: { month: "asc" } });
   expect(usage.map((u) => [u.month, u.created])).toEqual([["2027-01", 2], ["2027-02", 2]]);

@@ -88,7 +88,7 @@ describe("request reading", () => {
     try {
       queryObject(new URL("http://x/?a=1&a=2&b=3"));
     } catch (e) {
-      body = (e as ApiError).body as typeof body;
+      body = errorBody(e as ServiceError) as typeof body;
     }
     expect(body?.error).toBe("validation");
     expect(body?.messages).toHaveLength(1);
