@@ -24,7 +24,10 @@ export type ApiCall<B, Q> = {
   query: Q;
   body: B;
 };
-export type ApiAnswer = { status: number; body: unknown };
+export type ApiAnswer =
+  | { status: number; body: unknown }
+  /** a streamed answer (CSV export): sent as it is produced, never held whole in memory */
+  | { status: number; stream: ReadableStream<Uint8Array>; headers: Record<string, string> };
 
 type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = {
   /** zod schema of the JSON body; omitted: the route takes no body (a body sent anyway is ignored) */
@@ -61,6 +64,7 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
       const params = ctx ? await ctx.params : {};
       const answer = await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
+      if ("stream" in answer) return new Response(answer.stream, { status: answer.status, headers: { ...answer.headers, ...rateLimitHeaders(rate) } });
       return json(answer.status, answer.body, rateLimitHeaders(rate));
     } catch (e) {
       return failureResponse(e, where, rateLimitHeaders(rate));

@@ -15,6 +15,7 @@ import {
   webhookLinkSchema,
 } from "../links/schemas.ts";
 import { apiTagSchema, createTagSchema, deleteTagResponseSchema, listTagsResponseSchema, updateTagSchema } from "../tags/schemas.ts";
+import { analyticsAnswerSchema, analyticsExportQuerySchema, analyticsQuerySchema, LIMIT_DEFAULT, LIMIT_MAX } from "../analytics/schemas.ts";
 import { bulkResponseSchema, errorSchemas, type ErrorName } from "./schemas.ts";
 
 // The OpenAPI 3.1 document of /api/v1, generated from the same zod schemas the routes parse with
@@ -36,6 +37,7 @@ const COMPONENTS: [string, z.ZodType][] = [
   ["CreateTag", createTagSchema],
   ["UpdateTag", updateTagSchema],
   ["DeleteTagResult", deleteTagResponseSchema],
+  ["Analytics", analyticsAnswerSchema],
   ...Object.entries(errorSchemas).map(([name, s]) => [errorComponent(name as ErrorName), s] as [string, z.ZodType]),
 ];
 
@@ -66,7 +68,10 @@ function queryParameters(schema: z.ZodType): Json[] {
   return Object.entries(js.properties ?? {}).map(([name, p]) => {
     const { description, ...rest } = p;
     // size is parsed from the query string's text; document the number it must be.
-    const type = name === "size" ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT } : rest;
+    const type =
+      name === "size" ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT }
+      : name === "limit" ? { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT }
+      : rest;
     return { name, in: "query", required: js.required?.includes(name) ?? false, description, schema: type };
   });
 }
@@ -123,6 +128,8 @@ export function curlExamples(base = config().APP_URL) {
     createTag: `curl -X POST ${base}/api/v1/tags ${auth} ${json} \\\n  -d '{"name":"Spring 2026","color":"green"}'`,
     updateTag: `curl -X PATCH ${base}/api/v1/tags/12 ${auth} ${json} \\\n  -d '{"name":"Spring sale"}'`,
     deleteTag: `curl -X DELETE ${base}/api/v1/tags/12 ${auth}`,
+    analytics: `curl "${base}/api/v1/analytics?groupBy=countries&interval=7d&link=Ab3dE9x" ${auth}`,
+    analyticsExport: `curl -o clicks.csv "${base}/api/v1/analytics/export?interval=30d" ${auth}`,
   };
 }
 
@@ -236,6 +243,35 @@ export function buildOpenApiDocument(): Json {
           parameters: [tagIdParam],
           responses: { ...ok(200, "Deleted.", "DeleteTagResult"), ...errorResponses(["validation", "feature", "not_found"]) },
           ...sample("deleteTag"),
+        },
+      },
+      "/analytics": {
+        get: {
+          operationId: "getAnalytics",
+          summary: "Click analytics",
+          description:
+            "Clicks and unique visitors of the workspace's links: a total (groupBy=count), a time series (hour buckets for ranges up to 48 hours, else days, in timezone, every bucket present), " +
+            "or the top values of a dimension (countries, cities, referrers, devices, browsers, os, links, qr), most clicks first, at most limit rows. " +
+            "The range is interval (default 30d) or start/end, cut to the plan's analyticsRetentionDays. Bots (as isbot judges a User-Agent) are redirected but not counted: " +
+            "they are left out unless bots=include or bots=only. Visitors: distinct visitor keys per UTC day, summed. A link of another workspace is 404; a code on several of your domains without domain is 409 ambiguous_code.",
+          parameters: queryParameters(analyticsQuerySchema),
+          responses: { ...ok(200, "The answer.", "Analytics"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
+          ...sample("analytics"),
+        },
+      },
+      "/analytics/export": {
+        get: {
+          operationId: "exportAnalytics",
+          summary: "Export click events (CSV)",
+          description:
+            "The raw click events of the range and filters as CSV, oldest first, one row per event, streamed. Columns: time, link, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr. " +
+            "The visitor key is never exported; the visitor's address is never stored. Cells that a spreadsheet would read as a formula start with an apostrophe.",
+          parameters: queryParameters(analyticsExportQuerySchema),
+          responses: {
+            "200": { description: "CSV, one row per click event.", headers: rateHeaders, content: { "text/csv": { schema: { type: "string" } } } },
+            ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]),
+          },
+          ...sample("analyticsExport"),
         },
       },
     },

@@ -334,14 +334,14 @@ describe("OpenAPI document and reference page", () => {
     const doc = await client(env.app, null).get("/api/v1/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.body.paths).sort()).toEqual(["/links", "/links/bulk", "/links/{code}", "/tags", "/tags/{id}"]);
+    expect(Object.keys(doc.body.paths).sort()).toEqual(["/analytics", "/analytics/export", "/links", "/links/bulk", "/links/{code}", "/tags", "/tags/{id}"]);
     expect(doc.body.components.schemas.CreateLink.required).toEqual(["url"]);
     expect(doc.body.components.schemas.CreateLink.additionalProperties).toBe(false);
     expect(Object.keys(doc.body.components.schemas.Link.properties)).toContain("hasPassword");
     const page = await client(env.app, null).get("/docs/api");
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toMatch(/text\/html/);
-    for (const text of ["POST", "/api/v1/links/bulk", "ambiguous_code", "X-RateLimit-Remaining", "curl", "hasPassword"]) expect(page.text).toContain(text);
+    for (const text of ["POST", "/api/v1/links/bulk", "ambiguous_code", "X-RateLimit-Remaining", "curl", "hasPassword", "/api/v1/analytics/export", "groupBy"]) expect(page.text).toContain(text);
     expect(page.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:\/\//);
   });
 });

@@ -38,7 +38,7 @@ type Operation = {
   description: string;
   parameters?: { name: string; in: string; required: boolean; description?: string; schema: Schema }[];
   requestBody?: { content: { "application/json": { schema: Schema } } };
-  responses: Record<string, { description: string; content?: { "application/json": { schema: Schema } } }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
   "x-codeSamples"?: { lang: string; source: string }[];
 };
 
@@ -230,7 +230,8 @@ export default function ApiReferencePage() {
               {Object.entries(op.responses).map(([status, r]) => (
                 <li key={status}>
                   <span className="font-mono font-semibold">{status}</span> {r.description}
-                  {r.content && <span className="text-slate-500"> · {typeLabel(r.content["application/json"].schema)}</span>}
+                  {r.content && r.content["application/json"] && <span className="text-slate-500"> · {typeLabel(r.content["application/json"].schema)}</span>}
+                  {r.content && !r.content["application/json"] && <span className="text-slate-500"> · {Object.keys(r.content).join(", ")}</span>}
                 </li>
               ))}
             </ul>

@@ -1,0 +1,141 @@
+import { ApiError } from "../api/errors.ts";
+import { db } from "../db/client.ts";
+import { getLink, hostOf, type LinkWorkspace } from "../links/index.ts";
+import { analyticsRetentionDays, planOf } from "../plans/index.ts";
+import { countryName } from "./countries.ts";
+import type { Bucket, ClickFilters, ClickQuery, GroupRow, TopGroup } from "./query-sql.ts";
+import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
+import { clickStore, type ClickStore } from "./store.ts";
+import { DAY_MS } from "./visitor.ts";
+
+// Click analytics for one workspace: the one place that turns parsed parameters (API, export, the
+// Analytics page) into a click-store query and its answer. Ranges are cut to the plan's retention.
+
+const HOUR_MS = 3_600_000;
+const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = { "24h": 24 * HOUR_MS, "7d": 7 * DAY_MS, "30d": 30 * DAY_MS, "90d": 90 * DAY_MS, "1y": 365 * DAY_MS };
+/** Ranges up to this long are answered per hour, longer ones per day. */
+export const HOURLY_UP_TO_MS = 48 * HOUR_MS;
+
+export type Range = { start: number; end: number };
+
+/** The range asked for, cut to the plan's retention. Throws 400 validation for a contradictory one. */
+export function resolveRange(input: { interval?: Interval; start?: number; end?: number }, retentionDays: number, now: number): Range {
+  const kept = now - retentionDays * DAY_MS;
+  if (input.interval && (input.start !== undefined || input.end !== undefined)) {
+    throw ApiError.validation("query interval: use either interval or start/end, not both");
+  }
+  let start: number;
+  let end: number;
+  if (input.start !== undefined || input.end !== undefined) {
+    if (input.start === undefined) throw ApiError.validation("query start: is required when end is given");
+    start = input.start;
+    end = input.end ?? now;
+    if (end <= start) throw ApiError.validation("query end: must be after start");
+  } else {
+    const interval = input.interval ?? "30d";
+    end = now;
+    start = interval === "all" ? kept : now - INTERVAL_MS[interval];
+  }
+  start = Math.max(start, kept);
+  end = Math.max(end, start);
+  return { start, end };
+}
+
+export type AnalyticsWorkspace = LinkWorkspace;
+
+async function buildQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now: number): Promise<{ query: ClickQuery; timezone: string }> {
+  const retention = analyticsRetentionDays(planOf(workspace.plan));
+  const range = resolveRange(input, retention, now);
+  if (input.domain !== undefined && input.link === undefined) throw ApiError.validation("query domain: is only used with link");
+  const filters: ClickFilters = {
+    folder: input.folder || undefined,
+    country: input.country,
+    city: input.city,
+    device: input.device,
+    browser: input.browser,
+    os: input.os,
+    referrer: input.referrer,
+    qr: input.qr,
+    bots: input.bots ?? "exclude",
+  };
+  // existence last (400 before 404/409): another workspace's link is 404, a code on several domains 409
+  if (input.link !== undefined) filters.linkId = (await getLink(workspace, input.link, { domain: input.domain })).id;
+  return {
+    query: { workspaceId: workspace.id, start: new Date(range.start), end: new Date(range.end), filters },
+    timezone: input.timezone ?? "UTC",
+  };
+}
+
+type Row = Record<string, unknown> & { clicks: number; visitors: number };
+export type AnalyticsAnswer = {
+  groupBy: GroupBy;
+  start: string;
+  end: string;
+  timezone: string;
+  clicks?: number;
+  visitors?: number;
+  granularity?: "hour" | "day";
+  data?: Row[];
+};
+
+export async function analytics(workspace: AnalyticsWorkspace, input: AnalyticsQueryInput, now = Date.now(), store: ClickStore = clickStore()): Promise<AnalyticsAnswer> {
+  const { query, timezone } = await buildQuery(workspace, input, now);
+  const groupBy = input.groupBy ?? "count";
+  const head = { groupBy, start: query.start.toISOString(), end: query.end.toISOString(), timezone };
+  if (groupBy === "count") return { ...head, ...(await store.query({ kind: "count", query })) };
+  if (groupBy === "timeseries") {
+    const granularity = query.end.getTime() - query.start.getTime() <= HOURLY_UP_TO_MS ? "hour" : "day";
+    const buckets = query.end > query.start ? await store.query({ kind: "timeseries", query, unit: granularity, timezone }) : [];
+    return { ...head, granularity, data: buckets.map((b: Bucket) => ({ start: isoInZone(b.start, timezone), clicks: b.clicks, visitors: b.visitors })) };
+  }
+  const rows = await store.query({ kind: "top", query, group: groupBy, limit: input.limit ?? LIMIT_DEFAULT });
+  return { ...head, data: await describeGroups(workspace, groupBy, rows) };
+}
+
+async function describeGroups(workspace: AnalyticsWorkspace, group: TopGroup, rows: GroupRow[]): Promise<Row[]> {
+  const m = (r: GroupRow) => ({ clicks: r.clicks, visitors: r.visitors });
+  switch (group) {
+    case "countries":
+      return rows.map((r) => ({ country: r.key[0], name: countryName(r.key[0] as string | null), ...m(r) }));
+    case "cities":
+      return rows.map((r) => ({ city: r.key[0], country: r.key[1], ...m(r) }));
+    case "referrers":
+      return rows.map((r) => ({ referrer: r.key[0], ...m(r) }));
+    case "devices":
+      return rows.map((r) => ({ device: r.key[0], ...m(r) }));
+    case "browsers":
+      return rows.map((r) => ({ browser: r.key[0], ...m(r) }));
+    case "os":
+      return rows.map((r) => ({ os: r.key[0], ...m(r) }));
+    case "qr":
+      return rows.map((r) => ({ qr: r.key[0], ...m(r) }));
+    case "links": {
+      const ids = rows.map((r) => r.key[0] as number);
+      const links = await db().link.findMany({
+        where: { id: { in: ids }, workspaceId: workspace.id },
+        select: { id: true, code: true, url: true, domainId: true, domain: { select: { host: true } } },
+      });
+      const byId = new Map(links.map((l) => [l.id, l]));
+      return rows.map((r) => {
+        const l = byId.get(r.key[0] as number);
+        return { link: l ? { code: l.code, domain: hostOf(l), url: l.url } : { code: null, domain: null, url: null }, ...m(r) };
+      });
+    }
+  }
+}
+
+/** The export's query (same parameters and rules as analytics). */
+export async function exportQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now = Date.now()): Promise<ClickQuery> {
+  return (await buildQuery(workspace, input, now)).query;
+}
+
+/** "2026-03-08T00:00:00-05:00": an instant as the wall-clock time of `timeZone`, with its offset. */
+export function isoInZone(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "longOffset",
+    }).formatToParts(at).map((p) => [p.type, p.value]),
+  );
+  const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "");
+  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
+}

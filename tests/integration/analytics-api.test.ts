@@ -1,0 +1,254 @@
+import { parse } from "csv-parse/sync";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyRetention } from "../../lib/analytics/retention.ts";
+import { listMonthPartitions, type ClickEvent } from "../../lib/analytics/sql.ts";
+import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import { db } from "../../lib/db/client.ts";
+import { client, makeDomain, makeWorkspace, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
+
+// GET /api/v1/analytics and /export over real HTTP against events stored with known times and
+// fields: every answer below is computed by hand from the table of events (see EVENTS).
+
+let env: ApiTestEnv;
+let pool: pg.Pool;
+let store: PostgresClickStore;
+let a: Awaited<ReturnType<typeof makeWorkspace>>;
+let api: ReturnType<typeof client>;
+const DAY = 86_400_000;
+
+// Around the end of daylight saving time in New York (2026-11-01 06:00Z: EDT -4 -> EST -5).
+const R = "start=2026-10-30T00:00:00Z&end=2026-11-03T00:00:00Z";
+type Ev = [at: string, link: string, country: string | null, city: string | null, device: string, browser: string | null, os: string | null, referrer: string | null, bot: boolean, qr: boolean, visitor: number];
+const EVENTS: Ev[] = [
+  ["2026-10-31T03:30:00Z", "alpha", "US", "New York", "mobile", "Safari", "iOS", "t.co", false, true, 1], // NY Oct 30, 23:30 EDT
+  ["2026-10-31T04:30:00Z", "alpha", "US", "New York", "mobile", "Safari", "iOS", "t.co", false, false, 1], // NY Oct 31, 00:30
+  ["2026-11-01T03:59:00Z", "beta", "DE", "Berlin", "desktop", "Chrome", "Windows", null, false, false, 2], // NY Oct 31, 23:59 EDT
+  ["2026-11-01T04:30:00Z", "beta", "DE", "Berlin", "desktop", "Chrome", "Windows", "www.google.com", false, false, 2], // NY Nov 1, 00:30 EDT
+  ["2026-11-02T04:30:00Z", "gamma", "FR", null, "desktop", "Firefox", "macOS", "www.google.com", false, true, 3], // NY Nov 1, 23:30 EST (a 25-hour day)
+  ["2026-11-02T05:00:00Z", "alpha", "US", "Boston", "tablet", "Safari", "iOS", null, false, false, 4], // NY Nov 2, 00:00 EST
+  ["2026-11-01T12:00:00Z", "alpha", "US", null, "other", null, null, null, true, false, 5], // a bot
+  ["2026-11-01T13:00:00Z", "beta", null, null, "other", null, null, null, true, false, 6], // a bot
+  // start of daylight saving time (2026-03-08 07:00Z: EST -5 -> EDT -4): a 23-hour day
+  ["2026-03-08T04:30:00Z", "gamma", "CA", null, "mobile", "Chrome", "Android", null, false, false, 7], // NY Mar 7, 23:30 EST
+  ["2026-03-09T03:30:00Z", "gamma", "CA", null, "mobile", "Chrome", "Android", null, false, false, 8], // NY Mar 8, 23:30 EDT
+  ["2026-03-09T04:30:00Z", "gamma", "CA", null, "mobile", "Chrome", "Android", null, false, false, 9], // NY Mar 9, 00:30 EDT
+];
+
+function event(workspaceId: number, linkIds: Record<string, number>, e: Ev): ClickEvent {
+  const [at, link, country, city, device, browser, os, referrer, bot, qr, visitor] = e;
+  return {
+    at: Date.parse(at), workspaceId, linkId: linkIds[link], domain: "localhost:3000", target: "destination", country, city,
+    referrerHost: referrer, referrerUrl: referrer ? `https://${referrer}/page` : null, device, browser, os, bot, qr, visitor: String(visitor),
+  };
+}
+
+async function links(workspaceId: number, spec: Record<string, string>) {
+  const ids: Record<string, number> = {};
+  for (const [code, folder] of Object.entries(spec)) {
+    ids[code] = (await db().link.create({ data: { workspaceId, code, url: `https://dest.example/${code}`, folder } })).id;
+  }
+  return ids;
+}
+
+beforeAll(async () => {
+  env = await startApiTest({ plans: { ...TEST_PLANS, short: { ...TEST_PLANS.team, name: "Short", analyticsRetentionDays: 7 } as never } });
+  pool = new pg.Pool({ connectionString: env.databaseUrl, max: 2 });
+  store = new PostgresClickStore(pool);
+  a = await makeWorkspace("team");
+  api = client(env.app, a.key);
+  const ids = await links(a.workspace.id, { alpha: "mkt/spring", beta: "mkt", gamma: "other" });
+  await store.record(EVENTS.map((e) => event(a.workspace.id, ids, e)));
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await env?.stop();
+});
+
+const get = async (query: string, status = 200) => {
+  const r = await api.get(`/api/v1/analytics?${query}`);
+  expect(r.status, r.text).toBe(status);
+  return r.body;
+};
+const strip = (rows: Record<string, unknown>[]) => rows.map(({ clicks, visitors, ...k }) => [Object.values(k).length === 1 ? Object.values(k)[0] : k, clicks, visitors]);
+
+describe("answers", () => {
+  it("count: clicks and unique visitors, bots left out unless asked for", async () => {
+    expect(await get(R)).toEqual({ groupBy: "count", start: "2026-10-30T00:00:00.000Z", end: "2026-11-03T00:00:00.000Z", timezone: "UTC", clicks: 6, visitors: 4 });
+    expect(await get(`${R}&bots=include`)).toMatchObject({ clicks: 8, visitors: 6 });
+    expect(await get(`${R}&bots=only`)).toMatchObject({ clicks: 2, visitors: 2 });
+  });
+
+  it("timeseries: days in UTC", async () => {
+    const r = await get(`${R}&groupBy=timeseries`);
+    expect(r.granularity).toBe("day");
+    expect(r.data.map((b: { start: string; clicks: number; visitors: number }) => [b.start, b.clicks, b.visitors])).toEqual([
+      ["2026-10-30T00:00:00+00:00", 0, 0],
+      ["2026-10-31T00:00:00+00:00", 2, 1],
+      ["2026-11-01T00:00:00+00:00", 2, 1],
+      ["2026-11-02T00:00:00+00:00", 2, 2],
+    ]);
+  });
+
+  it("timeseries: days in America/New_York across midnight UTC and the end of daylight saving time", async () => {
+    const r = await get("groupBy=timeseries&timezone=America/New_York&start=2026-10-30T04:00:00Z&end=2026-11-03T05:00:00Z");
+    expect(r.data.map((b: { start: string; clicks: number; visitors: number }) => [b.start, b.clicks, b.visitors])).toEqual([
+      ["2026-10-30T00:00:00-04:00", 1, 1],
+      ["2026-10-31T00:00:00-04:00", 2, 2],
+      ["2026-11-01T00:00:00-04:00", 2, 2], // 25 hours long
+      ["2026-11-02T00:00:00-05:00", 1, 1],
+    ]);
+  });
+
+  it("timeseries: days in America/New_York across the start of daylight saving time", async () => {
+    const r = await get("groupBy=timeseries&timezone=America/New_York&start=2026-03-07T05:00:00Z&end=2026-03-10T04:00:00Z");
+    expect(r.data.map((b: { start: string; clicks: number }) => [b.start, b.clicks])).toEqual([
+      ["2026-03-07T00:00:00-05:00", 1],
+      ["2026-03-08T00:00:00-05:00", 1], // 23 hours long
+      ["2026-03-09T00:00:00-04:00", 1],
+    ]);
+  });
+
+  it("timeseries: hours for a range up to 48 hours", async () => {
+    const r = await get("groupBy=timeseries&start=2026-11-01T03:00:00Z&end=2026-11-01T06:00:00Z");
+    expect(r.granularity).toBe("hour");
+    expect(r.data.map((b: { start: string; clicks: number }) => [b.start, b.clicks])).toEqual([
+      ["2026-11-01T03:00:00+00:00", 1],
+      ["2026-11-01T04:00:00+00:00", 1],
+      ["2026-11-01T05:00:00+00:00", 0],
+    ]);
+  });
+
+  it("top-N answers, sorted by clicks, then visitors", async () => {
+    expect((await get(`${R}&groupBy=countries`)).data).toEqual([
+      { country: "US", name: "United States", clicks: 3, visitors: 2 },
+      { country: "DE", name: "Germany", clicks: 2, visitors: 1 },
+      { country: "FR", name: "France", clicks: 1, visitors: 1 },
+    ]);
+    expect(strip((await get(`${R}&groupBy=cities`)).data)).toEqual([
+      [{ city: "Berlin", country: "DE" }, 2, 1],
+      [{ city: "New York", country: "US" }, 2, 1],
+      [{ city: "Boston", country: "US" }, 1, 1],
+      [{ city: null, country: "FR" }, 1, 1],
+    ]);
+    expect(strip((await get(`${R}&groupBy=referrers`)).data)).toEqual([["www.google.com", 2, 2], [null, 2, 2], ["t.co", 2, 1]]);
+    expect(strip((await get(`${R}&groupBy=devices`)).data)).toEqual([["desktop", 3, 2], ["mobile", 2, 1], ["tablet", 1, 1]]);
+    expect(strip((await get(`${R}&groupBy=browsers`)).data)).toEqual([["Safari", 3, 2], ["Chrome", 2, 1], ["Firefox", 1, 1]]);
+    expect(strip((await get(`${R}&groupBy=os`)).data)).toEqual([["iOS", 3, 2], ["Windows", 2, 1], ["macOS", 1, 1]]);
+    expect(strip((await get(`${R}&groupBy=qr`)).data)).toEqual([[false, 4, 3], [true, 2, 2]]);
+    expect((await get(`${R}&groupBy=links`)).data).toEqual([
+      { link: { code: "alpha", domain: "localhost:3000", url: "https://dest.example/alpha" }, clicks: 3, visitors: 2 },
+      { link: { code: "beta", domain: "localhost:3000", url: "https://dest.example/beta" }, clicks: 2, visitors: 1 },
+      { link: { code: "gamma", domain: "localhost:3000", url: "https://dest.example/gamma" }, clicks: 1, visitors: 1 },
+    ]);
+    expect((await get(`${R}&groupBy=countries&limit=1`)).data).toEqual([{ country: "US", name: "United States", clicks: 3, visitors: 2 }]);
+  });
+
+  it("filters, alone and together", async () => {
+    const clicks = async (q: string) => (await get(`${R}&${q}`)).clicks;
+    expect(await clicks("link=alpha")).toBe(3);
+    expect(await clicks("folder=mkt")).toBe(5); // mkt and mkt/spring
+    expect(await clicks("folder=mkt/spring")).toBe(3);
+    expect(await clicks("country=de")).toBe(2);
+    expect(await clicks("city=berlin")).toBe(2);
+    expect(await clicks("device=desktop")).toBe(3);
+    expect(await clicks("browser=safari")).toBe(3);
+    expect(await clicks("os=Windows")).toBe(2);
+    expect(await clicks("referrer=t.co")).toBe(2);
+    expect(await clicks(`referrer=${encodeURIComponent("(direct)")}`)).toBe(2);
+    expect(await clicks("qr=true")).toBe(2);
+    expect(await clicks("country=US&device=mobile")).toBe(2);
+    expect(await clicks("link=beta&bots=include")).toBe(3);
+    expect(strip((await get(`${R}&groupBy=browsers&folder=mkt`)).data)).toEqual([["Safari", 3, 2], ["Chrome", 2, 1]]);
+  });
+});
+
+describe("errors", () => {
+  it("bad parameters are 400 validation with messages", async () => {
+    for (const q of [
+      "groupBy=bogus", "limit=0", "limit=101", "limit=ten", "interval=2d", "timezone=Mars/Olympus", "start=yesterday", "start=2026-11-02&end=2026-11-01",
+      "interval=7d&start=2026-11-01", "end=2026-11-01", "country=USA", "device=phone", "bots=some", "foo=1", "domain=localhost:3000",
+    ]) {
+      const r = await api.get(`/api/v1/analytics?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.error, q).toBe("validation");
+      expect(r.body.messages.length, q).toBeGreaterThan(0);
+    }
+    expect((await api.get(`/api/v1/analytics/export?groupBy=count`)).status).toBe(400);
+  });
+
+  it("a link of another workspace is 404; a code on several domains is 409 ambiguous_code unless domain picks one", async () => {
+    const other = await makeWorkspace("team");
+    await links(other.workspace.id, { theirs: "" });
+    expect((await api.get(`/api/v1/analytics?link=theirs`)).body).toEqual({ error: "not_found" });
+    expect((await api.get(`/api/v1/analytics/export?link=theirs`)).status).toBe(404);
+    const brand = await makeDomain(a.workspace.id, "go.analytics.test");
+    await db().link.create({ data: { workspaceId: a.workspace.id, code: "dup", url: "https://dest.example/1" } });
+    await db().link.create({ data: { workspaceId: a.workspace.id, code: "dup", url: "https://dest.example/2", domainId: brand.id, domainKey: brand.id } });
+    const r = await api.get(`/api/v1/analytics?link=dup`);
+    expect(r.status).toBe(409);
+    expect(r.body).toEqual({ error: "ambiguous_code", code: "dup", domains: [null, "go.analytics.test"] });
+    expect(await get("link=dup&domain=go.analytics.test")).toMatchObject({ clicks: 0 });
+  });
+
+  it("no key is 401", async () => {
+    expect((await client(env.app, null).get("/api/v1/analytics")).status).toBe(401);
+  });
+});
+
+describe("retention", () => {
+  it("events older than the plan's window are neither answered nor kept after the job runs", async () => {
+    const w = await makeWorkspace("short"); // analyticsRetentionDays: 7
+    const ids = await links(w.workspace.id, { kept: "" });
+    const now = Date.now();
+    const ev = (ageDays: number, visitor: number): ClickEvent => ({
+      ...event(w.workspace.id, { kept: ids.kept }, ["2026-01-01T00:00:00Z", "kept", "US", null, "desktop", "Chrome", "Windows", null, false, false, visitor]),
+      at: now - ageDays * DAY,
+    });
+    const ancient = now - 4 * 365 * DAY; // older than any plan keeps: its whole partition goes
+    await store.record([ev(2, 1), ev(10, 2), ev(20, 3), { ...ev(0, 4), at: ancient }]);
+    const wapi = client(env.app, w.key);
+    expect((await wapi.get("/api/v1/analytics?interval=all")).body).toMatchObject({ clicks: 1 });
+    const r = (await wapi.get(`/api/v1/analytics?start=${Math.floor((now - 30 * DAY) / 1000)}`)).body;
+    expect(r.clicks).toBe(1);
+    expect(Date.parse(r.start)).toBeGreaterThanOrEqual(now - 7 * DAY - 60_000); // cut to the window
+    const month = (ms: number) => ({ year: new Date(ms).getUTCFullYear(), month: new Date(ms).getUTCMonth() + 1 });
+    expect(await listMonthPartitions(pool)).toContainEqual(month(ancient));
+
+    const result = await applyRetention(pool);
+    expect(result.droppedPartitions.length).toBeGreaterThan(0);
+    expect(await listMonthPartitions(pool)).not.toContainEqual(month(ancient));
+    const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = $1`, [w.workspace.id]);
+    expect(rows[0].n).toBe(1);
+    // another plan's events are kept as long as that plan says
+    expect(await get(R)).toMatchObject({ clicks: 6 });
+  });
+});
+
+describe("export", () => {
+  it("streams CSV, one row per event, without the visitor key, formulas neutralised", async () => {
+    const w = await makeWorkspace("team");
+    const ids = await links(w.workspace.id, { ex: "" });
+    const base = Date.now() - 3 * DAY;
+    const many: ClickEvent[] = Array.from({ length: 4500 }, (_, i) => ({
+      ...event(w.workspace.id, ids, ["2026-01-01T00:00:00Z", "ex", "SE", i === 1 ? "=SUM(A1:A9)" : "Stockholm", "mobile", "Safari", "iOS", "t.co", i % 10 === 0, false, i]),
+      at: base + i * 1000,
+    }));
+    await store.record(many);
+    const r = await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d`);
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toContain("text/csv");
+    expect(r.headers["content-disposition"]).toMatch(/attachment; filename="clicks-.*\.csv"/);
+    const rows: Record<string, string>[] = parse(r.text, { columns: true });
+    expect(rows).toHaveLength(4050); // bots left out by default
+    expect(Object.keys(rows[0])).toEqual(["time", "link", "domain", "target", "country", "city", "referrer_host", "referrer_url", "device", "browser", "os", "bot", "qr"]);
+    expect(r.text).not.toContain("visitor");
+    expect(rows[0]).toMatchObject({ link: "ex", country: "SE", city: "'=SUM(A1:A9)", referrer_host: "t.co", device: "mobile", bot: "false" }); // event 0 is a bot
+    expect(rows.every((x, i) => i === 0 || x.time >= rows[i - 1].time)).toBe(true);
+    const all: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=include`)).text, { columns: true });
+    expect(all).toHaveLength(4500);
+    const filtered: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=only&link=ex`)).text, { columns: true });
+    expect(filtered).toHaveLength(450);
+  });
+});
