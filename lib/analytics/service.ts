@@ -1,5 +1,5 @@
-import { ApiError } from "../api/errors.ts";
 import { db } from "../db/client.ts";
+import { ServiceError } from "../errors.ts";
 import { getLink, hostOf, type LinkWorkspace } from "../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../plans/index.ts";
 import { countryName } from "./countries.ts";
@@ -18,19 +18,19 @@ export const HOURLY_UP_TO_MS = 48 * HOUR_MS;
 
 export type Range = { start: number; end: number };
 
-/** The range asked for, cut to the plan's retention. Throws 400 validation for a contradictory one. */
+/** The range asked for, cut to the plan's retention. Throws a validation error for a contradictory one. */
 export function resolveRange(input: { interval?: Interval; start?: number; end?: number }, retentionDays: number, now: number): Range {
   const kept = now - retentionDays * DAY_MS;
   if (input.interval && (input.start !== undefined || input.end !== undefined)) {
-    throw ApiError.validation("query interval: use either interval or start/end, not both");
+    throw ServiceError.validation([{ path: "interval", message: "use either interval or start/end, not both" }]);
   }
   let start: number;
   let end: number;
   if (input.start !== undefined || input.end !== undefined) {
-    if (input.start === undefined) throw ApiError.validation("query start: is required when end is given");
+    if (input.start === undefined) throw ServiceError.validation([{ path: "start", message: "is required when end is given" }]);
     start = input.start;
     end = input.end ?? now;
-    if (end <= start) throw ApiError.validation("query end: must be after start");
+    if (end <= start) throw ServiceError.validation([{ path: "end", message: "must be after start" }]);
   } else {
     const interval = input.interval ?? "30d";
     end = now;
@@ -46,7 +46,7 @@ export type AnalyticsWorkspace = LinkWorkspace;
 async function buildQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now: number): Promise<{ query: ClickQuery; timezone: string }> {
   const retention = analyticsRetentionDays(planOf(workspace.plan));
   const range = resolveRange(input, retention, now);
-  if (input.domain !== undefined && input.link === undefined) throw ApiError.validation("query domain: is only used with link");
+  if (input.domain !== undefined && input.link === undefined) throw ServiceError.validation([{ path: "domain", message: "is only used with link" }]);
   const filters: ClickFilters = {
     folder: input.folder || undefined,
     country: input.country,
