@@ -61,6 +61,7 @@ async function main() {
   const shortLinks = await createShortLinkHandler();
   const { isApiUrl, normalizeApiUrl } = await import("./lib/api/url.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
+  const { earlyAnswer } = await import("./lib/http/request-guard.ts");
   const securityHeaders = appSecurityHeaders(cfg.APP_URL);
 
   const server = http.createServer((req, res) => {
@@ -68,15 +69,25 @@ async function main() {
       shortLinks.handle(req, res);
       return;
     }
+    for (const [name, value] of securityHeaders) res.setHeader(name, value);
+    // Methods, targets and escapes Next cannot handle get a 4xx here (lib/http/request-guard.ts).
+    const early = earlyAnswer(req);
+    if (early) {
+      res.writeHead(early.status, early.headers).end(early.body);
+      return;
+    }
     // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/api/url.ts).
     if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
-    for (const [name, value] of securityHeaders) res.setHeader(name, value);
     handleNext(req, res).catch((e) => {
       console.error(e);
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
   server.keepAliveTimeout = 65_000;
+  // CONNECT (proxy tunnels) is not something this server does: answer instead of dropping the socket.
+  server.on("connect", (_req, socket) => {
+    socket.end("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  });
 
   const { startBackgroundJobs } = await import("./lib/jobs.ts");
   const stopJobs = await startBackgroundJobs();

@@ -47,7 +47,10 @@ async function readText(req: Request, limit: number): Promise<string> {
   let total = 0;
   let over = declared > limit;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client went away mid-upload: its problem, not a server error (and no one reads the answer).
+      throw ServiceError.validation("The request body was not received completely.");
+    });
     if (done) break;
     total += value.byteLength;
     if (total > limit) over = true;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { db } from "../db/client.ts";
 import type { DeliveryStatus } from "../db/generated/enums.ts";
+import { idParam } from "../http/params.ts";
 
 // The delivery log of one endpoint for the Developers page: deliveries (newest first), each with
 // every attempt, filterable by delivery status and event type.
@@ -9,8 +10,8 @@ export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"]
 
 export const logFilterSchema = z.object({
   status: z.enum(DELIVERY_STATUSES).optional().catch(undefined),
-  type: z.string().max(100).optional().catch(undefined),
-  before: z.coerce.number().int().positive().optional().catch(undefined),
+  type: z.string().max(100).regex(/^[a-z_.]+$/).optional().catch(undefined),
+  before: idParam.optional().catch(undefined),
 });
 export type LogFilter = z.infer<typeof logFilterSchema>;
 

@@ -141,6 +141,8 @@ export async function setActive(slug: string, active: boolean) {
 
 /** The caller's membership in a workspace, or null (the app answers 404 for non-members). */
 export async function membershipOf(userId: number, slug: string) {
+  // A slug from a URL that no workspace can have (NUL bytes, 10 kB) is not sent to the database.
+  if (typeof slug !== "string" || slug.length > 64 || slug.includes("\0")) return null;
   const m = await db().membership.findFirst({
     where: { userId, workspace: { slug } },
     include: { workspace: true },

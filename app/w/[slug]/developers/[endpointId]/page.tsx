@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { parseIdParam } from "@/lib/http/params";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { ServiceError } from "@/lib/errors";
 import { planOf, webhooksAllowed } from "@/lib/plans";
@@ -24,7 +25,8 @@ export default async function EndpointPage({ params, searchParams }: Props) {
   const { slug, endpointId } = await params;
   const { workspace, allowed } = await requireMember(slug, "admin");
   if (!allowed) return <OwnersAndAdminsOnly />;
-  const id = Number(endpointId);
+  const id = parseIdParam(endpointId);
+  if (id === null) notFound();
   let endpoint: EndpointView;
   try {
     endpoint = await getEndpoint(workspace.id, id);

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { parseIdParam } from "@/lib/http/params";
 import { ClicksChart, lastDays } from "@/components/chart";
 import { CopyButton } from "@/components/copy-button";
 import { QrCode } from "@/components/qr";
@@ -19,7 +20,7 @@ const when = (unix: number | null) => (unix === null ? "—" : new Date(unix * 1
 export default async function LinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
   const { slug, id } = await params;
   const { workspace } = await requireMember(slug);
-  const link = await linkById(workspace.id, Number(id));
+  const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
   const today = new Date();
   const since = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29));

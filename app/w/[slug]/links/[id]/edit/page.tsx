@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { parseIdParam } from "@/lib/http/params";
 import { PageHeader } from "@/components/ui";
 import { requireMember } from "../../../access";
 import { linkById, linkFormContext } from "../../data";
@@ -11,7 +12,7 @@ export const metadata: Metadata = { title: "Edit link" };
 export default async function EditLinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
   const { slug, id } = await params;
   const { workspace } = await requireMember(slug);
-  const link = await linkById(workspace.id, Number(id));
+  const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
   const ctx = await linkFormContext(workspace);
   return (

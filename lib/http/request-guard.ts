@@ -1,0 +1,46 @@
+import type { IncomingMessage } from "node:http";
+import { isApiUrl } from "../api/url.ts";
+
+// Requests Next.js cannot take as they are and would answer with a bare 500 (and a stack trace in
+// the log): methods it does not route (TRACE, PROPFIND, ...), a request target that is not a path
+// ("OPTIONS *", "GET *"), and paths with percent-escapes that are not UTF-8 ("/w/%E0%A4%A/links").
+// server.ts answers them here, before Next, with a small 4xx. API paths with bad escapes are
+// repaired instead (lib/api/url.ts), so the API's own rules (401 first) still answer them.
+
+/** The methods the app answers (pages, route handlers, server actions). */
+export const APP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const METHODS = new Set<string>(APP_METHODS);
+const ALLOW = APP_METHODS.join(", ");
+
+export type EarlyAnswer = { status: number; headers: Record<string, string>; body: string };
+
+function answer(status: number, api: boolean, message: string, extra: Record<string, string> = {}): EarlyAnswer {
+  // API paths answer in the API's error shape; app paths get plain text.
+  const body = api ? JSON.stringify({ error: "validation", messages: [message] }) : `${message}\n`;
+  return { status, headers: { "Content-Type": api ? "application/json" : "text/plain; charset=utf-8", "Cache-Control": "no-store", ...extra }, body };
+}
+
+/** The answer for a request Next must not see, or null to pass it on. */
+export function earlyAnswer(req: Pick<IncomingMessage, "method" | "url">): EarlyAnswer | null {
+  const url = req.url ?? "";
+  const method = req.method ?? "";
+  if (!url.startsWith("/")) {
+    // "OPTIONS *" asks what the server as a whole supports.
+    if (url === "*" && method === "OPTIONS") return { status: 204, headers: { Allow: ALLOW }, body: "" };
+    return answer(400, false, "Bad request: the request target must be a path.");
+  }
+  const api = isApiUrl(url);
+  if (!METHODS.has(method)) return answer(405, api, `${method} is not supported; use ${ALLOW}.`, { Allow: ALLOW });
+  if (!api && !decodablePath(url)) return answer(400, false, "Bad request: the address contains an invalid percent-escape.");
+  return null;
+}
+
+function decodablePath(url: string): boolean {
+  const q = url.indexOf("?");
+  try {
+    decodeURIComponent(q === -1 ? url : url.slice(0, q));
+    return true;
+  } catch {
+    return false;
+  }
+}

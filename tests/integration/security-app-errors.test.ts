@@ -1,0 +1,133 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../lib/db/client.ts";
+import { createEndpoint } from "../../lib/webhooks/index.ts";
+import { createUser } from "../../lib/workspaces/index.ts";
+import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
+import { signInCookie } from "../support/session.ts";
+
+// User input never causes a 500 or shows internal text: out-of-range ids and cursors in page
+// URLs, methods and request targets Next does not handle, bad percent-encoding, a client that
+// gives up halfway through an upload, and the Inngest endpoint when Inngest is not configured.
+// Each attack is sent over real HTTP; the server log must not record a server error for it.
+
+let env: ApiTestEnv;
+
+beforeAll(async () => {
+  env = await startApiTest({ env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+/** The log lines written while `fn` ran. */
+async function logsDuring(fn: () => Promise<void>): Promise<string> {
+  const before = env.app.logs().length;
+  await fn();
+  await new Promise((r) => setTimeout(r, 300)); // let the server finish writing its log line, if any
+  return env.app.logs().slice(before);
+}
+
+const SERVER_ERROR = /server_error|Error:|\n\s+at /;
+
+/** One raw request over a socket (exact request line); resolves with the status line and the whole answer. */
+function raw(request: string, opts: { abortAfterWrite?: boolean } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(env.app.port, "127.0.0.1", () => {
+      socket.write(request);
+      if (opts.abortAfterWrite) setTimeout(() => socket.destroy(), 200);
+    });
+    let out = "";
+    socket.on("data", (d) => (out += d));
+    socket.on("close", () => resolve(out));
+    socket.on("error", (e) => (opts.abortAfterWrite ? resolve(out) : reject(e)));
+    socket.setTimeout(10_000, () => socket.destroy());
+  });
+}
+
+async function owner() {
+  const { workspace, key } = await makeWorkspace("team");
+  const user = await createUser({ email: `owner-${workspace.slug}@example.test`, password: "password1" });
+  await db().membership.create({ data: { workspaceId: workspace.id, userId: user.id, role: "owner" } });
+  const cookie = await signInCookie(env.app.url, user.email, "password1");
+  return { workspace, key, cookie };
+}
+
+describe("no 500 from user input", () => {
+  it("page URLs with out-of-range or malformed ids and cursors answer 404 or the page, never 500", async () => {
+    const { workspace, cookie } = await owner();
+    const endpoint = await createEndpoint(workspace.id, { url: "http://127.0.0.1:9/hook" });
+    const w = `/w/${workspace.slug}`;
+    const logs = await logsDuring(async () => {
+      for (const path of [`${w}/developers/99999999999`, `${w}/developers/-1`, `${w}/developers/1e3`, `${w}/developers/abc`, `${w}/links/99999999999`, `${w}/links/99999999999/edit`, `${w}/links/0x10`, "/w/%00/links", `/w/${"a".repeat(5000)}/links`]) {
+        const res = await fetch(env.app.url + path, { headers: { cookie }, redirect: "manual" });
+        // Pages with a loading state have started streaming (200) before they find out; the text is the same.
+        expect([200, 404], path).toContain(res.status);
+        expect(await res.text(), path).toContain("Page not found");
+      }
+      for (const query of ["before=99999999999", "before=-5", "before=abc", "status=bogus", "type=%00"]) {
+        const res = await fetch(`${env.app.url}${w}/developers/${endpoint.id}?${query}`, { headers: { cookie }, redirect: "manual" });
+        expect(res.status, query).toBeLessThan(500);
+        expect(await res.text(), query).not.toMatch(/P20\d\d|prisma|invalid_type|ZodError/i);
+      }
+      // The legitimate page still opens.
+      const ok = await fetch(`${env.app.url}${w}/developers/${endpoint.id}`, { headers: { cookie } });
+      expect(ok.status).toBe(200);
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+  });
+
+  it("TRACE and other methods, OPTIONS *, bad percent-encoding: clear 4xx answers, no 500", async () => {
+    const { key } = await makeWorkspace("team");
+    const logs = await logsDuring(async () => {
+      for (const method of ["TRACE", "PROPFIND", "CONNECT"]) {
+        for (const path of ["/api/v1/links", "/login", "/w/x/links"]) {
+          const a = method === "CONNECT" ? { status: Number((await raw(`CONNECT ${path} HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n`)).split(" ")[1]) } : await call(env.app, method, path);
+          expect(a.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+          expect(a.status, `${method} ${path}`).toBeLessThan(500);
+        }
+      }
+      const trace = await call(env.app, "TRACE", "/api/v1/links", { key });
+      expect(trace.status).toBe(405);
+      expect(trace.headers.allow).toBeDefined();
+
+      const star = await raw("OPTIONS * HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
+      expect(star).toMatch(/^HTTP\/1\.1 204 /);
+      expect(star).toMatch(/\r\nallow: /i);
+      const absolute = await raw("GET * HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n");
+      expect(absolute).toMatch(/^HTTP\/1\.1 400 /);
+
+      for (const path of ["/w/%E0%A4%A/links", "/w/%E0%A4%A", "/login/%E0%A4%A", "/%E0%A4%A/x", "/w/%ff/links"]) {
+        const a = await call(env.app, "GET", path);
+        expect(a.status, path).toBe(400);
+        expect(a.text, path).not.toMatch(/URIError|at /);
+      }
+      // The legitimate paths still work.
+      expect((await call(env.app, "GET", "/login")).status).toBe(200);
+      expect((await call(env.app, "GET", "/api/v1/links", { key })).status).toBe(200);
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+  });
+
+  it("a client that aborts an upload halfway is not logged as a server error; a complete one works", async () => {
+    const { key } = await makeWorkspace("team");
+    const logs = await logsDuring(async () => {
+      const head = `POST /api/v1/links/bulk HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n`;
+      await raw(head + '{"links":[' + '{"url":"https://example.com/a"},'.repeat(200), { abortAfterWrite: true });
+      await raw(head, { abortAfterWrite: true });
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+    const ok = await call(env.app, "POST", "/api/v1/links/bulk", { key, json: { links: [{ url: "https://example.com/a" }] } });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
+  it("/api/inngest answers 404 when Inngest is not configured", async () => {
+    const logs = await logsDuring(async () => {
+      for (const method of ["GET", "POST", "PUT"]) {
+        const a = await call(env.app, method, "/api/inngest", { json: {} });
+        expect(a.status, method).toBe(404);
+      }
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+  });
+});
