@@ -11,7 +11,18 @@ import { withDenylist } from "./denylist.ts";
 import { blockedAnswer, chooseTarget, lifecycleState, pickDestination, type Blocked, type RedirectLink, type TargetKind } from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
-import { checkLinkPassword, clientAddress, MAX_FORM_BYTES, passwordFromForm, visitorKey } from "./password.ts";
+import {
+  checkLinkPassword,
+  clientAddress,
+  formToken,
+  formTokenAccepted,
+  formTokenCookie,
+  LINK_GUESS_WINDOW_SECONDS,
+  MAX_FORM_BYTES,
+  passwordFromForm,
+  tokenFromForm,
+  visitorKey,
+} from "./password.ts";
 import { appTopLevelSegments, isQrVisit, normalizeHost, RESERVED_PATHS, routeRequest, withoutPort, type Route } from "./routing.ts";
 import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
 
@@ -44,6 +55,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   const domains = new DomainTable(() => loadServedDomains(pool));
   const shortDomain = normalizeHost(cfg.shortDomain);
   const geoHeader = cfg.GEO_COUNTRY_HEADER;
+  const secureCookies = cfg.APP_URL.startsWith("https:");
   const appSegments = appTopLevelSegments(path.resolve("app"));
   // in development Next also serves internals such as /__nextjs_original-stack-frame
   const dev = process.env.LINKHOP_DEV === "1";
@@ -169,7 +181,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, head);
-    if (link.passwordHash) return send(res, 200, passwordForm(code, false, isQrVisit(req.url)), head);
+    if (link.passwordHash) return sendPasswordForm(req, res, code, 200, false, head);
     if (!head) return sendToDestination(req, res, link, now);
     const destination = pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined);
     if (link.maxClicks === null) return redirect(res, destination);
@@ -177,6 +189,12 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
       if (stored === null || stored >= link.maxClicks!) sendBlocked(res, link, "cap_reached", true);
       else redirect(res, destination);
     }, (e) => fail(res, e));
+  }
+
+  /** The password form with the visitor's form token (set as a cookie when they have none yet). */
+  function sendPasswordForm(req: IncomingMessage, res: ServerResponse, code: string, status: number, wrong: boolean, head: boolean) {
+    const { token, setCookie } = formToken(req.headers.cookie);
+    send(res, status, passwordForm(code, wrong, isQrVisit(req.url), token), head, setCookie ? { "Set-Cookie": formTokenCookie(token, secureCookies) } : undefined);
   }
 
   async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string) {
@@ -188,9 +206,12 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, false);
     if (!link.passwordHash) return sendToDestination(req, res, link, now);
-    const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY)));
+    const viaForm = formTokenAccepted(req.headers.cookie, tokenFromForm(body));
+    const visitor = visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY), viaForm);
+    const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitor);
     if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
-    if (outcome === "wrong") return send(res, 401, passwordForm(code, true, isQrVisit(req.url)), false);
+    if (outcome === "link_busy") return send(res, 429, "link_busy", false, { "Retry-After": String(LINK_GUESS_WINDOW_SECONDS) });
+    if (outcome === "wrong") return sendPasswordForm(req, res, code, 401, true, false);
     sendToDestination(req, res, link, Date.now());
   }
 

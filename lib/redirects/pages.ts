@@ -33,6 +33,7 @@ export type PageName =
   | "expired"
   | "cap_reached"
   | "too_many_guesses"
+  | "link_busy"
   | "method_not_allowed"
   | "payload_too_large"
   | "unavailable"
@@ -47,14 +48,18 @@ export const PAGES: Record<PageName, Buffer> = {
   expired: message("Link expired", "This link has expired and no longer leads anywhere."),
   cap_reached: message("Link no longer available", "This link has reached its click limit."),
   too_many_guesses: message("Too many attempts", "Too many wrong passwords for this link. Wait a few minutes, then try again."),
+  link_busy: message("Too many attempts", "This link has had too many wrong passwords in the last few minutes. Wait five minutes, then try again."),
   method_not_allowed: message("Method not allowed", "Short links answer GET and HEAD requests."),
   payload_too_large: message("Request too large", "The form you sent is too large."),
   unavailable: message("Temporarily unavailable", "This link cannot be opened right now. Try again in a moment."),
   error: message("Something went wrong", "This link cannot be opened right now. Try again in a moment."),
 };
 
-/** The password form; it posts `password` (urlencoded) to the link's own URL (keeping a QR-scan marker). */
-export function passwordForm(code: string, wrong: boolean, qr = false): Buffer {
+/**
+ * The password form; it posts `password` and the form `token` (urlencoded) to the link's own URL
+ * (keeping a QR-scan marker). The token is the visitor's (lib/redirects/password.ts formToken).
+ */
+export function passwordForm(code: string, wrong: boolean, qr = false, token = ""): Buffer {
   const alert = wrong ? `<p class="error" role="alert" id="pw-error">Wrong password. Try again.</p>` : "";
   const described = wrong ? ` aria-describedby="pw-error" aria-invalid="true"` : "";
   return Buffer.from(
@@ -62,6 +67,7 @@ export function passwordForm(code: string, wrong: boolean, qr = false): Buffer {
       "Password required",
       `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>${alert}` +
         `<form method="post" action="/${encodeURIComponent(code)}${qr ? "?qr=1" : ""}">` +
+        (token ? `<input type="hidden" name="token" value="${escapeHtml(token)}">` : "") +
         `<label for="password">Password</label>` +
         `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +
         `<button type="submit">Continue</button></form>`,

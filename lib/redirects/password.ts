@@ -1,16 +1,34 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { verifyPassword } from "../auth/password.ts";
-import { consumePasswordGuess, refundPasswordGuess, type Queryable } from "./sql.ts";
+import { parseIPv6 } from "../net/address.ts";
+import { consumePasswordGuesses, refundPasswordGuess, type Queryable } from "./sql.ts";
 
-// Password-protected links. A visitor (IP address) has GUESS_LIMIT wrong guesses per link in a
-// window of GUESS_WINDOW_SECONDS starting at the first guess; more answer 429 until the window
-// ends. A guess is taken BEFORE the (deliberately slow) scrypt check and given back when it was
-// right, so parallel guesses cannot get more checks than the limit.
+// Password-protected links. Three limits, all counted in PostgreSQL in one atomic statement
+// (lib/redirects/sql.ts consumePasswordGuesses), so they hold across processes:
+// - a visitor (an IPv4 address, or an IPv6 /64: one subscriber usually holds a whole /64) has
+//   GUESS_LIMIT wrong guesses per link in a window of GUESS_WINDOW_SECONDS from the first guess;
+// - a link has LINK_GUESS_LIMIT wrong guesses from all visitors together per LINK_GUESS_WINDOW_SECONDS,
+//   which slows guessing spread over many addresses (at most 600 guesses an hour) while a lock-out
+//   of everyone lasts at most 5 minutes; a visitor over their own limit adds nothing to it;
+// - the form is bound to a token (double-submit: a random value in a SameSite=Strict, HttpOnly
+//   cookie set with the form, repeated in a hidden field). Posts that carry it and posts that do
+//   not are counted apart: another site can make a visitor's browser post guesses, but never with
+//   the token (it can neither read the cookie nor get the browser to send it), so it only uses up
+//   the token-less allowance of that address, and the visitor's own form keeps all its guesses.
+//   Posts without the token (scripts posting `password` as documented) still work, with their own
+//   allowance of GUESS_LIMIT; the link's limit counts both.
+// A guess is taken BEFORE the (deliberately slow) scrypt check and given back when it was right,
+// so parallel guesses cannot get more checks than the limits.
 
 export const GUESS_LIMIT = 10;
 export const GUESS_WINDOW_SECONDS = 15 * 60;
-/** The form sends one short field; anything bigger is refused unread. */
+export const LINK_GUESS_LIMIT = 50;
+export const LINK_GUESS_WINDOW_SECONDS = 5 * 60;
+/** The form sends two short fields; anything bigger is refused unread. */
 export const MAX_FORM_BYTES = 4096;
+
+export const FORM_COOKIE = "lh_pw";
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}$/;
 
 /**
  * The visitor's address: the peer's, or behind one trusted reverse proxy (TRUST_PROXY=1) the last
@@ -23,12 +41,54 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | s
   return last ?? peer;
 }
 
-/** Visitors are stored as a hash of their address, never the address itself. */
-export function visitorKey(address: string | undefined): string {
-  return createHash("sha256").update(`linkhop-guess:${address ?? "unknown"}`).digest("hex").slice(0, 32);
+/** Who a guess is counted against: an IPv4 address (also when written IPv4-mapped), or an IPv6 /64. */
+export function guessGroup(address: string | undefined): string {
+  if (!address) return "unknown";
+  const b = parseIPv6(address);
+  if (!b) return address;
+  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return b.slice(12).join(".");
+  const groups = [];
+  for (let i = 0; i < 8; i += 2) groups.push(((b[i] << 8) | b[i + 1]).toString(16));
+  return `${groups.join(":")}::/64`;
 }
 
-export type PasswordOutcome = "right" | "wrong" | "too_many";
+/**
+ * Visitors are stored as a hash of their address group, never the address itself; posts with the
+ * form's token (viaForm) and without it are counted as two visitors.
+ */
+export function visitorKey(address: string | undefined, viaForm = false): string {
+  return createHash("sha256").update(`linkhop-guess:${viaForm ? "form:" : ""}${guessGroup(address)}`).digest("hex").slice(0, 32);
+}
+
+function cookieValue(cookieHeader: string | undefined, name: string): string | null {
+  for (const part of (cookieHeader ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** The form token for a visitor: the one their cookie already holds, or a new one (then set the cookie). */
+export function formToken(cookieHeader: string | undefined): { token: string; setCookie: boolean } {
+  const existing = cookieValue(cookieHeader, FORM_COOKIE);
+  if (existing && TOKEN_SHAPE.test(existing)) return { token: existing, setCookie: false };
+  return { token: randomBytes(16).toString("base64url"), setCookie: true };
+}
+
+/** Set-Cookie for the token: this host only, never sent by another site's requests. */
+export function formTokenCookie(token: string, secure: boolean): string {
+  return `${FORM_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=86400${secure ? "; Secure" : ""}`;
+}
+
+/** True when the form's token is the one in the visitor's cookie. */
+export function formTokenAccepted(cookieHeader: string | undefined, sent: string): boolean {
+  const expected = cookieValue(cookieHeader, FORM_COOKIE);
+  if (!expected || !TOKEN_SHAPE.test(expected) || !TOKEN_SHAPE.test(sent)) return false;
+  return timingSafeEqual(Buffer.from(expected), Buffer.from(sent));
+}
+
+/** right, wrong, too_many (this visitor), link_busy (the link's limit across all visitors). */
+export type PasswordOutcome = "right" | "wrong" | "too_many" | "link_busy";
 
 export async function checkLinkPassword(
   q: Queryable,
@@ -36,15 +96,27 @@ export async function checkLinkPassword(
   password: string,
   visitor: string,
 ): Promise<PasswordOutcome> {
-  const guesses = await consumePasswordGuess(q, link.id, visitor, GUESS_WINDOW_SECONDS);
-  if (guesses > GUESS_LIMIT) return "too_many";
+  const guesses = await consumePasswordGuesses(q, link.id, visitor, {
+    visitorLimit: GUESS_LIMIT,
+    visitorWindowSeconds: GUESS_WINDOW_SECONDS,
+    linkWindowSeconds: LINK_GUESS_WINDOW_SECONDS,
+  });
+  if (guesses.visitor > GUESS_LIMIT) return "too_many";
+  if (guesses.link !== null && guesses.link > LINK_GUESS_LIMIT) {
+    await refundPasswordGuess(q, link.id, visitor); // nothing was checked: the visitor keeps their allowance
+    return "link_busy";
+  }
   const right = password.length > 0 && password.length <= 1024 && (await verifyPassword(password, link.passwordHash));
   if (!right) return "wrong";
   await refundPasswordGuess(q, link.id, visitor);
   return "right";
 }
 
-/** The `password` field of an application/x-www-form-urlencoded body. */
+/** The form's fields (application/x-www-form-urlencoded). */
 export function passwordFromForm(body: string): string {
   return new URLSearchParams(body).get("password") ?? "";
+}
+
+export function tokenFromForm(body: string): string {
+  return new URLSearchParams(body).get("token") ?? "";
 }

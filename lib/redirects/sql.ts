@@ -177,30 +177,47 @@ export async function flushClickBatch(pool: pg.Pool, batch: ClickBatch): Promise
   }
 }
 
+/** The PasswordGuess row that counts a link's guesses from every visitor (visitor keys are hex hashes). */
+export const ALL_VISITORS = "*";
+
+export type GuessWindows = { visitorLimit: number; visitorWindowSeconds: number; linkWindowSeconds: number };
+
 /**
- * Takes one password guess for (link, visitor) in a fixed window that starts at the first guess,
- * atomically (parallel guesses cannot slip past the limit). Returns the guesses in the window,
- * this one included.
+ * Takes one password guess for (link, visitor), and, while the visitor is within their limit, one
+ * from the link's count across all visitors: each in a fixed window that starts at its first
+ * guess, in one statement (parallel guesses cannot slip past either limit). A visitor over their
+ * own limit does not add to the link's count, so one address cannot lock everyone else out.
+ * Returns the guesses in each window, this one included (link: null when not counted).
  */
-export async function consumePasswordGuess(q: Queryable, linkId: number, visitor: string, windowSeconds: number): Promise<number> {
-  const { rows } = await q.query<{ count: number }>({
-    name: "redirect_consume_guess",
-    text: `insert into "PasswordGuess" ("linkId", visitor, "startedAt", count) values ($1, $2, now(), 1)
-           on conflict ("linkId", visitor) do update set
-             "startedAt" = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then now() else "PasswordGuess"."startedAt" end,
-             count = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then 1 else "PasswordGuess".count + 1 end
-           returning count`,
-    values: [linkId, visitor, windowSeconds],
+export async function consumePasswordGuesses(q: Queryable, linkId: number, visitor: string, w: GuessWindows): Promise<{ visitor: number; link: number | null }> {
+  const { rows } = await q.query<{ visitor: number; link: number | null }>({
+    name: "redirect_consume_guesses",
+    text: `with v as (
+             insert into "PasswordGuess" ("linkId", visitor, "startedAt", count) values ($1, $2, now(), 1)
+             on conflict ("linkId", visitor) do update set
+               "startedAt" = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then now() else "PasswordGuess"."startedAt" end,
+               count = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $3) then 1 else "PasswordGuess".count + 1 end
+             returning count
+           ), l as (
+             insert into "PasswordGuess" ("linkId", visitor, "startedAt", count)
+             select $1, $4, now(), 1 from v where v.count <= $5
+             on conflict ("linkId", visitor) do update set
+               "startedAt" = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $6) then now() else "PasswordGuess"."startedAt" end,
+               count = case when "PasswordGuess"."startedAt" <= now() - make_interval(secs => $6) then 1 else "PasswordGuess".count + 1 end
+             returning count
+           )
+           select v.count as visitor, (select count from l) as link from v`,
+    values: [linkId, visitor, w.visitorWindowSeconds, ALL_VISITORS, w.visitorLimit, w.linkWindowSeconds],
   });
-  return rows[0].count;
+  return rows[0];
 }
 
-/** Gives back a guess that turned out right: only wrong guesses use up the allowance. */
+/** Gives back a guess that turned out right, to the visitor and to the link: only wrong guesses use up the allowances. */
 export async function refundPasswordGuess(q: Queryable, linkId: number, visitor: string): Promise<void> {
   await q.query({
     name: "redirect_refund_guess",
-    text: `update "PasswordGuess" set count = greatest(count - 1, 0) where "linkId" = $1 and visitor = $2`,
-    values: [linkId, visitor],
+    text: `update "PasswordGuess" set count = greatest(count - 1, 0) where "linkId" = $1 and visitor in ($2, $3)`,
+    values: [linkId, visitor, ALL_VISITORS],
   });
 }
 

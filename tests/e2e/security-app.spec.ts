@@ -95,3 +95,50 @@ test("the import results CSV neutralises cells a spreadsheet would run as formul
   expect(rows[5].slice(0, 4)).toEqual(["5", `https://example.com/fine-${tag}`, `fine-${tag}`, "created"]);
   expect(rows[5][4]).toBe(`${appUrl}/fine-${tag}`);
 });
+
+test("another site cannot use up a visitor's password guesses; the visitor's own form still works", async ({ page }, testInfo) => {
+  const { slug } = await signUp(page);
+  await admin("workspace:plan", { slug, plan: "pro" });
+  const { key } = (await admin("key:create", { slug, name: "e2e" })) as { key: string };
+  const site = http.createServer((req, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    if (req.url === "/landing") return res.end("<!doctype html><h1>Secret landing page</h1>");
+    // The attacker's page: posts 12 guesses to the link from the visitor's browser, then posts
+    // the form itself (a top-level navigation, so the answer shows what the server thinks now).
+    const target = decodeURIComponent(req.url!.slice(1));
+    res.end(
+      `<!doctype html><h1>Cute cats</h1><form id=f method=post action="${target}"><input name=password value="open sesame"></form><script>(async () => {` +
+        `for (let i = 0; i < 12; i++) await fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", credentials: "include", body: new URLSearchParams({ password: "guess" + i }) }).catch(() => {});` +
+        `document.getElementById("f").submit(); })();</script>`,
+    );
+  });
+  await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
+  const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+  try {
+    const created = await page.request.post(`${appUrl}/api/v1/links`, {
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      data: JSON.stringify({ url: `${siteUrl}/landing`, password: "open sesame" }),
+    });
+    expect(created.status()).toBe(201);
+    const { short } = (await created.json()) as { short: string };
+
+    // The visitor opened the link once (so the browser holds the form's cookie), then visits the attacker's page.
+    await page.goto(short);
+    await expect(page.getByRole("heading", { name: "Password required" })).toBeVisible();
+    await page.goto(`${siteUrl}/${encodeURIComponent(short)}`);
+    // The forged guesses did reach the server from this browser: its posts without the form's token are now refused.
+    await expect(page.getByRole("heading", { name: "Too many attempts" })).toBeVisible({ timeout: 20_000 });
+
+    // The visitor's own form is untouched: a typo is just a wrong password, the right one opens the link.
+    await page.goto(short);
+    await page.getByLabel("Password").fill("open sesame?");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page.getByRole("alert")).toHaveText("Wrong password. Try again.");
+    await shot(page, testInfo, "password-after-cross-site-guesses");
+    await page.getByLabel("Password").fill("open sesame");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect(page.getByRole("heading", { name: "Secret landing page" })).toBeVisible();
+  } finally {
+    site.close();
+  }
+});

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { db, disconnectDb } from "../../lib/db/client.ts";
 import { DAY_MS } from "../../lib/redirects/clicks.ts";
 import {
-  consumePasswordGuess,
+  consumePasswordGuesses,
   countCappedClick,
   findLinkForRedirect,
   flushClickBatch,
@@ -92,17 +92,23 @@ describe("redirect SQL", () => {
     await flushClickBatch(pool, { totals: new Map(), days: new Map() }); // nothing to do
   });
 
-  test("password guesses: counted atomically per link and visitor, refunded, reset after the window, pruned", async () => {
-    const counts = await Promise.all(Array.from({ length: 12 }, () => consumePasswordGuess(pool, 1, "v1", 900)));
-    expect(counts.sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-    expect(await consumePasswordGuess(pool, 1, "v2", 900)).toBe(1);
-    expect(await consumePasswordGuess(pool, 2, "v1", 900)).toBe(1);
-    await refundPasswordGuess(pool, 1, "v1");
-    expect(await consumePasswordGuess(pool, 1, "v1", 900)).toBe(12);
+  test("password guesses: counted atomically per link and visitor and per link, refunded, reset after the window, pruned", async () => {
+    const w = { visitorLimit: 10, visitorWindowSeconds: 900, linkWindowSeconds: 300 };
+    const guess = (link: number, visitor: string) => consumePasswordGuesses(pool, link, visitor, w);
+    const counts = await Promise.all(Array.from({ length: 12 }, () => guess(1, "v1")));
+    expect(counts.map((c) => c.visitor).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    // Only the 10 guesses within the visitor's limit reached the link's count.
+    expect(counts.filter((c) => c.link !== null).map((c) => c.link).sort((x, y) => x! - y!)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(await guess(1, "v2")).toEqual({ visitor: 1, link: 11 });
+    expect(await guess(2, "v1")).toEqual({ visitor: 1, link: 1 });
+    await refundPasswordGuess(pool, 1, "v2");
+    expect(await guess(1, "v2")).toEqual({ visitor: 1, link: 11 });
     await pool.query(`update "PasswordGuess" set "startedAt" = now() - interval '16 minutes' where "linkId" = 1 and visitor = 'v1'`);
-    expect(await consumePasswordGuess(pool, 1, "v1", 900)).toBe(1); // a new window
+    expect((await guess(1, "v1")).visitor).toBe(1); // a new window for the visitor
+    await pool.query(`update "PasswordGuess" set "startedAt" = now() - interval '6 minutes' where "linkId" = 1 and visitor = '*'`);
+    expect((await guess(1, "v3")).link).toBe(1); // and for the link
     await pool.query(`update "PasswordGuess" set "startedAt" = now() - interval '16 minutes' where "linkId" = 2`);
-    expect(await prunePasswordGuesses(pool, 900)).toBe(1);
+    expect(await prunePasswordGuesses(pool, 900)).toBe(2);
   });
 
   test("the notify triggers: edits notify, click counts do not (except a reset)", async () => {
