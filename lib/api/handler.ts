@@ -34,6 +34,8 @@ type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = 
   body?: BS;
   /** zod schema of the query object; omitted: no query parameters are accepted */
   query?: QS;
+  /** query parameters that may be given more than once: the schema gets them as arrays */
+  repeatable?: string[];
   maxBodyBytes?: number;
   run: (call: ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>) => Promise<ApiAnswer>;
 };
@@ -60,11 +62,11 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
         if (!rate.allowed) return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
       }
       const url = new URL(req.url);
-      const query = parseWith(spec.query ?? emptyQuery, queryObject(url), "query ");
+      const query = parseWith(spec.query ?? emptyQuery, queryObject(url, spec.repeatable), "query ");
       const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
       const params = ctx ? await ctx.params : {};
       const answer = await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
-      if ("stream" in answer) return new Response(answer.stream, { status: answer.status, headers: { ...answer.headers, ...rateLimitHeaders(rate) } });
+      if ("stream" in answer) return new Response(answer.stream, { status: answer.status, headers: { "Cache-Control": "no-store", ...answer.headers, ...rateLimitHeaders(rate) } });
       return json(answer.status, answer.body, rateLimitHeaders(rate));
     } catch (e) {
       return failureResponse(e, where, rateLimitHeaders(rate));

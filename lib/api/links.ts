@@ -4,10 +4,14 @@ import {
   createLink,
   createLinkSchema,
   deleteLink,
+  exportFileName,
+  exportLinksCsv,
+  exportLinksQuerySchema,
   getLink,
   linkRefQuerySchema,
   listLinks,
   listLinksQuerySchema,
+  REPEATABLE_LINK_QUERY,
   toApiLink,
   updateLink,
   updateLinkSchema,
@@ -29,10 +33,22 @@ export const createLinkRoute = apiRoute({
 
 export const listLinksRoute = apiRoute({
   query: listLinksQuerySchema,
+  repeatable: REPEATABLE_LINK_QUERY,
   run: async ({ workspace, query }) => {
     const page = await listLinks(workspace, query);
     return { status: 200, body: { links: page.links.map(apiLink), nextCursor: page.nextCursor } };
   },
+});
+
+/** GET /api/v1/links/export: the filtered links as CSV, streamed. */
+export const exportLinksRoute = apiRoute({
+  query: exportLinksQuerySchema,
+  repeatable: REPEATABLE_LINK_QUERY,
+  run: async ({ workspace, query }) => ({
+    status: 200,
+    stream: await exportLinksCsv(workspace, query),
+    headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${exportFileName(workspace)}"` },
+  }),
 });
 
 export const bulkCreateLinksRoute = apiRoute({

@@ -6,6 +6,7 @@ import {
   bulkCreateLinksSchema,
   createLinkSchema,
   deleteLinkResponseSchema,
+  exportLinksQuerySchema,
   linkRefQuerySchema,
   listLinksQuerySchema,
   listLinksResponseSchema,
@@ -72,7 +73,8 @@ function queryParameters(schema: z.ZodType): Json[] {
       name === "size" ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT }
       : name === "limit" ? { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT }
       : rest;
-    return { name, in: "query", required: js.required?.includes(name) ?? false, description, schema: type };
+    const repeat = (rest as { type?: string }).type === "array" ? { style: "form", explode: true } : {};
+    return { name, in: "query", required: js.required?.includes(name) ?? false, description, schema: type, ...repeat };
   });
 }
 
@@ -124,6 +126,7 @@ export function curlExamples(base = config().APP_URL) {
     getLink: `curl "${base}/api/v1/links/Ab3dE9x" ${auth}`,
     updateLink: `curl -X PATCH "${base}/api/v1/links/Ab3dE9x" ${auth} ${json} \\\n  -d '{"url":"https://example.com/summer-sale","expiresOn":null}'`,
     deleteLink: `curl -X DELETE "${base}/api/v1/links/Ab3dE9x?domain=go.example.com" ${auth}`,
+    exportLinks: `curl -o links.csv "${base}/api/v1/links/export?tag=spring&tag=sale" ${auth}`,
     listTags: `curl ${base}/api/v1/tags ${auth}`,
     createTag: `curl -X POST ${base}/api/v1/tags ${auth} ${json} \\\n  -d '{"name":"Spring 2026","color":"green"}'`,
     updateTag: `curl -X PATCH ${base}/api/v1/tags/12 ${auth} ${json} \\\n  -d '{"name":"Spring sale"}'`,
@@ -180,6 +183,24 @@ export function buildOpenApiDocument(): Json {
           requestBody: jsonBody("BulkCreateLinks"),
           responses: { ...ok(200, "A result per row.", "BulkResults"), ...errorResponses(["validation", "feature"]) },
           ...sample("bulkCreateLinks"),
+        },
+      },
+      "/links/export": {
+        get: {
+          operationId: "exportLinks",
+          summary: "Export links as CSV",
+          description:
+            "The workspace's links matching the list's filters (q, folder, tag, domain), oldest first, as CSV with the import's columns " +
+            "(url, alias, domain, title, notes, folder, active, startsOn, expiresOn, maxClicks, fallbackUrl, password, ios, android, geo, tags), " +
+            "so the file imports into another workspace unchanged. domain is empty for the default short domain; password is always empty " +
+            "(only a hash is stored). Text cells starting with =, +, -, @, tab or CR get a leading apostrophe, which the importer drops. " +
+            "Streamed: any number of links. Counts as one request. A link whose code is export cannot be read with GET here (PATCH and DELETE still reach it).",
+          parameters: queryParameters(exportLinksQuerySchema),
+          responses: {
+            "200": { description: "CSV text (UTF-8), a header row and one row per link.", headers: rateHeaders, content: { "text/csv": { schema: { type: "string" } } } },
+            ...errorResponses(["validation", "feature"]),
+          },
+          ...sample("exportLinks"),
         },
       },
       "/links/{code}": {

@@ -17,11 +17,18 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix
   }
 }
 
-/** The query string as an object of strings; a parameter given twice is refused. */
-export function queryObject(url: URL): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * The query string as an object of strings; a parameter given twice is refused, except the
+ * `repeatable` ones, which come as arrays (even when given once).
+ */
+export function queryObject(url: URL, repeatable: string[] = []): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
   const twice = new Set<string>();
   for (const [k, v] of url.searchParams) {
+    if (repeatable.includes(k)) {
+      out[k] = [...((out[k] as string[] | undefined) ?? []), v];
+      continue;
+    }
     if (Object.hasOwn(out, k)) twice.add(k);
     out[k] = v;
   }

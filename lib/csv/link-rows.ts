@@ -3,7 +3,7 @@
 // bodies; the service validates them exactly as the API does.
 
 export const IMPORT_COLUMNS = [
-  "url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "ios", "android", "geo",
+  "url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "ios", "android", "geo", "tags",
 ] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
@@ -13,7 +13,8 @@ const ALIASES: Record<string, ImportColumn> = {
   domain: "domain", host: "domain",
   title: "title", name: "title",
   notes: "notes", note: "notes", description: "notes",
-  folder: "folder", tags: "folder",
+  folder: "folder",
+  tags: "tags", tag: "tags", labels: "tags",
   active: "active", enabled: "active",
   startson: "startsOn", starts: "startsOn", start: "startsOn", startsat: "startsOn",
   expireson: "expiresOn", expires: "expiresOn", expiry: "expiresOn", expiresat: "expiresOn",
@@ -44,13 +45,23 @@ const TRUE = new Set(["true", "yes", "y", "1"]);
 const FALSE = new Set(["false", "no", "n", "0"]);
 
 /** One CSV record (header -> text) as a create body; `row` is its 1-based data row number. */
+/**
+ * A cell as written before the app's CSV writer protected it: toCsv puts an apostrophe before a
+ * text cell starting with =, +, -, @, tab or CR (see neutraliseFormula); reading drops it again, so
+ * an export imports unchanged.
+ */
+export function unprotectCell(v: string): string {
+  return /^'[=+\-@\t\r]/.test(v) ? v.slice(1) : v;
+}
+
 export function toLinkBody(record: Record<string, string>, row: number): ConvertedRow {
   const body: Record<string, unknown> = {};
   const errors: string[] = [];
   const targeting: { ios?: string; android?: string; geo?: Record<string, string> } = {};
-  for (const [header, raw] of Object.entries(record)) {
+  for (let [header, raw] of Object.entries(record)) {
     const col = columnFor(header);
-    const v = (raw ?? "").trim();
+    raw = unprotectCell(raw ?? "");
+    const v = raw.trim();
     if (!col || v === "") continue;
     switch (col) {
       case "active":
@@ -83,6 +94,9 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
         targeting.geo = geo;
         break;
       }
+      case "tags":
+        body.tags = v.split(",").map((t) => t.trim()).filter(Boolean);
+        break;
       case "notes":
       case "title":
         body[col] = raw; // keep inner spacing as written
@@ -98,6 +112,49 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
 
 /** A starter file for the import page's "Download a template". */
 export const TEMPLATE_CSV =
-  "url,alias,domain,title,notes,folder,active,startsOn,expiresOn,maxClicks,fallbackUrl,password,ios,android,geo\r\n" +
-  "https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,\r\n" +
-  "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de\r\n";
+  "url,alias,domain,title,notes,folder,active,startsOn,expiresOn,maxClicks,fallbackUrl,password,ios,android,geo,tags\r\n" +
+  "https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,\"spring, sale\"\r\n" +
+  "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de,\r\n";
+
+/** One link as a row of IMPORT_COLUMNS (the CSV export); the password column stays empty (only a hash is stored). */
+export type ExportableLink = {
+  url: string;
+  code: string;
+  /** the custom domain's host; "" for the default short domain, so the file imports on any instance */
+  domain: string;
+  title: string;
+  notes: string | null;
+  folder: string;
+  active: boolean;
+  startsOn: Date | null;
+  expiresOn: Date | null;
+  maxClicks: number | null;
+  fallbackUrl: string | null;
+  targeting: { ios?: string; android?: string; geo?: Record<string, string> } | null;
+  tags: string[];
+};
+
+const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.000Z$/, "Z") : "");
+
+export function toExportRow(l: ExportableLink): (string | number)[] {
+  const geo = Object.entries(l.targeting?.geo ?? {}).map(([cc, url]) => `${cc}=${url}`).join(" ");
+  const cells: Record<ImportColumn, string | number> = {
+    url: l.url,
+    alias: l.code,
+    domain: l.domain,
+    title: l.title,
+    notes: l.notes ?? "",
+    folder: l.folder,
+    active: l.active ? "true" : "false",
+    startsOn: iso(l.startsOn),
+    expiresOn: iso(l.expiresOn),
+    maxClicks: l.maxClicks ?? "",
+    fallbackUrl: l.fallbackUrl ?? "",
+    password: "",
+    ios: l.targeting?.ios ?? "",
+    android: l.targeting?.android ?? "",
+    geo,
+    tags: l.tags.join(", "),
+  };
+  return IMPORT_COLUMNS.map((c) => cells[c]);
+}

@@ -17,4 +17,7 @@ export {
   type UpdateResult,
 } from "./service.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
+export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";
+export { mergeUtm, utmOf, utmSchema, UTM_FIELDS, type Utm, type UtmField } from "./utm.ts";
+export { tagNamesOf } from "./link-tags.ts";
 export { generateCode, isReservedAlias, isDenylisted, denylistedDestinations, isServiceHost, GENERATED_CODE_LENGTH } from "./rules.ts";

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { linkTagsSchema, tagName } from "../tags/schemas.ts";
+import { utmSchema } from "./utm.ts";
 
 // The request and response shapes of links, one zod schema each. The API routes and the app's
 // server actions parse with these very schemas, and the OpenAPI document is generated from them.
@@ -8,6 +10,7 @@ export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
 export const BULK_MAX_ROWS = 1000;
 export const PAGE_MAX = 100;
 export const PAGE_DEFAULT = 50;
+export const MAX_URL_LENGTH = 2048;
 
 /** Text PostgreSQL can store: no NUL characters. Every string of a request starts here. */
 export const text = () => z.string().refine((v) => !v.includes("\u0000"), "must not contain NUL characters");
@@ -16,7 +19,7 @@ export const text = () => z.string().refine((v) => !v.includes("\u0000"), "must 
 export const httpUrl = text()
   .trim()
   .min(1, "must be a URL")
-  .max(2048, "must be at most 2048 characters")
+  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
   .refine((v) => {
     try {
       const u = new URL(v);
@@ -84,6 +87,8 @@ export const createLinkSchema = z.strictObject({
   folder: folder.optional(),
   active: z.boolean().optional().describe("Default true."),
   targeting: targetingSchema.nullable().optional(),
+  tags: linkTagsSchema.optional(),
+  utm: utmSchema.optional(),
 });
 export type CreateLinkInput = z.output<typeof createLinkSchema>;
 
@@ -102,6 +107,8 @@ export const updateLinkSchema = z.strictObject({
   folder: folder.optional(),
   active: z.boolean().optional(),
   targeting: targetingSchema.nullable().optional(),
+  tags: linkTagsSchema.optional().describe("Replaces the link's tags ([] removes them all). Tags that do not exist yet are created."),
+  utm: utmSchema.optional().describe("Merged into url (the new one when the body has url, else the current one)."),
 });
 export type UpdateLinkInput = z.output<typeof updateLinkSchema>;
 
@@ -133,8 +140,20 @@ export const listLinksQuerySchema = z.strictObject({
   domain: host.optional().describe("Only links on this host (the default short domain for the default domain)."),
   folder: folder.optional().describe("Only links in this folder and its subfolders."),
   q: text().max(200, "must be at most 200 characters").optional().describe("Case-insensitive text found in url, code or title."),
+  tag: z
+    .array(tagName)
+    .max(20, "at most 20 tags")
+    .optional()
+    .describe("Only links with any of these tags (name, any case); repeat the parameter for several: tag=a&tag=b."),
 });
 export type ListLinksQuery = z.output<typeof listLinksQuerySchema>;
+
+/** GET /api/v1/links/export query: the list's filters, without paging. */
+export const exportLinksQuerySchema = listLinksQuerySchema.omit({ size: true, cursor: true });
+export type ExportLinksQuery = z.output<typeof exportLinksQuerySchema>;
+
+/** Query parameters of the list and the export that may be repeated. */
+export const REPEATABLE_LINK_QUERY = ["tag"];
 
 /** The code path segment: anything else cannot name a link. */
 export const codeSchema = z.string().regex(ALIAS_PATTERN);
@@ -161,6 +180,7 @@ export const webhookLinkSchema = z.strictObject({
 export const apiLinkSchema = webhookLinkSchema.extend({
   clicks: z.number().int(),
   hasPassword: z.boolean(),
+  tags: z.array(z.string()).describe("Tag names, sorted ignoring case. Not in the webhook link object."),
 });
 
 export const listLinksResponseSchema = z.strictObject({

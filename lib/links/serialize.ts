@@ -2,10 +2,10 @@ import { config } from "../config/index.ts";
 import type { Link } from "../db/generated/client.ts";
 
 // The link objects of the spec, derived from one place: the webhook link object is exactly the
-// fields of the spec's table; the API link object adds clicks and hasPassword. Times are unix seconds.
+// fields of the spec's table; the API link object adds clicks, hasPassword and tags. Times are unix seconds.
 
-/** A stored link together with the host it lives on. */
-export type LinkWithHost = Link & { host: string };
+/** A stored link together with the host it lives on (and its tag names, when the service loaded them). */
+export type LinkWithHost = Link & { host: string; tagNames?: string[] };
 
 export type WebhookLink = {
   id: number;
@@ -23,7 +23,7 @@ export type WebhookLink = {
   title: string;
   notes: string | null;
 };
-export type ApiLink = WebhookLink & { clicks: number; hasPassword: boolean };
+export type ApiLink = WebhookLink & { clicks: number; hasPassword: boolean; tags: string[] };
 
 /** The names of the webhook link object's fields, in the spec's order (used for `changed`). */
 export const WEBHOOK_LINK_FIELDS = [
@@ -63,8 +63,8 @@ export function toWebhookLink(link: Link, domainHost: string): WebhookLink {
   };
 }
 
-export function toApiLink(link: Link, domainHost: string): ApiLink {
-  return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null };
+export function toApiLink(link: Link & { tagNames?: string[] }, domainHost: string): ApiLink {
+  return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null, tags: link.tagNames ?? [] };
 }
 
 /** Names of the webhook link object's fields whose values differ, in the spec's order. */

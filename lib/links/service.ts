@@ -6,6 +6,9 @@ import { joinedIssueTexts, parseInput, ServiceError, type Issue } from "../error
 import { withEvents } from "../events/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { reserveLinkAllowance } from "./allowance.ts";
+import { linkFilters } from "./filters.ts";
+import { addTagsToNewLinks, replaceLinkTags, tagNamesOf } from "./link-tags.ts";
+import { mergeUtm } from "./utm.ts";
 import {
   featuresRequested,
   generateCode,
@@ -22,6 +25,7 @@ import {
 import {
   codeSchema,
   createLinkSchema,
+  MAX_URL_LENGTH,
   PAGE_DEFAULT,
   type CreateLinkInput,
   type LinkRefQuery,
@@ -46,24 +50,37 @@ const webhookLink = (link: LinkWithHost) => toWebhookLink(link, link.host);
 // Create
 
 /** A create row that passed validation and feature checks, ready to insert. */
-type PreparedRow = { alias?: string; domain: ResolvedDomain; data: Omit<Prisma.LinkCreateManyInput, "code"> };
+type PreparedRow = { alias?: string; domain: ResolvedDomain; tags: string[]; data: Omit<Prisma.LinkCreateManyInput, "code"> };
+
+/** The destination with the body's UTM values merged in, or the issue when it grows too long. */
+function mergedUrl(url: string, utm: CreateLinkInput["utm"]): string | Issue {
+  const merged = mergeUtm(url, utm);
+  return merged.length > MAX_URL_LENGTH ? { path: "utm", message: `with the UTM parameters, url is longer than ${MAX_URL_LENGTH} characters` } : merged;
+}
 
 const toDate = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000));
 
 /** Validation that needs the database (domain, destinations), then features; then the password hash. */
-async function prepareRows(workspace: LinkWorkspace, inputs: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
+async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
+  const urls = given.map((i) => mergedUrl(i.url, i.utm));
+  const inputs = given.map((i, k) => {
+    const u = urls[k];
+    return typeof u === "string" ? { ...i, url: u } : i;
+  });
   const domainOf = await resolveCreateDomains(workspace, inputs.map((i) => i.domain));
   const refused = await refusedDestinations(inputs);
   const prepared = inputs.map((input, i): PreparedRow | ServiceError => {
     const domain = domainOf(input.domain);
     const unusable = "domainKey" in domain ? [] : [domain];
-    const issues: Issue[] = [...unusable, ...refused[i], ...scheduleIssues(input)];
+    const tooLong = urls[i];
+    const issues: Issue[] = [...unusable, ...refused[i], ...scheduleIssues(input), ...(typeof tooLong === "string" ? [] : [tooLong])];
     if (issues.length || !("domainKey" in domain)) return linkValidation(issues);
     const denied = missingFeature(workspace, featuresRequested(input, domain));
     if (denied) return denied;
     return {
       alias: input.alias,
       domain,
+      tags: input.tags ?? [],
       data: {
         workspaceId: workspace.id,
         domainId: domain.domainId,
@@ -144,6 +161,14 @@ async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
   return result as Inserted[];
 }
 
+/** Tags new links (creating missing tags); returns each link's tag names as the API shows them. */
+async function tagNew(tx: Tx, workspace: LinkWorkspace, ids: number[], names: string[][]): Promise<string[][]> {
+  if (names.every((n) => n.length === 0)) return names.map(() => []);
+  await addTagsToNewLinks(tx, workspace.id, ids, names);
+  const byLink = await tagNamesOf(tx, ids);
+  return ids.map((id) => byLink.get(id) ?? []);
+}
+
 /** Creates one link (link.created). */
 export async function createLink(workspace: LinkWorkspace, input: CreateLinkInput): Promise<LinkWithHost> {
   const [row] = await prepareRows(workspace, [input]);
@@ -151,7 +176,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertRows(tx, [row]);
-    const link = inserted === "taken" ? null : linkWithHost(inserted, row.domain.host);
+    const link = inserted === "taken" ? null : { ...linkWithHost(inserted, row.domain.host), tagNames: await tagNew(tx, workspace, [inserted.id], [row.tags]).then((t) => t[0]) };
     if (link) await emit(workspace, "link.created", { link: webhookLink(link) });
     // The allowance is taken last: its row lock serializes the workspace's creates, so it is held
     // only from here to commit. A refusal rolls back the insert and the event with it.
@@ -223,6 +248,9 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
           }
         });
         if (dropped.length) await tx.link.deleteMany({ where: { id: { in: dropped } } });
+        const tagsOf = new Map(candidates.map(({ row }, k) => [inserted[k] === "taken" ? -1 : (inserted[k] as Link).id, row.tags]));
+        const names = await tagNew(tx, workspace, kept.map((l) => l.id), kept.map((l) => tagsOf.get(l.id) ?? []));
+        kept.forEach((l, k) => (l.tagNames = names[k]));
         const count = Math.ceil(kept.length / BULK_EVENT_SIZE);
         for (let part = 0; part < count; part++) {
           const links = kept.slice(part * BULK_EVENT_SIZE, (part + 1) * BULK_EVENT_SIZE).map(webhookLink);
@@ -268,7 +296,7 @@ async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, code: strin
     link = again;
   }
   const host = link.domainId === null ? hostOf(link) : (domain?.host ?? (await customHosts(client, [link])).get(link.domainId)!);
-  return linkWithHost(link, host);
+  return { ...linkWithHost(link, host), tagNames: (await tagNamesOf(client, [link.id])).get(link.id) ?? [] };
 }
 
 /** Hosts of the custom domains of `links` (one query; none when all are on the default domain). */
@@ -325,6 +353,11 @@ export type UpdateResult = {
  */
 export async function updateLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery, patch: UpdateLinkInput): Promise<UpdateResult> {
   const domain = await queryDomain(workspace, query);
+  if (patch.utm && patch.url !== undefined) {
+    const url = mergedUrl(patch.url, patch.utm);
+    if (typeof url !== "string") throw linkValidation([url]);
+    patch = { ...patch, url };
+  }
   const issues = [...(await refusedDestinations([patch]))[0], ...scheduleIssues(patch)];
   if (issues.length) throw linkValidation(issues);
   const denied = missingFeature(workspace, featuresRequested(patch));
@@ -335,6 +368,12 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
     const before = await findOwnLink(tx, workspace, code, domain, true);
     const denylisted = keptDenylistedDestinations(before, patch);
     if (denylisted.length) throw linkValidation(denylisted);
+    if (patch.utm && patch.url === undefined) {
+      // UTM values alone: merged into the current destination (its host is already allowed).
+      const url = mergedUrl(before.url, patch.utm);
+      if (typeof url !== "string") throw linkValidation([url]);
+      patch = { ...patch, url };
+    }
     const data: Prisma.LinkUpdateInput = {};
     const set = <K extends keyof Link>(field: K, value: Link[K] | undefined, same = (a: Link[K], b: Link[K]) => a === b) => {
       if (value !== undefined && !same(before[field], value)) (data as Record<string, unknown>)[field] = value;
@@ -356,17 +395,20 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
       const next = normalizeTargeting(patch.targeting);
       if (!sameTargeting(before.targeting, next)) data.targeting = next ?? Prisma.DbNull;
     }
-    if (Object.keys(data).length === 0) return { link: before, changed: [], written: false };
+    const tagsChanged = patch.tags !== undefined && (await replaceLinkTags(tx, workspace.id, before.id, patch.tags));
+    if (Object.keys(data).length === 0 && !tagsChanged) return { link: before, changed: [], written: false };
     if (data.code !== undefined && isReservedAlias(patch.alias!)) throw ServiceError.aliasTaken(patch.alias!);
 
     let updated: Link;
     try {
-      updated = await tx.link.update({ where: { id: before.id }, data });
+      // Tags are not a Link column: a tags-only edit still stamps updatedAt.
+      updated = await tx.link.update({ where: { id: before.id }, data: Object.keys(data).length ? data : { updatedAt: new Date() } });
     } catch (e) {
       if (uniqueViolation(e) && patch.alias !== undefined) throw ServiceError.aliasTaken(patch.alias);
       throw e;
     }
-    const after = linkWithHost(updated, before.host);
+    const tagNames = tagsChanged ? ((await tagNamesOf(tx, [before.id])).get(before.id) ?? []) : before.tagNames;
+    const after = { ...linkWithHost(updated, before.host), tagNames };
     const changed = changedFields(webhookLink(before), webhookLink(after));
     await emit(workspace, "link.updated", { link: webhookLink(after), changed });
     return { link: after, changed, written: true };
@@ -410,20 +452,12 @@ export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery)
   const size = query.size ?? PAGE_DEFAULT;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   if (after === null) throw linkValidation([{ path: "cursor", message: "is not a cursor from this API" }]);
-  const domain = query.domain === undefined ? undefined : await resolveQueryDomain(workspace, query.domain);
-  const and: Prisma.LinkWhereInput[] = [{ workspaceId: workspace.id }];
-  if (domain) and.push({ domainKey: domain.domainKey });
-  // Prisma passes contains / startsWith to LIKE as they are: escape the wildcards so they match as plain text.
-  const literal = (v: string) => v.replace(/[\\%_]/g, (c) => "\\" + c);
-  if (query.folder) and.push({ OR: [{ folder: query.folder }, { folder: { startsWith: `${literal(query.folder)}/` } }] });
-  if (query.q) {
-    const contains = { contains: literal(query.q), mode: "insensitive" as const };
-    and.push({ OR: [{ url: contains }, { code: contains }, { title: contains }] });
-  }
+  const and = await linkFilters(workspace, query);
   if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
   const rows = await db().link.findMany({ where: { AND: and }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: size + 1 });
   const hosts = await customHosts(db(), rows.slice(0, size));
-  const page = rows.slice(0, size).map((l) => linkWithHost(l, l.domainId === null ? hostOf(l) : hosts.get(l.domainId)!));
+  const tags = await tagNamesOf(db(), rows.slice(0, size).map((l) => l.id));
+  const page = rows.slice(0, size).map((l) => ({ ...linkWithHost(l, l.domainId === null ? hostOf(l) : hosts.get(l.domainId)!), tagNames: tags.get(l.id) ?? [] }));
   return { links: page, nextCursor: rows.length > size ? encodeCursor(page[page.length - 1]) : null };
 }
 

@@ -40,7 +40,7 @@ describe("single links", () => {
     const created = await api.post("/api/v1/links", { url: "https://example.com/landing" });
     expect(created.status).toBe(201);
     const link = apiLinkSchema.parse(created.body);
-    expect(Object.keys(created.body)).toEqual(["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes", "clicks", "hasPassword"]);
+    expect(Object.keys(created.body)).toEqual(["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes", "clicks", "hasPassword", "tags"]);
     expect(link.code).toMatch(/^[A-Za-z0-9]{7}$/);
     expect(link).toMatchObject({ short: `http://localhost:3000/${link.code}`, domain: "localhost:3000", url: "https://example.com/landing", active: true, expiresOn: null, maxClicks: null, startsOn: null, fallbackUrl: null, folder: "", title: "", notes: null, clicks: 0, hasPassword: false });
     expect(Math.abs(link.createdOn - now())).toBeLessThan(60);
@@ -61,7 +61,7 @@ describe("single links", () => {
 
     const ev = await events();
     expect(ev.map((e) => e.type)).toEqual(["link.created", "link.updated", "link.deleted"]);
-    const webhookLink = (({ clicks: _c, hasPassword: _h, ...rest }) => rest)(created.body);
+    const webhookLink = (({ clicks: _c, hasPassword: _h, tags: _t, ...rest }) => rest)(created.body);
     expect(ev[0].data).toEqual({ link: webhookLink });
     webhookLinkSchema.parse(ev[0].data.link);
     expect(ev[1].data).toEqual({ link: { ...webhookLink, url: "https://example.com/new", title: "New", notes: "n" }, changed: ["url", "title", "notes"] });
@@ -334,7 +334,7 @@ describe("OpenAPI document and reference page", () => {
     const doc = await client(env.app, null).get("/api/v1/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.body.paths).sort()).toEqual(["/analytics", "/analytics/export", "/links", "/links/bulk", "/links/{code}", "/tags", "/tags/{id}"]);
+    expect(Object.keys(doc.body.paths).sort()).toEqual(["/analytics", "/analytics/export", "/links", "/links/bulk", "/links/export", "/links/{code}", "/tags", "/tags/{id}"]);
     expect(doc.body.components.schemas.CreateLink.required).toEqual(["url"]);
     expect(doc.body.components.schemas.CreateLink.additionalProperties).toBe(false);
     expect(Object.keys(doc.body.components.schemas.Link.properties)).toContain("hasPassword");

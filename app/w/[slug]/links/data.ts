@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { hasFeature, planOf } from "@/lib/plans";
-import { toApiLink, type ApiLink } from "@/lib/links";
+import { tagNamesOf, toApiLink, type ApiLink } from "@/lib/links";
 import { config } from "@/lib/config";
 import { usableDomains } from "@/lib/domains";
 
@@ -39,7 +39,8 @@ export async function linkById(workspaceId: number, id: number): Promise<LinkDet
   const link = await db().link.findFirst({ where: { id, workspaceId }, include: { domain: { select: { host: true } } } });
   if (!link) return null;
   const host = link.domainId === null ? config().shortDomain : link.domain!.host;
-  return { ...toApiLink(link, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
+  const tagNames = (await tagNamesOf(db(), [link.id])).get(link.id) ?? [];
+  return { ...toApiLink({ ...link, tagNames }, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
 }
 
 /** Clicks per UTC day since `since` (ClickDay rows). */
