@@ -21,7 +21,7 @@ import { linkById } from "./data";
 // The links pages' server actions: parse with the API's own zod schemas, call the same lib/links
 // services as /api/v1, so the app and the API always agree (rules, errors, events).
 
-const LINK_FIELDS = ["url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "targeting"];
+const LINK_FIELDS = ["url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "targeting", "tags", "utm"];
 
 const parse = parseLinkInput;
 
@@ -64,12 +64,13 @@ export async function deleteLinkAction(slug: string, id: number): Promise<Action
 
 export type LinksPage = { links: ApiLink[]; nextCursor: string | null };
 
-export async function listLinksAction(slug: string, query: { q?: string; folder?: string; cursor?: string; size?: number }): Promise<ActionResult<LinksPage>> {
+export async function listLinksAction(slug: string, query: { q?: string; folder?: string; tag?: string[]; cursor?: string; size?: number }): Promise<ActionResult<LinksPage>> {
   const { workspace } = await requireMember(slug);
   try {
     const parsed = parse(listLinksQuerySchema, {
       ...(query.q ? { q: query.q } : {}),
       ...(query.folder ? { folder: query.folder } : {}),
+      ...(query.tag?.length ? { tag: query.tag } : {}),
       ...(query.cursor ? { cursor: query.cursor } : {}),
       size: String(query.size ?? 25),
     });

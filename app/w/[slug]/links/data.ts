@@ -3,6 +3,8 @@ import { hasFeature, planOf } from "@/lib/plans";
 import { tagNamesOf, toApiLink, type ApiLink } from "@/lib/links";
 import { config } from "@/lib/config";
 import { usableDomains } from "@/lib/domains";
+import { listUtmTemplates } from "@/lib/links/utm-templates";
+import { listTags } from "@/lib/tags";
 
 // Reads for the links pages that are not link rules (folder tree, one link by id, clicks per day).
 // Every write goes through lib/links.
@@ -10,7 +12,7 @@ import { usableDomains } from "@/lib/domains";
 /** What the link forms may offer: the plan's features and the domains links can live on. */
 export async function linkFormContext(workspace: { id: number; plan: string }) {
   const plan = planOf(workspace.plan);
-  const [domains, folders] = await Promise.all([usableDomains(workspace.id), folderCounts(workspace.id)]);
+  const [domains, folders, tags, utmTemplates] = await Promise.all([usableDomains(workspace.id), folderCounts(workspace.id), listTags(workspace), listUtmTemplates(workspace)]);
   return {
     features: {
       aliases: hasFeature(plan, "CustomAliases"),
@@ -22,6 +24,8 @@ export async function linkFormContext(workspace: { id: number; plan: string }) {
     defaultHost: config().shortDomain,
     domains: domains.map((d) => d.host),
     folders: folders.map((f) => f.folder).filter(Boolean),
+    tags: tags.map((t) => t.name),
+    utmTemplates,
   };
 }
 export type LinkFormContext = Awaited<ReturnType<typeof linkFormContext>>;

@@ -7,6 +7,7 @@ import type { ActionResult } from "@/lib/actions/result";
 import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
 import { createLinkAction, updateLinkAction } from "./actions";
+import { CampaignFields, campaignBody, initialCampaignValues, type CampaignValues } from "./campaign-fields";
 import type { LinkDetail, LinkFormContext } from "./data";
 
 // The create and edit form: every field of the API's create body. Fields the plan lacks are
@@ -125,6 +126,8 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
   const editing = !!link;
   const [start] = useState(() => initialValues(link, ctx.defaultHost, initialFolder));
   const [v, setV] = useState<Values>(start);
+  const [campaignStart] = useState(() => initialCampaignValues(link));
+  const [campaign, setCampaign] = useState<CampaignValues>(campaignStart);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
   const router = useRouter();
   const toast = useToast();
@@ -151,7 +154,8 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
 
   function submit(e: React.FormEvent) {
     e.preventDefault();
-    const { body, errors: problems } = bodyOf(v, start, editing, link?.hasPassword ?? false);
+    const { body: base, errors: problems } = bodyOf(v, start, editing, link?.hasPassword ?? false);
+    const body = { ...base, ...campaignBody(campaign, campaignStart, v.url.trim(), editing) };
     setLocalErrors(problems);
     if (Object.keys(problems).length) return;
     if (editing && Object.keys(body).length === 0) {
@@ -280,6 +284,8 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
         </label>
         {err("active") && <p className="text-xs text-red-600">{err("active")}</p>}
       </section>
+
+      <CampaignFields id={id} url={v.url} values={campaign} start={campaignStart} onChange={setCampaign} templates={ctx.utmTemplates} tagNames={ctx.tags} errors={{ tags: err("tags"), utm: err("utm") }} />
 
       <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
         <h2 className="text-sm font-semibold">Schedule and limits</h2>

@@ -8,12 +8,17 @@ import { CopyButton } from "@/components/copy-button";
 import { ConfirmDialog } from "@/components/dialog";
 import { Spinner } from "@/components/progress";
 import { useToast } from "@/components/toast";
+import { TagChip } from "@/components/tag-chip";
 import { Badge, inputClass, secondaryButtonClass } from "@/components/ui";
 import { deleteLinkAction, listLinksAction, type LinksPage } from "./actions";
+import { BulkTagBar } from "./bulk-tag-bar";
 import { linkState } from "./link-state";
 
-// The links table: search and folder filter, newest first, keyset pages ("Show more" asks for the
-// links after the last one shown, so new links never shift what is already on screen).
+// The links table: search, folder and tag filters, newest first, keyset pages ("Show more" asks for
+// the links after the last one shown, so new links never shift what is already on screen). Rows can
+// be selected to add or remove a tag on all of them; "Export CSV" downloads the current filter.
+
+export type TagOption = { name: string; color: string };
 
 function useDebounced<T>(value: T, ms: number): T {
   const [v, setV] = useState(value);
@@ -24,8 +29,25 @@ function useDebounced<T>(value: T, ms: number): T {
   return v;
 }
 
-export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { slug: string; folder: string; initialQuery: string; initial: LinksPage; pageSize: number }) {
+export function LinksTable({
+  slug,
+  folder,
+  tag,
+  tags,
+  initialQuery,
+  initial,
+  pageSize,
+}: {
+  slug: string;
+  folder: string;
+  tag: string;
+  tags: TagOption[];
+  initialQuery: string;
+  initial: LinksPage;
+  pageSize: number;
+}) {
   const [text, setText] = useState(initialQuery);
+  const [selected, setSelected] = useState<Set<number>>(new Set());
   const q = useDebounced(text.trim(), 250);
   const [deleting, setDeleting] = useState<ApiLink | null>(null);
   const router = useRouter();
@@ -41,9 +63,9 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
   }, [q]);
 
   const query = useInfiniteQuery({
-    queryKey: ["links", slug, folder, q],
+    queryKey: ["links", slug, folder, tag, q],
     queryFn: async ({ pageParam }) => {
-      const r = await listLinksAction(slug, { q, folder, cursor: pageParam ?? undefined, size: pageSize });
+      const r = await listLinksAction(slug, { q, folder, tag: tag ? [tag] : [], cursor: pageParam ?? undefined, size: pageSize });
       if (!r.ok) throw new Error(r.error);
       return r.data;
     },
@@ -68,6 +90,25 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
   });
 
   const links = query.data?.pages.flatMap((p) => p.links) ?? [];
+  const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
+  const filterHref = (next: { tag?: string }) => {
+    const p = new URLSearchParams();
+    if (q) p.set("q", q);
+    if (folder) p.set("folder", folder);
+    const t = next.tag ?? tag;
+    if (t) p.set("tag", t);
+    const s = p.toString();
+    return s ? `?${s}` : "";
+  };
+  const exportHref = `/w/${slug}/links/export${filterHref({})}`;
+  const toggle = (id: number) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const allShown = links.length > 0 && links.every((l) => selected.has(l.id));
 
   return (
     <div className="min-w-0 space-y-3">
@@ -87,7 +128,46 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
           />
         </div>
         {query.isFetching && <Spinner label="Loading" />}
+        {tags.length > 0 && (
+          <select
+            aria-label="Filter by tag"
+            value={tag}
+            onChange={(e) => router.push(`/w/${slug}/links${filterHref({ tag: e.target.value })}`.replace(/\?$/, ""))}
+            className={`${inputClass} w-auto`}
+          >
+            <option value="">All tags</option>
+            {tags.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        )}
+        <a href={exportHref} download className={`${secondaryButtonClass} whitespace-nowrap`}>
+          Export CSV
+        </a>
       </div>
+      {tag && (
+        <p className="text-sm text-slate-600">
+          Tagged <TagChip name={tag} color={colorOf.get(tag.toLowerCase())} /> ·{" "}
+          <Link href={`/w/${slug}/links${filterHref({ tag: "" })}`} className="text-brand-600 hover:underline">
+            any tag
+          </Link>
+        </p>
+      )}
+      {selected.size > 0 && (
+        <BulkTagBar
+          slug={slug}
+          ids={[...selected]}
+          tags={tags}
+          onDone={() => {
+            setSelected(new Set());
+            client.invalidateQueries({ queryKey: ["links", slug] });
+            router.refresh();
+          }}
+          onClear={() => setSelected(new Set())}
+        />
+      )}
       {folder && (
         <p className="text-sm text-slate-600">
           In folder <span className="font-medium text-slate-900">{folder}</span> and its subfolders ·{" "}
@@ -111,7 +191,14 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
         </div>
       ) : (
         <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-          <div className="hidden grid-cols-[minmax(0,1fr)_8rem_4rem_6.5rem_5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
+          <div className="hidden grid-cols-[1.25rem_minmax(0,1fr)_8rem_4rem_6.5rem_5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
+            <input
+              type="checkbox"
+              aria-label="Select all shown links"
+              checked={allShown}
+              onChange={() => setSelected(allShown ? new Set() : new Set(links.map((l) => l.id)))}
+              className="h-4 w-4"
+            />
             <span>Link</span>
             <span>Folder</span>
             <span className="text-right">Clicks</span>
@@ -120,7 +207,7 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
           </div>
           <ul aria-label="Links" className="divide-y divide-slate-100">
             {links.map((l) => (
-              <LinkRow key={l.id} slug={slug} link={l} onDelete={() => setDeleting(l)} />
+              <LinkRow key={l.id} slug={slug} link={l} colorOf={colorOf} selected={selected.has(l.id)} onSelect={() => toggle(l.id)} onDelete={() => setDeleting(l)} />
             ))}
           </ul>
         </div>
@@ -159,11 +246,26 @@ export function LinksTable({ slug, folder, initialQuery, initial, pageSize }: { 
 const iconButton =
   "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
 
-function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDelete: () => void }) {
+function LinkRow({
+  slug,
+  link,
+  colorOf,
+  selected,
+  onSelect,
+  onDelete,
+}: {
+  slug: string;
+  link: ApiLink;
+  colorOf: Map<string, string>;
+  selected: boolean;
+  onSelect: () => void;
+  onDelete: () => void;
+}) {
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   return (
-    <li className="grid gap-2 px-4 py-3 md:grid-cols-[minmax(0,1fr)_8rem_4rem_6.5rem_5rem] md:items-center md:gap-4">
+    <li className="grid grid-cols-[1.25rem_minmax(0,1fr)] gap-2 px-4 py-3 md:grid-cols-[1.25rem_minmax(0,1fr)_8rem_4rem_6.5rem_5rem] md:items-center md:gap-4">
+      <input type="checkbox" aria-label={`Select ${shortText}`} checked={selected} onChange={onSelect} className="mt-1 h-4 w-4 md:mt-0" />
       <div className="min-w-0">
         <div className="flex min-w-0 items-center gap-2">
           <Link href={`/w/${slug}/links/${link.id}`} className="truncate font-medium text-brand-700 hover:underline">
@@ -180,11 +282,18 @@ function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDele
           )}
         </div>
         {link.title && <p className="truncate text-sm text-slate-800">{link.title}</p>}
+        {link.tags.length > 0 && (
+          <div className="mt-1 flex flex-wrap gap-1" aria-label="Tags">
+            {link.tags.map((t) => (
+              <TagChip key={t} name={t} color={colorOf.get(t.toLowerCase())} />
+            ))}
+          </div>
+        )}
         <p className="truncate text-xs text-slate-500" title={link.url}>
           → {link.url}
         </p>
       </div>
-      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
+      <div className="col-start-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
         <span className="truncate md:block" title={link.folder || "Top level"}>
           {link.folder ? <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{link.folder}</span> : <span className="text-slate-400 md:inline">—</span>}
         </span>
@@ -198,7 +307,7 @@ function LinkRow({ slug, link, onDelete }: { slug: string; link: ApiLink; onDele
           </time>
         </span>
       </div>
-      <div className="flex gap-1 md:justify-end">
+      <div className="col-start-2 flex gap-1 md:col-start-auto md:justify-end">
         <Link href={`/w/${slug}/links/${link.id}/edit`} className={iconButton} aria-label={`Edit ${shortText}`} title="Edit">
           <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
             <path d="M13.5 3.5l3 3L7 16H4v-3z" />

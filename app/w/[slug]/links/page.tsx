@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { listLinks, toApiLink } from "@/lib/links";
 import { buttonClass, PageHeader, secondaryButtonClass } from "@/components/ui";
+import { listTags } from "@/lib/tags";
 import { requireMember } from "../access";
 import { folderCounts } from "./data";
 import { FolderTree } from "./folder-tree";
@@ -11,15 +12,17 @@ export const metadata: Metadata = { title: "Links" };
 
 const PAGE_SIZE = 25;
 
-export default async function LinksPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ q?: string; folder?: string }> }) {
+export default async function LinksPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ q?: string; folder?: string; tag?: string }> }) {
   const { slug } = await params;
   const sp = await searchParams;
   const q = typeof sp.q === "string" ? sp.q.slice(0, 200) : "";
   const folder = typeof sp.folder === "string" ? sp.folder.replace(/^\/+|\/+$/g, "").slice(0, 200) : "";
+  const tag = typeof sp.tag === "string" ? sp.tag.trim().slice(0, 50) : "";
   const { workspace } = await requireMember(slug);
-  const [folders, first] = await Promise.all([
+  const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
-    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}) }).catch(() => ({ links: [], nextCursor: null })),
+    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }).catch(() => ({ links: [], nextCursor: null })),
+    listTags(workspace),
   ]);
   const total = folders.reduce((s, f) => s + f.count, 0);
   return (
@@ -58,9 +61,11 @@ export default async function LinksPage({ params, searchParams }: { params: Prom
         <div className="grid gap-6 lg:grid-cols-[13rem_1fr]">
           <FolderTree slug={slug} folders={folders} current={folder} q={q} />
           <LinksTable
-            key={`${folder}\u0000${q}`}
+            key={`${folder}\u0000${q}\u0000${tag}`}
             slug={slug}
             folder={folder}
+            tag={tag}
+            tags={tags.map((t) => ({ name: t.name, color: t.color }))}
             initialQuery={q}
             pageSize={PAGE_SIZE}
             initial={{ links: first.links.map((l) => toApiLink(l, l.host)), nextCursor: first.nextCursor }}
