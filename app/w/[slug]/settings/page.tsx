@@ -11,6 +11,7 @@ export default async function SettingsPage({ params }: { params: Promise<{ slug:
   const sections = [
     { href: `/w/${slug}/settings/usage`, title: "Plan and usage", text: "Your plan, links created this month, API rate and webhook endpoints." },
     { href: `/w/${slug}/settings/api-keys`, title: "API keys", text: "Keys for the /api/v1 JSON API." },
+    { href: `/w/${slug}/settings/campaigns`, title: "Tags and UTM templates", text: "Rename, recolour and delete tags; named UTM sets for the link form." },
     ...(canManage ? [{ href: `/w/${slug}/developers`, title: "Developers", text: "Webhook endpoints, signing secrets and the delivery log." }] : []),
   ];
   return (

@@ -3,7 +3,9 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { describeErrorBody, type ErrorBody } from "@/lib/api/error-body";
-import { parseCsvRecords, toCsv } from "@/lib/csv";
+import { toCsv } from "@/lib/csv";
+import type { Detection } from "@/lib/csv/foreign";
+import { readImportRecords } from "@/lib/csv/import-file";
 import { columnFor, TEMPLATE_CSV, toLinkBody, type ConvertedRow } from "@/lib/csv/link-rows";
 import { createLinkSchema } from "@/lib/links/schemas";
 import { ProgressBar } from "@/components/progress";
@@ -18,7 +20,7 @@ import { importChunkAction, type ImportRowResult } from "../actions";
 const CHUNK = 100;
 const MAX_ROWS = 10_000;
 
-type Parsed = { fileName: string; header: string[]; ignored: string[]; rows: ConvertedRow[]; records: Record<string, string>[] };
+type Parsed = { fileName: string; header: string[]; ignored: string[]; rows: ConvertedRow[]; records: Record<string, string>[]; detection: Detection | null };
 type Outcome = { row: number; url: string; alias: string; status: number; short?: string; id?: number; reason?: string };
 
 /** The API's own body schema, in the browser: a row it refuses is reported without being sent. */
@@ -67,15 +69,17 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     setProgress(null);
     setFatal(null);
     if (file.size > 20 * 1024 * 1024) return setFileError("The file is larger than 20 MB.");
-    const { header, records, error } = parseCsvRecords(await file.text());
+    // Another service's export (Bitly, Rebrandly, Short.io, Dub) comes back converted to Linkhop's columns.
+    const { header, records, error, detection } = readImportRecords(await file.text());
     if (error) return setFileError(`${file.name} is not a valid CSV file. ${error}`);
-    if (!header.some((h) => columnFor(h) === "url")) return setFileError(`${file.name} has no url column. The first line must name the columns, for example: url,alias,title,folder`);
+    if (!detection && !header.some((h) => columnFor(h) === "url")) return setFileError(`${file.name} has no url column. The first line must name the columns, for example: url,alias,title,folder`);
     if (records.length === 0) return setFileError(`${file.name} has a header line but no rows.`);
     if (records.length > MAX_ROWS) return setFileError(`${file.name} has ${records.length} rows; import at most ${MAX_ROWS} at a time.`);
     setParsed({
       fileName: file.name,
       header,
-      ignored: header.filter((h) => h && !columnFor(h)),
+      ignored: detection ? [] : header.filter((h) => h && !columnFor(h)),
+      detection,
       rows: records.map((r, i) => checkRow(toLinkBody(r, i + 1))),
       records,
     });
@@ -232,6 +236,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
             </div>
           </div>
         </Card>
+        {parsed.detection && <MappingCard detection={parsed.detection} />}
         <Card title={`Preview${parsed.rows.length > 10 ? " (first 10 rows)" : ""}`}>
           <div className="-mx-5 overflow-x-auto">
             <table className="w-full min-w-[640px] text-left text-sm">
@@ -242,6 +247,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
                   <th className="px-3 py-2 font-medium">Alias</th>
                   <th className="px-3 py-2 font-medium">Title</th>
                   <th className="px-3 py-2 font-medium">Folder</th>
+                  <th className="px-3 py-2 font-medium">Tags</th>
                   <th className="px-3 py-2 font-medium">Check</th>
                 </tr>
               </thead>
@@ -255,6 +261,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
                       <td className="px-3 py-2">{String(rec.alias ?? recordAlias(parsed.records[r.row - 1]))}</td>
                       <td className="max-w-[10rem] truncate px-3 py-2">{String(rec.title ?? "")}</td>
                       <td className="px-3 py-2">{String(rec.folder ?? "")}</td>
+                      <td className="px-3 py-2">{Array.isArray(rec.tags) ? rec.tags.join(", ") : ""}</td>
                       <td className="px-3 py-2">{"errors" in r ? <span className="text-xs text-red-700">{r.errors.join(" ")}</span> : <Badge tone="green">Ready</Badge>}</td>
                     </tr>
                   );
@@ -366,5 +373,38 @@ function ResultsTable({ outcomes, slug }: { outcomes: Outcome[]; slug: string })
         </button>
       )}
     </>
+  );
+}
+
+const TARGET_LABEL: Record<string, string> = { url: "url", alias: "alias", title: "title", tags: "tags", notes: "notes", active: "active", createdNote: "notes" };
+
+/** How another service's export maps to Linkhop's columns, shown before anything is created. */
+function MappingCard({ detection }: { detection: Detection }) {
+  return (
+    <Card title="Column mapping">
+      <p className="text-sm text-slate-700" data-testid="import-format">
+        {detection.label} export detected
+      </p>
+      <div className="-mx-5 mt-3 overflow-x-auto">
+        <table aria-label="Column mapping" className="w-full text-left text-sm">
+          <thead className="text-xs uppercase tracking-wide text-slate-500">
+            <tr>
+              <th className="px-5 py-2 font-medium">{detection.label} column</th>
+              <th className="px-3 py-2 font-medium">Linkhop field</th>
+              <th className="px-3 py-2 font-medium">How</th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {detection.columns.map((c) => (
+              <tr key={c.header}>
+                <td className="px-5 py-2 font-mono text-xs">{c.header}</td>
+                <td className="px-3 py-2">{c.target ? TARGET_LABEL[c.target] : <span className="text-slate-400">not imported</span>}</td>
+                <td className="px-3 py-2 text-slate-600">{c.target ? c.how : ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Card>
   );
 }
