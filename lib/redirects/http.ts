@@ -199,6 +199,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
 
   async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string) {
     const body = await readForm(req);
+    if (body === ABORTED) return; // the visitor went away mid-post: nobody to answer, nothing to log
     if (body === null) return send(res, 413, "payload_too_large", false, { Connection: "close" });
     const link = links.get(domainKey, code, Date.now()) ?? (await links.fetch(domainKey, code));
     if (!link) return send(res, 404, "not_found", false);
@@ -264,9 +265,11 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   };
 }
 
-/** The request body as text, or null when it is larger than MAX_FORM_BYTES. */
-function readForm(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
+const ABORTED = Symbol("aborted");
+
+/** The request body as text, null when it is larger than MAX_FORM_BYTES, ABORTED when the client went away. */
+function readForm(req: IncomingMessage): Promise<string | null | typeof ABORTED> {
+  return new Promise((resolve) => {
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > MAX_FORM_BYTES) {
       req.resume();
@@ -283,6 +286,6 @@ function readForm(req: IncomingMessage): Promise<string | null> {
       } else chunks.push(chunk);
     });
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    req.on("error", () => resolve(ABORTED));
   });
 }

@@ -115,6 +115,10 @@ describe("no 500 from user input", () => {
       const head = `POST /api/v1/links/bulk HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 50000\r\n\r\n`;
       await raw(head + '{"links":[' + '{"url":"https://example.com/a"},'.repeat(200), { abortAfterWrite: true });
       await raw(head, { abortAfterWrite: true });
+      // The same on a password-protected short link's form.
+      const link = await call(env.app, "POST", "/api/v1/links", { key, json: { url: "https://example.com/pw", password: "open sesame" } });
+      expect(link.status, link.text).toBe(201);
+      await raw(`POST /${link.body.code} HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000\r\n\r\npassword=open`, { abortAfterWrite: true });
     });
     expect(logs).not.toMatch(SERVER_ERROR);
     const ok = await call(env.app, "POST", "/api/v1/links/bulk", { key, json: { links: [{ url: "https://example.com/a" }] } });
