@@ -447,7 +447,71 @@ describe("409", () => {
   });
 });
 
+/** A 500 in the specified shape, its reference in the header and in the app's log with a stack. */
+async function expectServerError(a: Answer, cause: RegExp) {
+  expect(a.status, a.text).toBe(500);
+  expect(Object.keys(a.body).sort()).toEqual(["error", "message", "reference"]);
+  errorSchemas.server_error.parse(a.body);
+  expect(a.body.error).toBe("server_error");
+  expect(a.body.reference).toMatch(/^err_[0-9a-f]{16}$/);
+  expect(a.headers["x-error-reference"]).toBe(a.body.reference);
+  await expect.poll(() => env.app.logs()).toContain(a.body.reference);
+  const log = env.app.logs().slice(env.app.logs().indexOf(a.body.reference));
+  expect(log).toMatch(cause);
+  expect(log).toMatch(/\n\s+at /);
+}
+
 describe("500 server_error", () => {
+  it("on bulk create, PATCH and DELETE: message and reference, and nothing changed", async () => {
+    await db().$executeRawUnsafe(`
+      CREATE OR REPLACE FUNCTION api_test_boom_write() RETURNS trigger AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          IF OLD.code LIKE 'boomdel%' THEN RAISE EXCEPTION 'boom on delete for the API test'; END IF;
+          RETURN OLD;
+        END IF;
+        IF NEW.url LIKE '%/boom-write%' THEN RAISE EXCEPTION 'boom on write for the API test'; END IF;
+        RETURN NEW;
+      END $$ LANGUAGE plpgsql`);
+    await db().$executeRawUnsafe(`CREATE TRIGGER api_test_boom_write BEFORE INSERT OR UPDATE OR DELETE ON "Link" FOR EACH ROW EXECUTE FUNCTION api_test_boom_write()`);
+    try {
+      const { key, workspace } = await makeWorkspace("team");
+      const api = client(env.app, key);
+
+      const bulk = await api.post("/api/v1/links/bulk", { links: [{ url: "https://example.com/fine" }, { url: "https://example.com/boom-write" }] });
+      await expectServerError(bulk, /boom on write for the API test/);
+      expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+      expect((await db().monthlyUsage.findFirst({ where: { workspaceId: workspace.id } }))?.created ?? 0).toBe(0);
+
+      expect((await api.post("/api/v1/links", { url: "https://example.com/before", alias: "boomdel-1" })).status).toBe(201);
+      const patch = await api.patch("/api/v1/links/boomdel-1", { url: "https://example.com/boom-write" });
+      await expectServerError(patch, /boom on write for the API test/);
+      expect((await db().link.findFirstOrThrow({ where: { workspaceId: workspace.id, code: "boomdel-1" } })).url).toBe("https://example.com/before");
+
+      const del = await api.delete("/api/v1/links/boomdel-1");
+      await expectServerError(del, /boom on delete for the API test/);
+      expect(await db().link.count({ where: { workspaceId: workspace.id, code: "boomdel-1" } })).toBe(1);
+    } finally {
+      await db().$executeRawUnsafe(`DROP TRIGGER IF EXISTS api_test_boom_write ON "Link"`);
+    }
+  });
+
+  it("on list: message and reference", async () => {
+    const { key } = await makeWorkspace("pro");
+    const api = client(env.app, key);
+    expect((await api.post("/api/v1/links", { url: "https://example.com/listed" })).status).toBe(201);
+    // A column the app reads goes missing for a moment: every read of links fails in the database.
+    await db().$executeRawUnsafe(`ALTER TABLE "Link" RENAME COLUMN "notes" TO "notes_missing_for_test"`);
+    let list: Answer;
+    try {
+      list = await api.get("/api/v1/links");
+    } finally {
+      await db().$executeRawUnsafe(`ALTER TABLE "Link" RENAME COLUMN "notes_missing_for_test" TO "notes"`);
+    }
+    await expectServerError(list, /notes/);
+    expect((await api.get("/api/v1/links")).status).toBe(200);
+  });
+
   it("answers message and reference, the same reference in X-Error-Reference and in the log with the stack; nothing is created", async () => {
     await db().$executeRawUnsafe(`
       CREATE OR REPLACE FUNCTION api_test_boom() RETURNS trigger AS $$
