@@ -1,6 +1,9 @@
 import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { defineConfig } from "@playwright/test";
 import { chromiumPath } from "./scripts/chromium.mjs";
+import { createTestCa } from "./tests/support/https-receiver.ts";
 
 // The app listens on E2E_PORT when given, else on a port free right now, so a killed run that
 // left a server behind cannot block the next one. The choice is put in the environment: the
@@ -10,6 +13,15 @@ if (!process.env.E2E_PORT) {
   process.env.E2E_PORT = execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim();
 }
 const port = Number(process.env.E2E_PORT);
+// A throwaway certificate authority the e2e server trusts (NODE_EXTRA_CA_CERTS is read only when a
+// process starts) and the specs issue receiver certificates from (tests/e2e/support.ts), made once
+// per run like the port.
+if (!process.env.E2E_CA_DIR) {
+  const dir = path.resolve(`test-results/e2e-ca-${port}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.env.E2E_CA_DIR = createTestCa(dir).dir;
+}
+const caDir = process.env.E2E_CA_DIR;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -37,6 +49,6 @@ export default defineConfig({
     // SIGTERM lets server.ts stop its embedded PostgreSQL (a SIGKILL would leave it running).
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     stdout: "pipe",
-    env: { E2E_PORT: String(port) },
+    env: { E2E_PORT: String(port), NODE_EXTRA_CA_CERTS: path.join(caDir, "ca.crt") },
   },
 });

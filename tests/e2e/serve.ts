@@ -7,11 +7,14 @@ const port = process.env.E2E_PORT;
 if (!port) throw new Error("E2E_PORT is unset: start the e2e server through playwright.config.ts");
 const dataDir = path.resolve(`test-results/e2e-data-${port}`);
 fs.rmSync(dataDir, { recursive: true, force: true });
-// Each run has its own port, so earlier runs' data stays behind: remove the ones whose PostgreSQL
-// has stopped (no postmaster.pid); one still running belongs to a live run, or is adopted by hand.
+// Each run has its own port, so earlier runs' data and CA stay behind: remove the ones whose
+// PostgreSQL has stopped (no postmaster.pid); one still running belongs to a live run.
 for (const name of fs.existsSync("test-results") ? fs.readdirSync("test-results") : []) {
   const dir = path.resolve("test-results", name);
-  if (name.startsWith("e2e-data-") && !fs.existsSync(path.join(dir, "pg", "postmaster.pid"))) {
+  if (name === `e2e-ca-${port}`) continue;
+  const stoppedRun = name.startsWith("e2e-data-") && !fs.existsSync(path.join(dir, "pg", "postmaster.pid"));
+  const otherRunsCa = name.startsWith("e2e-ca-") && !fs.existsSync(path.resolve("test-results", `e2e-data-${name.slice(7)}`, "pg", "postmaster.pid"));
+  if (stoppedRun || otherRunsCa) {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

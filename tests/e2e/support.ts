@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import { createTestCa } from "../support/https-receiver.ts";
 import type { ServicesFile } from "./services.ts";
 
 // set by playwright.config.ts (a free port unless given)
@@ -97,4 +98,11 @@ export async function setDnsRecord(name: string, type: "TXT" | "A" | "CNAME", va
     body: JSON.stringify({ name, type, values }),
   });
   if (!res.ok) throw new Error(`dns set failed: ${res.status} ${await res.text()}`);
+}
+
+/** The run's certificate authority, which the e2e server trusts (made by playwright.config.ts). */
+export function testCa() {
+  const dir = process.env.E2E_CA_DIR;
+  if (!dir) throw new Error("E2E_CA_DIR is unset: run the specs through playwright.config.ts");
+  return createTestCa(dir);
 }

@@ -2,7 +2,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
-import { admin, PASSWORD, shot, signUp, uniqueEmail } from "./support.ts";
+import { startReceiver } from "../support/https-receiver.ts";
+import { admin, PASSWORD, setDnsRecord, shot, signUp, testCa, uniqueEmail } from "./support.ts";
 
 // The Developers page: add an endpoint (a real receiver on loopback; the e2e server runs with
 // WEBHOOK_ALLOW_PRIVATE=1), press Test, see the attempt in the delivery log, resend it.
@@ -122,5 +123,48 @@ test("members see that webhooks are for owners and admins only", async ({ page, 
     await expect(member.getByRole("button", { name: "Add endpoint" })).toHaveCount(0);
   } finally {
     await context.close();
+  }
+});
+
+test("links made and edited in the UI reach an HTTPS endpoint as signed link events", async ({ page }) => {
+  // A real HTTPS receiver with a certificate from the run's CA (trusted by the e2e server), at a
+  // name only the loopback DNS server knows: the app resolved, checked and pinned it.
+  const host = `hooks-${Date.now().toString(36)}.e2e.test`;
+  await setDnsRecord(host, "A", ["127.0.0.1"]);
+  const receiver = await startReceiver({ tls: testCa().issue([host]) });
+  try {
+    const { slug } = await signUp(page);
+    await admin("workspace:plan", { slug, plan: "team" });
+    await page.goto(`/w/${slug}/developers`);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    await dialog.getByLabel("Endpoint URL").fill(receiver.url(host, "/links"));
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page).toHaveURL(new RegExp(`/w/${slug}/developers/\\d+$`));
+    await page.getByRole("button", { name: "Reveal" }).click();
+    const secret = (await page.locator("code").filter({ hasText: /^whsec_/ }).textContent())!;
+
+    await page.goto(`/w/${slug}/links/new`);
+    await page.getByLabel("Destination URL").fill("https://example.com/from-the-ui");
+    await page.getByRole("button", { name: "Create link" }).click();
+    await expect(page.getByRole("heading", { level: 1 })).toContainText(`localhost:${new URL(page.url()).port}/`);
+    const code = new URL(`http://${(await page.getByRole("heading", { level: 1 }).textContent())!.trim()}`).pathname.slice(1);
+
+    const [created] = await receiver.waitFor(1, 30_000);
+    expect(created.headers["service-event"]).toBe("link.created");
+    expect(verifyWebhookSignature(created.raw, created.headers["service-signature"] as string, secret)).toBe(true);
+    const envelope = JSON.parse(created.raw.toString("utf8"));
+    expect(envelope).toMatchObject({ type: "link.created", workspace: { id: slug }, data: { link: { code, url: "https://example.com/from-the-ui" } } });
+
+    await page.getByRole("link", { name: "Edit", exact: true }).click();
+    await page.getByLabel("Destination URL").fill("https://example.com/edited-in-the-ui");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Link saved" })).toBeVisible();
+    const updated = (await receiver.waitFor(2, 30_000))[1];
+    expect(updated.headers["service-event"]).toBe("link.updated");
+    expect(verifyWebhookSignature(updated.raw, updated.headers["service-signature"] as string, secret)).toBe(true);
+    expect(JSON.parse(updated.raw.toString("utf8"))).toMatchObject({ type: "link.updated", data: { link: { code, url: "https://example.com/edited-in-the-ui" } } });
+  } finally {
+    await receiver.stop();
   }
 });

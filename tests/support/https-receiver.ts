@@ -26,10 +26,18 @@ function openssl(args: string[], cwd: string) {
   execFileSync("openssl", args, { cwd, stdio: "pipe" });
 }
 
-export function createTestCa(): TestCa {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-ca-"));
-  openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Linkhop Test CA"], dir);
-  let serial = 0;
+/**
+ * A new CA in a temp directory, or the one already in `existingDir` (made by another process, e.g.
+ * the CA the Playwright config makes for the e2e server and the specs).
+ */
+export function createTestCa(existingDir?: string): TestCa {
+  const dir = existingDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-ca-"));
+  if (!fs.existsSync(path.join(dir, "ca.key"))) {
+    fs.mkdirSync(dir, { recursive: true });
+    openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Linkhop Test CA"], dir);
+  }
+  // file names unique across processes sharing the directory
+  let serial = Math.floor(Math.random() * 1e9) * 1000;
   const ext = (names: string[]) => {
     const file = path.join(dir, `ext-${++serial}.cnf`);
     const alt = [...names.map((n) => `DNS:${n}`), "IP:127.0.0.1", "IP:::1"].join(",");
@@ -45,7 +53,7 @@ export function createTestCa(): TestCa {
       const n = ++serial;
       const extFile = ext(names);
       openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `s${n}.key`, "-out", `s${n}.csr`, "-subj", `/CN=${names[0] ?? "localhost"}`], dir);
-      openssl(["x509", "-req", "-in", `s${n}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", `s${n}.crt`, "-days", "2", "-extfile", extFile], dir);
+      openssl(["x509", "-req", "-in", `s${n}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", String(n), "-out", `s${n}.crt`, "-days", "2", "-extfile", extFile], dir);
       return { key: read(`s${n}.key`), cert: read(`s${n}.crt`) };
     },
     untrusted(names) {
