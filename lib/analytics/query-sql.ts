@@ -5,7 +5,7 @@ import type { Queryable } from "./sql.ts";
 // filter by adding an entry to FILTERS), and one named function per kind of answer. Values always
 // travel as parameters; only fixed SQL from the tables below is concatenated.
 
-export const TOP_GROUPS = ["countries", "cities", "referrers", "devices", "browsers", "os", "links", "qr"] as const;
+export const TOP_GROUPS = ["countries", "cities", "referrers", "devices", "browsers", "os", "links", "qr", "tags", "utm_source", "utm_medium", "utm_campaign"] as const;
 export type TopGroup = (typeof TOP_GROUPS)[number];
 export const BOT_MODES = ["exclude", "include", "only"] as const;
 export type BotMode = (typeof BOT_MODES)[number];
@@ -17,6 +17,8 @@ export type ClickFilters = {
   linkId?: number;
   /** a folder path and its subfolders */
   folder?: string;
+  /** tag keys (lower-cased names): links with any of these tags (their tags now, not when clicked) */
+  tags?: string[];
   country?: string;
   city?: string;
   device?: string;
@@ -49,6 +51,8 @@ const likePrefix = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`) + "/%";
 const FILTERS: { [K in keyof ClickFilters]-?: FilterSql<NonNullable<ClickFilters[K]>> } = {
   linkId: (v, p) => `link_id = ${p.add(v)}`,
   folder: (v, p, ws) => `link_id in (select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))}))`,
+  tags: (v, p, ws) =>
+    `link_id in (select lt."linkId" from "LinkTag" lt join "Tag" t on t.id = lt."tagId" where t."workspaceId" = ${ws} and t."nameKey" = any(${p.add(v)}::text[]))`,
   country: (v, p) => `country = ${p.add(v.toUpperCase())}`,
   city: (v, p) => `lower(city) = lower(${p.add(v)})`,
   device: (v, p) => `device = ${p.add(v)}`,
@@ -115,6 +119,18 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
   return rows;
 }
 
+/** The value of a UTM parameter in a link's current URL (query part only), still percent-encoded. */
+const utmColumn = (name: string) => `substring(split_part(l.url, '#', 1) from '[?&]${name}=([^&]*)')`;
+
+// Groups read from the links as they are now: a click on a link with two tags counts for both; a
+// deleted link's clicks have no tag and no UTM value.
+const GROUP_FROM: Partial<Record<TopGroup, string>> = {
+  tags: `analytics.click_event e join "LinkTag" lt on lt."linkId" = e.link_id join "Tag" t on t.id = lt."tagId"`,
+  utm_source: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
+  utm_medium: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
+  utm_campaign: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
+};
+
 // the stored columns each top-N answer is grouped by
 const GROUP_COLUMNS: Record<TopGroup, string[]> = {
   countries: ["country"],
@@ -125,6 +141,10 @@ const GROUP_COLUMNS: Record<TopGroup, string[]> = {
   os: ["os"],
   links: ["link_id"],
   qr: ["qr"],
+  tags: ["t.name", "t.color"],
+  utm_source: [utmColumn("utm_source")],
+  utm_medium: [utmColumn("utm_medium")],
+  utm_campaign: [utmColumn("utm_campaign")],
 };
 
 export type GroupRow = Totals & { key: (string | number | boolean | null)[] };
@@ -136,7 +156,7 @@ export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGro
   const keys = cols.map((c, i) => `${c} as k${i}`).join(", ");
   const order = cols.map((c) => `${c} nulls last`).join(", ");
   const { rows } = await db.query<Record<string, unknown> & Totals>(
-    `select ${keys}, ${MEASURES} from analytics.click_event ${sql}
+    `select ${keys}, ${MEASURES} from ${GROUP_FROM[group] ?? "analytics.click_event"} ${sql}
      group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`,
     params.values,
   );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { text } from "../links/schemas.ts";
+import { tagName } from "../tags/schemas.ts";
 import { DEVICES } from "./agent.ts";
 import { BOT_MODES, DIRECT, TOP_GROUPS } from "./query-sql.ts";
 
@@ -56,6 +57,10 @@ export const filterParams = {
   link: text().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a link code").optional().describe("Only this link (its code); with domain when the code exists on several of your domains."),
   domain: text().trim().toLowerCase().min(1).max(253).optional().describe("The host of the link named by link (the default short domain for the default domain)."),
   folder: text().trim().max(200, "must be at most 200 characters").transform((v) => v.replace(/^\/+|\/+$/g, "")).optional().describe("Only links in this folder and its subfolders."),
+  tag: z
+    .preprocess((v) => (typeof v === "string" ? [v] : v), z.array(tagName).max(20, "at most 20 tags"))
+    .optional()
+    .describe("Only links with any of these tags (their tags now); repeat for several: tag=a&tag=b."),
   country: text().trim().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 alpha-2 code such as US").transform((v) => v.toUpperCase()).optional().describe("ISO 3166 alpha-2 country code."),
   city: filterText("City name (with a city database, GEOIP_DB).").optional(),
   device: z.enum(DEVICES, { error: `must be one of ${DEVICES.join(", ")}` }).optional().describe(`One of ${DEVICES.join(", ")}.`),
@@ -74,7 +79,7 @@ const rangeParams = {
 };
 
 export const analyticsQuerySchema = z.strictObject({
-  groupBy: z.enum(GROUP_BYS, { error: `must be one of ${GROUP_BYS.join(", ")}` }).optional().describe("What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr."),
+  groupBy: z.enum(GROUP_BYS, { error: `must be one of ${GROUP_BYS.join(", ")}` }).optional().describe("What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones)."),
   ...rangeParams,
   ...filterParams,
   limit: text()
@@ -119,6 +124,9 @@ export const analyticsAnswerSchema = z.object({
         os: z.string().nullable().optional(),
         link: z.object({ code: z.string().nullable(), domain: z.string().nullable(), url: z.string().nullable() }).optional().describe("links (null fields: a deleted link)."),
         qr: z.boolean().optional(),
+        tag: z.string().optional().describe("tags: the tag's name (a click on a link with several tags counts for each)."),
+        color: z.string().optional().describe("tags: the tag's colour."),
+        utm: z.string().nullable().optional().describe("utm_source, utm_medium, utm_campaign: the value in the link's URL, decoded (null: none or a deleted link)."),
         ...measures,
       }),
     )

@@ -2,6 +2,7 @@ import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { getLink, hostOf, type LinkWorkspace } from "../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../plans/index.ts";
+import { tagKey } from "../tags/schemas.ts";
 import { countryName } from "./countries.ts";
 import type { Bucket, ClickFilters, ClickQuery, GroupRow, TopGroup } from "./query-sql.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
@@ -49,6 +50,7 @@ async function buildQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportI
   if (input.domain !== undefined && input.link === undefined) throw ServiceError.validation([{ path: "domain", message: "is only used with link" }]);
   const filters: ClickFilters = {
     folder: input.folder || undefined,
+    tags: input.tag?.length ? input.tag.map(tagKey) : undefined,
     country: input.country,
     city: input.city,
     device: input.device,
@@ -109,6 +111,12 @@ async function describeGroups(workspace: AnalyticsWorkspace, group: TopGroup, ro
       return rows.map((r) => ({ os: r.key[0], ...m(r) }));
     case "qr":
       return rows.map((r) => ({ qr: r.key[0], ...m(r) }));
+    case "tags":
+      return rows.map((r) => ({ tag: r.key[0], color: r.key[1], ...m(r) }));
+    case "utm_source":
+    case "utm_medium":
+    case "utm_campaign":
+      return mergeDecoded(rows).map((r) => ({ utm: r.value, ...m(r) }));
     case "links": {
       const ids = rows.map((r) => r.key[0] as number);
       const links = await db().link.findMany({
@@ -122,6 +130,29 @@ async function describeGroups(workspace: AnalyticsWorkspace, group: TopGroup, ro
       });
     }
   }
+}
+
+/** A query value as written in a URL, decoded ("spring%20sale" and "spring+sale" are "spring sale"). */
+function decodeQueryValue(v: string): string {
+  try {
+    return decodeURIComponent(v.replace(/\+/g, " "));
+  } catch {
+    return v;
+  }
+}
+
+/** UTM groups by their decoded value: spellings that decode alike are one row (most clicks first again). */
+function mergeDecoded(rows: GroupRow[]): (GroupRow & { value: string | null })[] {
+  const byValue = new Map<string | null, GroupRow & { value: string | null }>();
+  for (const r of rows) {
+    const value = r.key[0] === null || r.key[0] === "" ? null : decodeQueryValue(String(r.key[0]));
+    const seen = byValue.get(value);
+    if (seen) {
+      seen.clicks += r.clicks;
+      seen.visitors += r.visitors;
+    } else byValue.set(value, { ...r, value });
+  }
+  return [...byValue.values()].sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors);
 }
 
 /** The export's query (same parameters and rules as analytics). */

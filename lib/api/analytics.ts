@@ -7,11 +7,13 @@ import { apiRoute } from "./handler.ts";
 
 export const analyticsRoute = apiRoute({
   query: analyticsQuerySchema,
+  repeatable: ["tag"],
   run: async ({ workspace, query }) => ({ status: 200, body: await analytics(workspace, query) }),
 });
 
 export const analyticsExportRoute = apiRoute({
   query: analyticsExportQuerySchema,
+  repeatable: ["tag"],
   run: async ({ workspace, query }) => {
     const csv = await exportClicks(workspace, query);
     return {
