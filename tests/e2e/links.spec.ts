@@ -31,7 +31,7 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
   await expect(page.getByRole("heading", { level: 1 })).toContainText(`localhost:${new URL(page.url()).port}/`);
   await expect(page.getByText("Spring campaign")).toBeVisible();
   await expect(page.getByRole("img", { name: /QR code for/ })).toBeVisible();
-  await expect(page.getByRole("img", { name: /Clicks per day over the last 30 days/ })).toBeVisible();
+  await expect(page.getByRole("img", { name: /Clicks and visitors per day/ })).toBeVisible();
   const short = (await page.getByRole("heading", { level: 1 }).textContent())!.trim();
   const code = short.split("/").pop()!;
   expect(code).toMatch(/^[A-Za-z0-9]{7}$/);

@@ -7,6 +7,7 @@ export function NavLinks({ slug, canManage }: { slug: string; canManage: boolean
   const items = [
     { href: `/w/${slug}`, label: "Overview", exact: true },
     { href: `/w/${slug}/links`, label: "Links" },
+    { href: `/w/${slug}/analytics`, label: "Analytics" },
     { href: `/w/${slug}/domains`, label: "Domains" },
     { href: `/w/${slug}/members`, label: "Members" },
     ...(canManage ? [{ href: `/w/${slug}/developers`, label: "Developers" }] : []),

@@ -46,8 +46,3 @@ export async function linkById(workspaceId: number, id: number): Promise<LinkDet
   const tagNames = (await tagNamesOf(db(), [link.id])).get(link.id) ?? [];
   return { ...toApiLink({ ...link, tagNames }, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
 }
-
-/** Clicks per UTC day since `since` (ClickDay rows). */
-export async function clickDays(linkId: number, since: Date) {
-  return db().clickDay.findMany({ where: { linkId, day: { gte: since } }, select: { day: true, count: true }, orderBy: { day: "asc" } });
-}

@@ -2,14 +2,15 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { parseIdParam } from "@/lib/http/params";
-import { ClicksChart, lastDays } from "@/components/chart";
+import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { CopyButton } from "@/components/copy-button";
 import { QrCode } from "@/components/qr";
 import { qrUrl } from "@/lib/analytics/qr";
+import { analyticsReport, pageParams } from "@/lib/analytics/report";
 import { Badge, buttonClass, Card } from "@/components/ui";
 import { denylistedDestinations } from "@/lib/links";
 import { requireMember } from "../../access";
-import { clickDays, linkById } from "../data";
+import { linkById } from "../data";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
 
@@ -17,15 +18,22 @@ export const metadata: Metadata = { title: "Link" };
 
 const when = (unix: number | null) => (unix === null ? "—" : new Date(unix * 1000).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC");
 
-export default async function LinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
+export default async function LinkPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string; id: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { slug, id } = await params;
   const { workspace } = await requireMember(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
-  const today = new Date();
-  const since = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - 29));
-  const days = lastDays(await clickDays(link.id, since), 30, today);
-  const last30 = days.reduce((s, d) => s + d.count, 0);
+  const report = await analyticsReport(
+    workspace,
+    { ...pageParams(await searchParams), link: link.code, domain: link.domain },
+    { panels: ["countries", "referrers", "devices", "browsers", "os"] },
+  );
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   const geo = Object.entries(link.targeting?.geo ?? {});
@@ -95,20 +103,16 @@ export default async function LinkPage({ params }: { params: Promise<{ slug: str
       )}
       <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
         <div className="min-w-0 space-y-6">
-          <Card title="Clicks">
-            <div className="mb-4 flex gap-8">
-              <div>
-                <p className="text-2xl font-semibold">{link.clicks.toLocaleString("en")}</p>
-                <p className="text-xs text-slate-500">all time</p>
-              </div>
-              <div>
-                <p className="text-2xl font-semibold">{last30.toLocaleString("en")}</p>
-                <p className="text-xs text-slate-500">last 30 days</p>
-              </div>
-            </div>
-            <ClicksChart days={days} />
-            {last30 === 0 && <p className="mt-2 text-center text-xs text-slate-500">No clicks in the last 30 days yet. Share the short URL to see them here.</p>}
-          </Card>
+          <p className="text-sm text-slate-600">
+            <span className="text-lg font-semibold text-slate-900">{link.clicks.toLocaleString("en")}</span> clicks all time
+          </p>
+          <AnalyticsView
+            report={report}
+            basePath={`/w/${slug}/links/${link.id}`}
+            exportPath={`/w/${slug}/analytics/export`}
+            fixed={["link", "domain"]}
+            title="Clicks"
+          />
           <Card title="Details">
             <dl className="divide-y divide-slate-100 text-sm">
               {details.map(([k, v]) => (
