@@ -104,7 +104,7 @@ export default async function LinkPage({
       <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
         <div className="min-w-0 space-y-6">
           <p className="text-sm text-slate-600">
-            <span className="text-lg font-semibold text-slate-900">{link.clicks.toLocaleString("en")}</span> clicks all time
+            <span className="text-lg font-semibold text-slate-900" data-testid="link-clicks-all-time">{link.clicks.toLocaleString("en")}</span> clicks all time
           </p>
           <AnalyticsView
             report={report}
