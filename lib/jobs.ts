@@ -12,6 +12,9 @@ export async function startBackgroundJobs(): Promise<Stop> {
   // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
   const { startWebhookJobs } = await import("./webhooks/index.ts");
   stops.push(await startWebhookJobs());
+  // auth: ended sign-in and sign-up limit windows are dropped hourly
+  const { startAuthJobs } = await import("./auth/jobs.ts");
+  stops.push(startAuthJobs());
   return async () => {
     await Promise.allSettled(stops.map((s) => s()));
   };

@@ -1,9 +1,11 @@
 "use server";
 import { AuthError } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { signIn, signOut } from "@/lib/auth";
+import { signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { clientAddressFrom } from "@/lib/auth/client-address";
 import { safeNextPath } from "@/lib/auth/next-path";
-import { signUp } from "@/lib/workspaces";
+import { signUpFrom } from "@/lib/auth/signup";
 import { ServiceError } from "@/lib/errors";
 
 export type FormState = { error?: string; email?: string } | undefined;
@@ -15,7 +17,7 @@ export async function signInAction(_: FormState, form: FormData): Promise<FormSt
   try {
     await signIn("credentials", { email, password, redirect: false });
   } catch (e) {
-    if (e instanceof AuthError) return { error: "Wrong email or password.", email };
+    if (e instanceof AuthError) return { error: signInErrorMessage(e, "Wrong email or password."), email };
     throw e;
   }
   redirect(safeNextPath(form.get("next")));
@@ -27,7 +29,7 @@ export async function signUpAction(_: FormState, form: FormData): Promise<FormSt
   const name = String(form.get("name") ?? "");
   let slug: string;
   try {
-    const result = await signUp({ email, password, name: name || undefined });
+    const result = await signUpFrom(clientAddressFrom(await headers()), { email, password, name: name || undefined });
     slug = result.workspace.slug;
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message, email };

@@ -7,15 +7,18 @@ export function AuthForm({
   action,
   mode,
   next,
+  initialError,
 }: {
   action: (state: FormState, form: FormData) => Promise<FormState>;
   mode: "signin" | "signup";
   next?: string;
+  /** Shown until the form is sent (a refusal Auth.js redirected back with). */
+  initialError?: string;
 }) {
   const [state, formAction, pending] = useActionState(action, undefined);
   return (
     <form action={formAction} className="space-y-4" noValidate>
-      <FormError message={state?.error} />
+      <FormError message={state ? state.error : initialError} />
       {next && <input type="hidden" name="next" value={next} />}
       {mode === "signup" && (
         <Field label="Name (optional)" htmlFor="name">

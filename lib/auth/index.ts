@@ -1,4 +1,4 @@
-import NextAuth, { type NextAuthConfig } from "next-auth";
+import NextAuth, { CredentialsSignin, type NextAuthConfig } from "next-auth";
 import { cache } from "react";
 import Credentials from "next-auth/providers/credentials";
 import GitHub from "next-auth/providers/github";
@@ -6,13 +6,56 @@ import Google from "next-auth/providers/google";
 import { z } from "zod";
 import { db } from "../db/client.ts";
 import { verifyPassword } from "./password.ts";
-import { signInWithOAuth } from "./oauth.ts";
+import { OAuthRefused, providerVerifiedEmail, signInWithOAuth } from "./oauth.ts";
 import { safeNextPath } from "./next-path.ts";
 import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
+import { clientAddressFrom } from "./client-address.ts";
+import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
 
 // Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
 // the user's session version when it was issued (lib/auth/session.ts): checked on every use.
-const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().min(1), password: z.string().min(1) });
+const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().min(1).max(254), password: z.string().min(1).max(1024) });
+
+const TOO_MANY = "too_many_attempts";
+
+/** The sign-in limit was reached (lib/auth/throttle.ts). The code, which ends up in the URL of the
+ * HTTP sign-in's answer, carries only the minutes to wait. */
+class TooManySignInAttempts extends CredentialsSignin {
+  constructor(retryAfterSeconds: number) {
+    super();
+    this.code = `${TOO_MANY}.${Math.max(1, Math.ceil(retryAfterSeconds / 60))}`;
+  }
+}
+
+/**
+ * What a sign-in form says for an error thrown by signIn("credentials"): the limit's message, or
+ * `wrong` for every other refusal (an unknown email and a wrong password look the same).
+ */
+export function signInErrorMessage(e: CredentialsSignin | Error, wrong: string): string {
+  const code = (e as CredentialsSignin).code;
+  return tooManyMessageFromCode(code) ?? wrong;
+}
+
+const OAUTH_MESSAGES: Record<string, string> = {
+  oauth_no_email: "The provider did not share an email address. Allow access to your email address, or sign in with a password.",
+  oauth_unverified_email: "The provider does not confirm that this email address is yours. Verify it with the provider first, or sign in with your password.",
+  oauth_account_unverified:
+    "A Linkhop account with this email address exists, but its address is not verified. Sign in with its password and verify the address first; then this sign-in works.",
+};
+
+/** The message for the login page's `?error=&code=` (where Auth.js sends a refused HTTP sign-in). */
+export function signInPageMessage(error: unknown, code: unknown): string | undefined {
+  if (typeof error !== "string" || !error) return undefined;
+  if (error === "CredentialsSignin") return tooManyMessageFromCode(code) ?? "Wrong email or password.";
+  return OAUTH_MESSAGES[error] ?? "Signing in did not work. Try again.";
+}
+
+/** "too_many_attempts.<minutes>" as the message shown, else null (the login page reads ?code=). */
+export function tooManyMessageFromCode(code: unknown): string | null {
+  if (typeof code !== "string" || !code.startsWith(`${TOO_MANY}.`)) return null;
+  const minutes = Number(code.slice(TOO_MANY.length + 1));
+  return Number.isInteger(minutes) && minutes > 0 && minutes <= 24 * 60 ? tooManyAttemptsMessage(minutes * 60) : tooManyAttemptsMessage(60);
+}
 
 export function oauthProviders(): ("github" | "google")[] {
   const list: ("github" | "google")[] = [];
@@ -24,12 +67,20 @@ export function oauthProviders(): ("github" | "google")[] {
 const providers: NextAuthConfig["providers"] = [
   Credentials({
     credentials: { email: {}, password: {} },
-    async authorize(raw) {
+    // Every credentials sign-in comes here (the login form, the invitation page, the HTTP
+    // callback), so the limit is checked here, with the address server.ts stamped on the request.
+    async authorize(raw, request) {
       const parsed = credentialsSchema.safeParse(raw);
       if (!parsed.success) return null;
-      const user = await db().user.findUnique({ where: { email: parsed.data.email } });
-      const ok = await verifyPassword(parsed.data.password, user?.passwordHash);
-      return ok && user ? { id: String(user.id), email: user.email, name: user.name } : null;
+      const { email, password } = parsed.data;
+      const address = clientAddressFrom(request.headers);
+      const gate = await takeSignInAttempt(email, address);
+      if (!gate.ok) throw new TooManySignInAttempts(gate.retryAfterSeconds);
+      const user = await db().user.findUnique({ where: { email } });
+      const ok = await verifyPassword(password, user?.passwordHash);
+      if (!ok || !user) return null;
+      await signInSucceeded(email, address);
+      return { id: String(user.id), email: user.email, name: user.name };
     },
   }),
 ];
@@ -56,12 +107,30 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
   },
   callbacks: {
-    async jwt({ token, user, account, profile }) {
+    // GitHub / Google: find, link or create the user (lib/auth/oauth.ts); a refusal goes back to
+    // the login page, which says why.
+    async signIn({ user, account, profile }) {
+      if (!account || account.provider === "credentials") return true;
+      const email = String(profile?.email ?? user?.email ?? "");
+      const emailVerified = await providerVerifiedEmail(account.provider, email, profile ?? undefined, account.access_token);
+      try {
+        await signInWithOAuth({ provider: account.provider, providerAccountId: account.providerAccountId, email, name: user?.name ?? null, emailVerified });
+        return true;
+      } catch (e) {
+        if (e instanceof OAuthRefused) return `/login?error=${e.reason}`;
+        throw e;
+      }
+    },
+    async jwt({ token, user, account }) {
       if (user) {
         let uid: number;
         if (account && account.provider !== "credentials") {
-          const email = (profile?.email ?? user?.email ?? "").toLowerCase();
-          uid = (await signInWithOAuth(account.provider, account.providerAccountId, email, user?.name ?? null)).id;
+          const linked = await db().account.findUnique({
+            where: { provider_providerAccountId: { provider: account.provider, providerAccountId: account.providerAccountId } },
+            select: { userId: true },
+          });
+          if (!linked) return null;
+          uid = linked.userId;
         } else {
           uid = Number(user.id);
         }

@@ -1,21 +1,78 @@
-import { db } from "../db/client.ts";
-import { signUp } from "../workspaces/index.ts";
 import { randomBytes } from "node:crypto";
+import { db } from "../db/client.ts";
+import { ServiceError } from "../errors.ts";
+import { signUp } from "../workspaces/index.ts";
+import { sendVerificationMail } from "./verification.ts";
 
-/** Finds the user for an OAuth identity, linking by email, or creates user and first workspace. */
-export async function signInWithOAuth(provider: string, providerAccountId: string, email: string, name: string | null) {
+// GitHub / Google sign-in. An identity already linked signs in its user. Otherwise the address
+// decides: a new address makes a new account (verified when the provider vouches for the
+// address); an existing account is linked only when the provider vouches for the address AND
+// the account has verified it. Without the second condition, whoever registered someone else's
+// address with a password first would keep access once its owner signs in with Google.
+
+export type OAuthIdentity = { provider: string; providerAccountId: string; email: string; name: string | null; emailVerified: boolean };
+
+/** Why an OAuth sign-in is refused; the login page words each (app/(auth)/login). */
+export type OAuthRefusal = "oauth_no_email" | "oauth_unverified_email" | "oauth_account_unverified";
+
+export class OAuthRefused extends ServiceError {
+  constructor(readonly reason: OAuthRefusal) {
+    super("forbidden", reason);
+  }
+}
+
+/** The user for an OAuth identity: linked, linked now, or created with its first workspace. */
+export async function signInWithOAuth(identity: OAuthIdentity) {
+  const { provider, providerAccountId, name, emailVerified } = identity;
+  const email = identity.email.trim().toLowerCase();
   const linked = await db().account.findUnique({
     where: { provider_providerAccountId: { provider, providerAccountId } },
     include: { user: true },
   });
-  if (linked) return linked.user;
-  if (!email) throw new Error("The provider did not share an email address.");
+  if (linked) {
+    if (emailVerified && linked.user.email === email && !linked.user.emailVerifiedAt) {
+      await db().user.updateMany({ where: { id: linked.user.id, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+    }
+    return linked.user;
+  }
+  if (!email) throw new OAuthRefused("oauth_no_email");
   let user = await db().user.findUnique({ where: { email } });
-  if (!user) {
+  if (user) {
+    if (!emailVerified) throw new OAuthRefused("oauth_unverified_email");
+    if (!user.emailVerifiedAt) throw new OAuthRefused("oauth_account_unverified");
+  } else {
     // An OAuth-only account: a random password nobody knows, so sign-up's one path is reused.
     const created = await signUp({ email, password: randomBytes(24).toString("base64url"), name: name ?? undefined });
-    user = await db().user.update({ where: { id: created.user.id }, data: { passwordHash: null } });
+    user = await db().user.update({
+      where: { id: created.user.id },
+      data: { passwordHash: null, emailVerifiedAt: emailVerified ? new Date() : null },
+    });
+    if (!emailVerified) await sendVerificationMail(user.id);
   }
   await db().account.create({ data: { provider, providerAccountId, userId: user.id } });
   return user;
+}
+
+/** Whether the provider vouches that the address is the user's. */
+export async function providerVerifiedEmail(provider: string, email: string, profile: Record<string, unknown> | undefined, accessToken: string | undefined): Promise<boolean> {
+  if (provider === "google") return profile?.email_verified === true;
+  if (provider === "github") return githubEmailVerified(email, accessToken);
+  return false;
+}
+
+/** GitHub's profile does not say; its list of the user's addresses does (scope user:email). */
+async function githubEmailVerified(email: string, accessToken: string | undefined): Promise<boolean> {
+  if (!accessToken || !email) return false;
+  try {
+    const res = await fetch("https://api.github.com/user/emails", {
+      headers: { authorization: `Bearer ${accessToken}`, accept: "application/vnd.github+json", "user-agent": "Linkhop" },
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!res.ok) return false;
+    const list = (await res.json()) as { email?: string; verified?: boolean }[];
+    return Array.isArray(list) && list.some((e) => e.verified === true && e.email?.toLowerCase() === email.toLowerCase());
+  } catch (e) {
+    console.error(`[auth] GitHub email check failed: ${(e as Error).message}`);
+    return false;
+  }
 }

@@ -69,6 +69,8 @@ const schema = z.object({
   LINKHOP_DATA_DIR: z.string().default(".data"),
   // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
   TRUST_PROXY: flag,
+  // sign-ups per client address and hour (lib/auth/throttle.ts)
+  SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(30),
   AUTH_GITHUB_ID: z.string().optional(),
   AUTH_GITHUB_SECRET: z.string().optional(),
   AUTH_GOOGLE_ID: z.string().optional(),

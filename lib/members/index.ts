@@ -36,14 +36,20 @@ export async function joinWorkspace(
 
 const addSchema = z.object({ slug: z.string().min(1), email: emailSchema, role: roleSchema });
 
-/** An admin adds an existing account (admin CLI member:add, and the Members page). */
+/**
+ * An admin adds an existing account (admin CLI member:add, and the Members page). Only a verified
+ * account: anyone can sign up with someone else's address, so an unverified one may not be its
+ * owner. Unknown and unverified addresses get the same answer, which points to an invitation.
+ */
 export async function addMember(input: unknown): Promise<MemberView> {
   const { slug, email, role } = parseInput(addSchema, input);
   return withEvents(async (tx, emit) => {
     const ws = await tx.workspace.findUnique({ where: { slug } });
     if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
     const user = await tx.user.findUnique({ where: { email } });
-    if (!user) throw ServiceError.notFound(`No account with email ${email}. Invite them instead.`);
+    if (!user || !user.emailVerifiedAt) {
+      throw ServiceError.notFound(`No verified account with email ${email}. Invite them instead: the invitation mail lets them sign up or sign in and join.`);
+    }
     return joinWorkspace(tx, emit, ws.id, user.id, role, "added");
   });
 }

@@ -5,6 +5,7 @@ import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
+import { markEmailVerified } from "../auth/verification.ts";
 import { emailSchema, requireRole } from "../workspaces/index.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
@@ -141,6 +142,8 @@ export async function acceptInvitation(userId: number, token: string): Promise<{
       throw ServiceError.conflict("This invitation was already used.");
     }
     if (inv.expiresAt <= new Date()) throw ServiceError.conflict("This invitation has expired. Ask for a new one.");
+    // The link was mailed to this address: using it proves the address is theirs.
+    await markEmailVerified(tx, userId);
     // Claimed with a condition: a double click accepts once.
     const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
     if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };

@@ -26,6 +26,9 @@ process.env.APP_URL = `http://localhost:${port}`;
 process.env.AUTH_SECRET ??= "e2e-secret-e2e-secret-e2e-secret";
 process.env.WEBHOOK_ALLOW_PRIVATE = "1";
 process.env.WEBHOOK_RETRY_DELAYS ??= "1s,1s,1s,1s,1s,1s";
+// Every spec signs up fresh accounts from this one machine; the per-address sign-up limit itself
+// is tested over HTTP in tests/integration/security-auth-throttle.test.ts.
+process.env.SIGNUP_LIMIT_PER_HOUR ??= "1000";
 delete process.env.DATABASE_URL;
 
 const { startE2eServices } = await import("./services.ts");

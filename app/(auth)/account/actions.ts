@@ -3,6 +3,7 @@ import { AuthError } from "next-auth";
 import { redirect } from "next/navigation";
 import { currentUserId, signIn } from "@/lib/auth";
 import { changePassword } from "@/lib/auth/account";
+import { resendVerificationMail } from "@/lib/auth/verification";
 import { ServiceError } from "@/lib/errors";
 
 export type PasswordFormState = { error?: string } | undefined;
@@ -27,4 +28,19 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
   }
   // A fresh page load: this render still carries the old (now ended) session cookie.
   redirect("/account?changed=1");
+}
+
+export type ResendState = { error?: string; sent?: boolean } | undefined;
+
+/** "Resend" in the verify-your-email notice. */
+export async function resendVerificationAction(): Promise<ResendState> {
+  const userId = await currentUserId();
+  if (!userId) return { error: "Sign in again." };
+  try {
+    await resendVerificationMail(userId);
+  } catch (e) {
+    if (e instanceof ServiceError) return { error: e.message };
+    throw e;
+  }
+  return { sent: true };
 }

@@ -1,10 +1,12 @@
 "use server";
 import { AuthError } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { currentUserId, signIn, signOut } from "@/lib/auth";
+import { currentUserId, signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { clientAddressFrom } from "@/lib/auth/client-address";
+import { signUpFrom } from "@/lib/auth/signup";
 import { ServiceError } from "@/lib/errors";
 import { acceptInvitation, lookupInvitation } from "@/lib/members/invitations";
-import { signUp } from "@/lib/workspaces";
 
 export type InviteFormState = { error?: string } | undefined;
 
@@ -34,7 +36,8 @@ export async function signUpAndAcceptAction(token: string, _: InviteFormState, f
   const name = String(form.get("name") ?? "");
   let userId: number;
   try {
-    userId = (await signUp({ email: inv.email, password, name: name || undefined })).user.id;
+    const input = { email: inv.email, password, name: name || undefined };
+    userId = (await signUpFrom(clientAddressFrom(await headers()), input, { viaInvitation: true })).user.id;
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
@@ -57,7 +60,7 @@ export async function signInAndAcceptAction(token: string, _: InviteFormState, f
   try {
     await signIn("credentials", { email: inv.email, password, redirect: false });
   } catch (e) {
-    if (e instanceof AuthError) return { error: "Wrong password." };
+    if (e instanceof AuthError) return { error: signInErrorMessage(e, "Wrong password.") };
     throw e;
   }
   const userId = await currentUserIdAfterSignIn(inv.email);

@@ -3,6 +3,8 @@ import { currentUserId } from "@/lib/auth";
 import { DEACTIVATED_MESSAGE, workspacesOf } from "@/lib/workspaces";
 import { planOf } from "@/lib/plans";
 import { signOutAction } from "@/app/(auth)/actions";
+import { VerifyEmailNotice } from "@/app/(auth)/account/verify-notice";
+import { unverifiedEmailOf } from "@/lib/auth/verification";
 import { requireMember } from "./access";
 import { NavLinks } from "./nav-links";
 import { WorkspaceSwitcher } from "./workspace-switcher";
@@ -13,7 +15,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
   const { slug } = await params;
   const { workspace, role } = await requireMember(slug);
   const userId = (await currentUserId())!;
-  const all = await workspacesOf(userId);
+  const [all, unverifiedEmail] = await Promise.all([workspacesOf(userId), unverifiedEmailOf(userId)]);
   const plan = planOf(workspace.plan);
   return (
     <div className="min-h-screen md:flex">
@@ -54,6 +56,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
             {DEACTIVATED_MESSAGE} Short links and the API are switched off too, and no webhooks are sent.
           </div>
         )}
+        {unverifiedEmail && <VerifyEmailNotice email={unverifiedEmail} />}
         {children}
       </main>
     </div>

@@ -1,0 +1,30 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { verifyEmail } from "@/lib/auth/verification";
+import { secondaryButtonClass } from "@/components/ui";
+
+export const metadata: Metadata = { title: "Confirm your email" };
+export const dynamic = "force-dynamic";
+
+// The link of the verification mail. Opening it verifies (signed in or not: the link itself proves
+// the mail was read).
+export default async function VerifyEmailPage({ params }: { params: Promise<{ token: string }> }) {
+  const outcome = await verifyEmail((await params).token);
+  const [title, text] =
+    outcome.state === "verified"
+      ? ["Email address confirmed", `Thanks: ${outcome.email} is verified.`]
+      : outcome.state === "already_verified"
+        ? ["Already confirmed", `${outcome.email} was verified before.`]
+        : outcome.state === "expired"
+          ? ["This link has expired", "Sign in and choose “Resend” in the notice at the top of the app for a new link."]
+          : ["This link is not valid", "Check that you opened the whole link from the email, or ask for a new one from the app."];
+  return (
+    <div className="text-center">
+      <h1 className="text-lg font-semibold">{title}</h1>
+      <p className="mt-2 text-sm text-slate-600">{text}</p>
+      <Link href="/" className={`${secondaryButtonClass} mt-6`}>
+        Go to Linkhop
+      </Link>
+    </div>
+  );
+}

@@ -1,0 +1,17 @@
+import { ServiceError } from "../errors.ts";
+import { signUp } from "../workspaces/index.ts";
+import { takeSignUpAttempt, tooManyAttemptsMessage } from "./throttle.ts";
+import { sendVerificationMail } from "./verification.ts";
+
+/**
+ * Sign-up from a client at `address` (the sign-up form, the invitation page): within the
+ * per-address limit, the account and its first workspace (usable at once, before verifying),
+ * then the verification mail, unless `viaInvitation` (accepting the invitation verifies).
+ */
+export async function signUpFrom(address: string | undefined, input: unknown, options: { viaInvitation?: boolean } = {}) {
+  const gate = await takeSignUpAttempt(address);
+  if (!gate.ok) throw new ServiceError("rate_limit", tooManyAttemptsMessage(gate.retryAfterSeconds));
+  const result = await signUp(input);
+  if (!options.viaInvitation) await sendVerificationMail(result.user.id);
+  return result;
+}

@@ -1,0 +1,62 @@
+import { createHash } from "node:crypto";
+import { config } from "../config/index.ts";
+import { giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
+
+// Limits on guessing passwords and on mass sign-up, kept in PostgreSQL so they hold across app
+// processes (README, Security). Failed sign-ins are limited per account and client address, and
+// more widely per account; sign-ups per client address. The account limits apply to any email,
+// whether or not an account has it, so the answer says nothing about which accounts exist.
+//
+// An attempt is taken before the (deliberately slow) password check and given back when the
+// password was right, so only failures count and parallel guesses get no more checks than the limit.
+
+export const SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS = { limit: 10, windowSeconds: 15 * 60 };
+export const SIGN_IN_LIMIT_PER_ACCOUNT = { limit: 50, windowSeconds: 60 * 60 };
+/** The limit is SIGNUP_LIMIT_PER_HOUR (default 30): a test suite signing up many accounts from one address raises it. */
+export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
+const LONGEST_WINDOW_SECONDS = 60 * 60;
+
+const hash = (label: string, ...parts: string[]) =>
+  `${label}:${createHash("sha256").update(`linkhop-throttle\n${label}\n${parts.join("\n")}`).digest("hex").slice(0, 40)}`;
+
+function signInKeys(email: string, address: string | undefined) {
+  const account = email.trim().toLowerCase();
+  return { pair: hash("signin-pair", account, address ?? "unknown"), account: hash("signin-account", account) };
+}
+
+export type Gate = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** Takes a sign-in attempt for `email` from `address`; call signInSucceeded when the password was right. */
+export async function takeSignInAttempt(email: string, address: string | undefined): Promise<Gate> {
+  const keys = signInKeys(email, address);
+  const pairWait = await takeAttempt(keys.pair, SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.limit, SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.windowSeconds);
+  if (pairWait !== null) return { ok: false, retryAfterSeconds: pairWait };
+  // Refused attempts are not counted per account: one locked-out address cannot lock everyone out.
+  const accountWait = await takeAttempt(keys.account, SIGN_IN_LIMIT_PER_ACCOUNT.limit, SIGN_IN_LIMIT_PER_ACCOUNT.windowSeconds);
+  if (accountWait === null) return { ok: true };
+  await giveBackAttempt(keys.pair);
+  return { ok: false, retryAfterSeconds: accountWait };
+}
+
+/** The password was right: the attempt taken for it is given back. */
+export async function signInSucceeded(email: string, address: string | undefined): Promise<void> {
+  const keys = signInKeys(email, address);
+  await giveBackAttempt(keys.pair);
+  await giveBackAttempt(keys.account);
+}
+
+/** Takes a sign-up attempt from `address` (every attempt counts, accepted or not). */
+export async function takeSignUpAttempt(address: string | undefined): Promise<Gate> {
+  const wait = await takeAttempt(hash("signup", address ?? "unknown"), config().SIGNUP_LIMIT_PER_HOUR, SIGN_UP_WINDOW_SECONDS);
+  return wait === null ? { ok: true } : { ok: false, retryAfterSeconds: wait };
+}
+
+export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many attempts. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+}
+
+/** Drops ended windows (run from the background jobs). */
+export function pruneAuthThrottle(): Promise<number> {
+  return pruneAttempts(LONGEST_WINDOW_SECONDS);
+}
