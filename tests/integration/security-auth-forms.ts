@@ -8,33 +8,33 @@ function unescapeHtml(s: string): string {
   return s.replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 }
 
-/** The hidden fields of the page's forms, in page order. */
-export function formsOf(html: string): [string, string][][] {
-  return [...html.matchAll(/<form\b[^>]*>([\s\S]*?)<\/form>/g)].map((m) =>
-    [...m[1].matchAll(/<input\b[^>]*>/g)]
+/** The page's forms in page order: their inner HTML and hidden fields. */
+export function formsOf(html: string): { html: string; fields: [string, string][] }[] {
+  return [...html.matchAll(/<form\b[^>]*>([\s\S]*?)<\/form>/g)].map((m) => ({
+    html: m[1],
+    fields: [...m[1].matchAll(/<input\b[^>]*>/g)]
       .map((i) => i[0])
       .filter((tag) => /type="hidden"/.test(tag) && /name="/.test(tag))
       .map((tag) => [unescapeHtml(/name="([^"]*)"/.exec(tag)![1]), unescapeHtml(/value="([^"]*)"/.exec(tag)?.[1] ?? "")] as [string, string]),
-  );
+  }));
 }
 
 /**
- * Loads `path`, takes the form whose hidden fields include an action (`which` picks among several),
- * and posts it with `fields`. `headers` go on both requests (cookie, X-Forwarded-For).
+ * Loads `path`, takes the first form that runs an action (and contains the text `containing`, when
+ * given), and posts it with `fields`. `headers` go on both requests (cookie, X-Forwarded-For).
  */
 export async function submitForm(
   baseUrl: string,
   path: string,
   fields: Record<string, string>,
-  opts: { headers?: Record<string, string>; which?: number } = {},
+  opts: { headers?: Record<string, string>; containing?: string } = {},
 ): Promise<FormAnswer> {
   const page = await fetch(`${baseUrl}${path}`, { headers: opts.headers, redirect: "manual" });
   if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}`);
-  const forms = formsOf(await page.text()).filter((f) => f.some(([name]) => name.startsWith("$ACTION")));
-  const form = forms[opts.which ?? 0];
+  const form = formsOf(await page.text()).find((f) => f.fields.some(([name]) => name.startsWith("$ACTION")) && (!opts.containing || f.html.includes(opts.containing)));
   if (!form) throw new Error(`no action form on ${path}`);
   const body = new FormData();
-  for (const [name, value] of form) body.append(name, value);
+  for (const [name, value] of form.fields) body.append(name, value);
   for (const [name, value] of Object.entries(fields)) body.append(name, value);
   const res = await fetch(`${baseUrl}${path}`, { method: "POST", body, headers: opts.headers, redirect: "manual" });
   return {

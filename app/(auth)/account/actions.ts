@@ -33,7 +33,7 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
 export type ResendState = { error?: string; sent?: boolean } | undefined;
 
 /** "Resend" in the verify-your-email notice. */
-export async function resendVerificationAction(): Promise<ResendState> {
+export async function resendVerificationAction(_: ResendState, _form: FormData): Promise<ResendState> {
   const userId = await currentUserId();
   if (!userId) return { error: "Sign in again." };
   try {
