@@ -140,6 +140,9 @@ for (const [name, cmd] of plan) {
       console.log(`\n[test] build: ${why}; rebuilding: npm run build`);
       status = await run(name, cmd);
     }
+  } else if ((name === "integration" || name === "e2e") && results.some(([n, st]) => n === "build" && st !== 0)) {
+    console.error(`[test] ${name}: not run, the build failed (it would test an old build)`);
+    status = 1;
   } else if (name === "e2e" && !chromiumPath()) {
     console.error("[test] no Chromium: set CHROMIUM_PATH, or put `chromium` on PATH (apt-get install -y chromium fonts-liberation; see .ci/run)");
     status = 1;
