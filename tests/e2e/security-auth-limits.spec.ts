@@ -1,0 +1,55 @@
+import { expect, test } from "@playwright/test";
+import { admin, appUrl, PASSWORD, shot, signUp, uniqueEmail, waitForMail } from "./support.ts";
+
+// In the browser: the invitation page's sign-in is limited like the login form, and a new
+// account sees a quiet "verify your email" notice until it follows the mailed link.
+
+test("the invitation page's sign-in stops after 10 failures, the right password too", async ({ page, browser }, testInfo) => {
+  const { slug } = await signUp(page);
+  const invitee = uniqueEmail("limited-invitee");
+  await admin("user:create", { email: invitee, password: PASSWORD });
+  await page.goto(`/w/${slug}/members`);
+  await page.getByRole("button", { name: "Invite member" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add people to the workspace" });
+  await dialog.getByLabel("Email").fill(invitee);
+  await dialog.getByRole("button", { name: "Send invitation" }).click();
+  await page.getByRole("dialog", { name: "Invitation sent" }).getByRole("button", { name: "Done" }).click();
+  const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec((await waitForMail(invitee)).text)![0];
+
+  const other = await browser.newContext({ baseURL: appUrl });
+  const guest = await other.newPage();
+  await guest.goto(link);
+  for (let i = 0; i < 10; i++) {
+    await guest.getByLabel("Password").fill(`guess number ${i}`);
+    await guest.getByRole("button", { name: "Sign in and join" }).click();
+    await expect(guest.getByRole("alert").filter({ hasText: "Wrong password." })).toBeVisible();
+    // The next click must not see this answer's alert: wait for the form to be ready again.
+    await expect(guest.getByRole("button", { name: "Sign in and join" })).toBeEnabled();
+  }
+  await guest.getByLabel("Password").fill(PASSWORD);
+  await guest.getByRole("button", { name: "Sign in and join" }).click();
+  await expect(guest.getByRole("alert").filter({ hasText: "Too many attempts. Try again in 15 minutes." })).toBeVisible();
+  await shot(guest, testInfo, "invite-too-many");
+  await expect(guest).toHaveURL(/\/invite\//);
+  await other.close();
+});
+
+test("a new account works at once, sees a verify-your-email notice, resends, and verifies by the mailed link", async ({ page }, testInfo) => {
+  const { email, slug } = await signUp(page);
+  const notice = page.getByText("Verify your email: we sent a link to");
+  await expect(notice).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Links" })).toBeVisible();
+  await shot(page, testInfo, "verify-notice");
+
+  const first = await waitForMail(email);
+  expect(first.subject).toBe("Confirm your email address for Linkhop");
+  await page.getByRole("button", { name: "Resend" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Sent again." })).toBeVisible();
+
+  const link = /https?:\/\/\S+\/account\/verify\/\S+/.exec(first.text)![0];
+  await page.goto(new URL(link).pathname);
+  await expect(page.getByRole("heading", { name: "Email address confirmed" })).toBeVisible();
+  await page.goto(`/w/${slug}`);
+  await expect(page.getByRole("navigation", { name: "Workspace" })).toBeVisible();
+  await expect(notice).toHaveCount(0);
+});
