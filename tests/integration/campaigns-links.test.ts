@@ -204,3 +204,60 @@ describe("UTM values", () => {
     expect((await api.get(`/api/v1/links/${link.code}`)).body.url).toBe(link.url);
   });
 });
+
+describe("bulk tag edits (the Links page's selection bar)", () => {
+  it("adds and removes a tag on many links in one transaction; only links whose set changed get link.updated with changed: []", async () => {
+    const { retagLinks } = await import("../../lib/links/retag.ts");
+    const { api, events, workspace: w } = await workspace();
+    const a = (await api.post("/api/v1/links", { url: "https://example.com/ra", tags: ["launch"] })).body;
+    const b = (await api.post("/api/v1/links", { url: "https://example.com/rb" })).body;
+    const c = (await api.post("/api/v1/links", { url: "https://example.com/rc", tags: ["old"] })).body;
+    expect(await retagLinks(w, { ids: [a.id, b.id, c.id], add: ["Launch"], remove: ["old"] })).toEqual({ changed: 2 });
+    for (const [code, tags] of [[a.code, ["launch"]], [b.code, ["launch"]], [c.code, ["launch"]]] as const) {
+      expect((await api.get(`/api/v1/links/${code}`)).body.tags).toEqual(tags);
+    }
+    const updated = (await events()).filter((e) => e.type === "link.updated");
+    expect(updated.map((e) => [e.data.link.code, e.data.changed])).toEqual([
+      [b.code, []],
+      [c.code, []],
+    ]);
+    for (const e of updated) expect(Object.keys(e.data.link)).toEqual(WEBHOOK_FIELDS);
+    // nothing to change: no write, no event
+    expect(await retagLinks(w, { ids: [a.id], add: ["launch"], remove: [] })).toEqual({ changed: 0 });
+    expect((await events()).filter((e) => e.type === "link.updated")).toHaveLength(2);
+  });
+
+  it("refuses another workspace's link with 404 and changes nothing; an empty edit is a validation error", async () => {
+    const { retagLinks } = await import("../../lib/links/retag.ts");
+    const mine = await workspace();
+    const theirs = await workspace();
+    const own = (await mine.api.post("/api/v1/links", { url: "https://example.com/own" })).body;
+    const other = (await theirs.api.post("/api/v1/links", { url: "https://example.com/other" })).body;
+    await expect(retagLinks(mine.workspace, { ids: [own.id, other.id], add: ["x"], remove: [] })).rejects.toMatchObject({ code: "not_found" });
+    expect((await mine.api.get(`/api/v1/links/${own.code}`)).body.tags).toEqual([]);
+    expect(await db().tag.count({ where: { workspaceId: mine.workspace.id } })).toBe(0);
+    await expect(retagLinks(mine.workspace, { ids: [own.id], add: [], remove: [] })).rejects.toMatchObject({ code: "validation" });
+  });
+});
+
+describe("UTM templates", () => {
+  it("creates, lists by name and deletes templates; duplicate names (any case) and empty sets are refused", async () => {
+    const { createUtmTemplate, deleteUtmTemplate, listUtmTemplates, utmTemplateSchema } = await import("../../lib/links/utm-templates.ts");
+    const { workspace: w } = await workspace();
+    const other = await workspace();
+    const news = await createUtmTemplate(w, utmTemplateSchema.parse({ name: "Newsletter", utm: { source: "newsletter", medium: "email" } }));
+    await createUtmTemplate(w, utmTemplateSchema.parse({ name: "ads", utm: { source: "google", campaign: "spring" } }));
+    expect(await listUtmTemplates(w)).toEqual([
+      { id: expect.any(Number), name: "ads", utm: { source: "google", campaign: "spring" } },
+      { id: news.id, name: "Newsletter", utm: { source: "newsletter", medium: "email" } },
+    ]);
+    await expect(createUtmTemplate(w, utmTemplateSchema.parse({ name: "NEWSLETTER", utm: { source: "x" } }))).rejects.toMatchObject({
+      code: "validation",
+      message: 'name: a template named "NEWSLETTER" already exists in this workspace',
+    });
+    expect(utmTemplateSchema.safeParse({ name: "empty", utm: { source: "" } }).success).toBe(false);
+    await expect(deleteUtmTemplate(other.workspace, news.id)).rejects.toMatchObject({ code: "not_found" });
+    await deleteUtmTemplate(w, news.id);
+    expect((await listUtmTemplates(w)).map((t) => t.name)).toEqual(["ads"]);
+  });
+});
