@@ -218,3 +218,18 @@ describe("import from other services", () => {
     expect((await api.get("/api/v1/links/bad1")).status).toBe(404);
   });
 });
+
+describe("reference", () => {
+  it("the OpenAPI document and /docs/api cover tags, utm, the tag filter and the export", async () => {
+    const doc = (await client(env.app, null).get("/api/v1/openapi.json")).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/links/export", "/tags", "/tags/{id}"]));
+    expect(Object.keys(doc.components.schemas.CreateLink.properties)).toEqual(expect.arrayContaining(["tags", "utm"]));
+    expect(Object.keys(doc.components.schemas.UpdateLink.properties)).toEqual(expect.arrayContaining(["tags", "utm"]));
+    expect(Object.keys(doc.components.schemas.Link.properties)).toContain("tags");
+    expect(Object.keys(doc.components.schemas.WebhookLink.properties)).not.toContain("tags");
+    expect(doc.paths["/links"].get.parameters.find((p: { name: string }) => p.name === "tag")).toMatchObject({ style: "form", explode: true, schema: { type: "array" } });
+    expect(doc.paths["/links/export"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["domain", "folder", "q", "tag"]);
+    const page = (await client(env.app, null).get("/docs/api")).text;
+    for (const text of ["/api/v1/links/export", "/api/v1/tags", "exportLinks", "utm_source", "text/csv"]) expect(page, text).toContain(text);
+  });
+});
