@@ -28,7 +28,9 @@ export async function exportBatches(workspace: LinkWorkspace, query: ExportLinks
     let after: Pick<Link, "createdAt" | "id"> | null = null;
     for (;;) {
       const where: Prisma.LinkWhereInput = {
-        AND: after ? [...filters, { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] : filters,
+        // createdAt >= is implied by the OR; said on its own it starts the index scan at the last row
+        // seen instead of the workspace's first link (every batch would rescan all earlier ones).
+        AND: after ? [...filters, { createdAt: { gte: after.createdAt } }, { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] : filters,
       };
       const rows = await db().link.findMany({ where, select, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: batchSize });
       if (rows.length === 0) return;
@@ -48,20 +50,31 @@ export async function exportBatches(workspace: LinkWorkspace, query: ExportLinks
   return batches();
 }
 
-/** The export as a byte stream of CSV text (header first, CRLF line ends); pulls one batch per read. */
+/**
+ * The export as a byte stream of CSV text (header first, CRLF line ends). While one batch is being
+ * sent the next is read, so at most two batches are in memory.
+ */
 export async function exportLinksCsv(workspace: LinkWorkspace, query: ExportLinksQuery): Promise<ReadableStream<Uint8Array>> {
   const batches = await exportBatches(workspace, query);
   const encoder = new TextEncoder();
   let headerSent = false;
+  let ahead: Promise<IteratorResult<(string | number)[][]>> | null = null;
+  const read = () => {
+    const p = batches.next();
+    p.catch(() => {}); // surfaced by the pull that awaits it
+    return p;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (!headerSent) {
         headerSent = true;
+        ahead = read();
         controller.enqueue(encoder.encode(toCsv([[...IMPORT_COLUMNS]])));
         return;
       }
       try {
-        const next = await batches.next();
+        const next = await (ahead ?? read());
+        ahead = next.done ? null : read();
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(toCsv(next.value)));
       } catch (e) {
