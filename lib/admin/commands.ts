@@ -1,7 +1,8 @@
 import { parseInput, ServiceError } from "../errors.ts";
 import { addMember } from "../members/index.ts";
 import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
-import { createUser, createWorkspace, findWorkspace, setActive, setPlan } from "../workspaces/index.ts";
+import { isId } from "../ids.ts";
+import { authorize, createUser, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
 
 // The admin CLI's commands (CONTRACT.md, "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
@@ -16,6 +17,19 @@ function str(f: Flags, name: string, required = true): string | undefined {
   }
   if (v === true) throw ServiceError.validation(`--${name} needs a value.`);
   return v;
+}
+
+/** The workspace named by --slug, as the operator (above every role; lib/workspaces/access.ts). */
+async function workspaceOf(f: Flags, permission: Permission) {
+  return (await authorize("operator", str(f, "slug")!, permission)).workspace;
+}
+
+/** --id as a row id: digits only, within the database's id range. */
+function id(f: Flags, what: string): number {
+  const raw = str(f, "id")!;
+  const n = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+  if (!isId(n)) throw ServiceError.validation(`--id must be ${what} id (a positive integer).`);
+  return n;
 }
 
 export const commands: Record<string, Command> = {
@@ -38,7 +52,7 @@ export const commands: Record<string, Command> = {
     flags: ["slug", "name", "expires-in-days"],
     run: async (f) => {
       const { createApiKey } = await import("../keys/index.ts");
-      const ws = await findWorkspace(str(f, "slug")!);
+      const ws = await workspaceOf(f, "keys.manage");
       const k = await createApiKey(ws, { name: str(f, "name", false), expiresInDays: str(f, "expires-in-days", false) ?? null });
       return { id: k.id, key: k.key };
     },
@@ -47,10 +61,8 @@ export const commands: Record<string, Command> = {
     flags: ["slug", "id"],
     run: async (f) => {
       const { revokeApiKey } = await import("../keys/index.ts");
-      const ws = await findWorkspace(str(f, "slug")!);
-      const id = str(f, "id")!;
-      if (!/^\d{1,9}$/.test(id)) throw ServiceError.validation("--id must be a key id (a positive integer).");
-      return revokeApiKey(ws, Number(id));
+      const ws = await workspaceOf(f, "keys.manage");
+      return revokeApiKey(ws, id(f, "a key"));
     },
   },
   "domain:add": { flags: ["slug", "host"], run: (f) => addDomainBySlug(str(f, "slug")!, str(f, "host")!) },
@@ -59,7 +71,7 @@ export const commands: Record<string, Command> = {
     flags: ["slug", "url", "events"],
     run: async (f) => {
       const { createEndpoint, parseEventList } = await import("../webhooks/index.ts");
-      const ws = await findWorkspace(str(f, "slug")!);
+      const ws = await workspaceOf(f, "webhooks.manage");
       const e = await createEndpoint(ws.id, { url: str(f, "url"), events: parseEventList(str(f, "events", false)) });
       return { id: e.id, url: e.url, secret: e.secret, events: e.events };
     },
@@ -68,7 +80,7 @@ export const commands: Record<string, Command> = {
     flags: ["id"],
     run: async (f) => {
       const { sendTestEvent } = await import("../webhooks/index.ts");
-      const r = await sendTestEvent(Number(str(f, "id")));
+      const r = await sendTestEvent(id(f, "an endpoint"));
       if (!r.attempted) throw ServiceError.conflict(r.message ?? "Nothing was sent.");
       return { delivered: r.delivered, status: r.statusCode };
     },

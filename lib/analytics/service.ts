@@ -61,7 +61,7 @@ async function buildQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportI
     bots: input.bots ?? "exclude",
   };
   // existence last (400 before 404/409): another workspace's link is 404, a code on several domains 409
-  if (input.link !== undefined) filters.linkId = (await getLink(workspace, input.link, { domain: input.domain })).id;
+  if (input.link !== undefined) filters.linkId = (await getLink(workspace, { code: input.link, domain: input.domain })).id;
   return {
     query: { workspaceId: workspace.id, start: new Date(range.start), end: new Date(range.end), filters },
     timezone: input.timezone ?? "UTC",

@@ -66,17 +66,17 @@ export function linkRoutes(fixedCode?: string) {
   return {
     GET: apiRoute({
       query: linkRefQuerySchema,
-      run: async ({ workspace, params, query }) => ({ status: 200, body: apiLink(await getLink(workspace, code(params), query)) }),
+      run: async ({ workspace, params, query }) => ({ status: 200, body: apiLink(await getLink(workspace, { code: code(params), ...query })) }),
     }),
     PATCH: apiRoute({
       query: linkRefQuerySchema,
       body: updateLinkSchema,
-      run: async ({ workspace, params, query, body }) => ({ status: 200, body: apiLink((await updateLink(workspace, code(params), query, body)).link) }),
+      run: async ({ workspace, params, query, body }) => ({ status: 200, body: apiLink((await updateLink(workspace, { code: code(params), ...query }, body)).link) }),
     }),
     DELETE: apiRoute({
       query: linkRefQuerySchema,
       run: async ({ workspace, params, query }) => {
-        const r = await deleteLink(workspace, code(params), query);
+        const r = await deleteLink(workspace, { code: code(params), ...query });
         return { status: 200, body: { id: r.id, deleted: true } };
       },
     }),

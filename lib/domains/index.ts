@@ -3,8 +3,10 @@ import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db, uniqueViolation } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
+import { isId } from "../ids.ts";
 import { withEvents } from "../events/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
+import { findWorkspace } from "../workspaces/access.ts";
 import { lookupTxt } from "./dns.ts";
 
 // Custom domains: a workspace adds a host, proves it owns it with a DNS TXT record, and from then
@@ -86,12 +88,6 @@ function requireCustomDomains(ws: WorkspaceRef) {
   }
 }
 
-async function workspaceBySlug(slug: string): Promise<WorkspaceRef> {
-  const ws = await db().workspace.findUnique({ where: { slug }, select: { id: true, slug: true, name: true, plan: true } });
-  if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
-  return ws;
-}
-
 export async function listDomains(workspaceId: number): Promise<DomainView[]> {
   const rows = await db().domain.findMany({
     where: { workspaceId },
@@ -153,7 +149,7 @@ export type VerifyResult = { domain: DomainView; verified: boolean; alreadyVerif
  */
 export async function verifyDomain(workspace: WorkspaceRef, domainId: number): Promise<VerifyResult> {
   requireCustomDomains(workspace);
-  const domain = await db().domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
+  const domain = isId(domainId) ? await db().domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } }) : null;
   if (!domain) throw ServiceError.notFound("No such domain in this workspace.");
   if (domain.verifiedAt) return { domain: view(domain), verified: true, alreadyVerified: true, message: `${domain.host} is verified.` };
 
@@ -185,7 +181,7 @@ export async function verifyDomain(workspace: WorkspaceRef, domainId: number): P
 /** Removes a domain. Refused while links live on it: their short URLs would silently break. */
 export async function removeDomain(workspace: WorkspaceRef, domainId: number): Promise<{ id: number; host: string }> {
   return db().$transaction(async (tx) => {
-    const domain = await tx.domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } });
+    const domain = isId(domainId) ? await tx.domain.findFirst({ where: { id: domainId, workspaceId: workspace.id } }) : null;
     if (!domain) throw ServiceError.notFound("No such domain in this workspace.");
     const links = await tx.link.count({ where: { domainId: domain.id } });
     if (links > 0) {
@@ -196,14 +192,14 @@ export async function removeDomain(workspace: WorkspaceRef, domainId: number): P
   });
 }
 
-// Admin CLI (CONTRACT.md): domain:add --slug --host, domain:verify --slug --host.
+// Admin CLI (README "Admin CLI"): domain:add --slug --host, domain:verify --slug --host.
 export async function addDomainBySlug(slug: string, host: string) {
-  const d = await addDomain(await workspaceBySlug(slug), host);
+  const d = await addDomain(await findWorkspace(slug), host);
   return { id: d.id, host: d.host, txtName: d.txtName, txtValue: d.txtValue };
 }
 
 export async function verifyDomainBySlug(slug: string, host: string) {
-  const ws = await workspaceBySlug(slug);
+  const ws = await findWorkspace(slug);
   const d = await findDomain(ws.id, host);
   const r = await verifyDomain(ws, d.id);
   if (!r.verified) throw ServiceError.validation(r.message);

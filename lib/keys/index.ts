@@ -3,6 +3,7 @@ import { z } from "zod";
 import { db } from "../db/client.ts";
 import type { ApiKey, Workspace } from "../db/generated/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
+import { isId } from "../ids.ts";
 import { planOf } from "../plans/index.ts";
 import { randomBase62 } from "./random.ts";
 
@@ -87,7 +88,7 @@ export async function createApiKey(workspace: Pick<Workspace, "id">, input: Crea
 
 /** Revokes a key of the workspace (idempotent: revoking a revoked key keeps its first revocation time). */
 export async function revokeApiKey(workspace: Pick<Workspace, "id">, id: number): Promise<{ id: number; revoked: true }> {
-  if (!Number.isSafeInteger(id) || id <= 0) throw ServiceError.validation("The key id must be a positive integer.");
+  if (!isId(id)) throw ServiceError.validation("The key id must be a positive integer.");
   const key = await db().apiKey.findFirst({ where: { id, workspaceId: workspace.id }, select: { id: true, revokedAt: true } });
   if (!key) throw ServiceError.notFound(`No API key ${id} in this workspace.`);
   if (!key.revokedAt) await db().apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });

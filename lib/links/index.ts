@@ -15,6 +15,7 @@ export {
   type BulkOptions,
   type LinkWorkspace,
   type UpdateResult,
+  type LinkRef,
 } from "./service.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";

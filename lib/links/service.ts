@@ -4,6 +4,7 @@ import { db, uniqueViolation, type DbOrTx, type Tx } from "../db/client.ts";
 import { Prisma, type Link, type Workspace } from "../db/generated/client.ts";
 import { joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
+import { isId } from "../ids.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { reserveLinkAllowance } from "./allowance.ts";
 import { linkFilters } from "./filters.ts";
@@ -28,7 +29,6 @@ import {
   MAX_URL_LENGTH,
   PAGE_DEFAULT,
   type CreateLinkInput,
-  type LinkRefQuery,
   type ListLinksQuery,
   type UpdateLinkInput,
 } from "./schemas.ts";
@@ -269,30 +269,54 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
 // Read, edit, delete one link
 
 /**
- * The caller's link by code and optional domain (README "API", /links/{code}): with a domain, the link on it; without,
- * the one link with that code on any of the workspace's domains, 409 ambiguous_code when several
- * have it. Another workspace's link is 404. With `lock`, the row is locked (FOR UPDATE) and read again.
+ * How a caller names one of its links: by id (the app), or by code and optional domain host (the
+ * API, README "API" /links/{code}).
  */
-async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined, lock = false): Promise<LinkWithHost> {
-  if (!codeSchema.safeParse(code).success) throw ServiceError.notFound();
+export type LinkRef = { id: number } | { code: string; domain?: string };
+
+/** A LinkRef with its domain host resolved (the domain query is checked before the transaction). */
+type ResolvedRef = { id: number } | { code: string; domain: ResolvedDomain | undefined };
+
+async function resolveRef(workspace: LinkWorkspace, ref: LinkRef): Promise<ResolvedRef> {
+  if ("id" in ref) return { id: ref.id };
+  return { code: ref.code, domain: ref.domain === undefined ? undefined : await resolveQueryDomain(workspace, ref.domain) };
+}
+
+/**
+ * The caller's link. By id: that link of the workspace. By code: with a domain, the link on it;
+ * without, the one link with that code on any of the workspace's domains, 409 ambiguous_code when
+ * several have it. Another workspace's link is 404. With `lock`, the row is locked (FOR UPDATE)
+ * and read again.
+ */
+async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, ref: ResolvedRef, lock = false): Promise<LinkWithHost> {
   let link: Link;
-  if (domain) {
-    const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } } });
-    if (!found || found.workspaceId !== workspace.id) throw ServiceError.notFound();
+  let domain: ResolvedDomain | undefined;
+  if ("id" in ref) {
+    const found = isId(ref.id) ? await client.link.findFirst({ where: { id: ref.id, workspaceId: workspace.id } }) : null;
+    if (!found) throw ServiceError.notFound();
     link = found;
   } else {
-    const found = await client.link.findMany({ where: { workspaceId: workspace.id, code }, orderBy: { domainKey: "asc" } });
-    if (found.length === 0) throw ServiceError.notFound();
-    if (found.length > 1) {
-      const hosts = await customHosts(client, found);
-      throw ServiceError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
+    const code = ref.code;
+    domain = ref.domain;
+    if (!codeSchema.safeParse(code).success) throw ServiceError.notFound();
+    if (domain) {
+      const found = await client.link.findUnique({ where: { domainKey_code: { domainKey: domain.domainKey, code } } });
+      if (!found || found.workspaceId !== workspace.id) throw ServiceError.notFound();
+      link = found;
+    } else {
+      const found = await client.link.findMany({ where: { workspaceId: workspace.id, code }, orderBy: { domainKey: "asc" } });
+      if (found.length === 0) throw ServiceError.notFound();
+      if (found.length > 1) {
+        const hosts = await customHosts(client, found);
+        throw ServiceError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
+      }
+      link = found[0];
     }
-    link = found[0];
   }
   if (lock) {
     const locked = await client.$queryRaw<{ id: number }[]>`SELECT "id" FROM "Link" WHERE "id" = ${link.id}::int FOR UPDATE`;
     const again = locked.length ? await client.link.findUnique({ where: { id: link.id } }) : null;
-    if (!again || again.workspaceId !== workspace.id || again.code !== code) throw ServiceError.notFound();
+    if (!again || again.workspaceId !== workspace.id || ("code" in ref && again.code !== ref.code)) throw ServiceError.notFound();
     link = again;
   }
   const host = link.domainId === null ? hostOf(link) : (domain?.host ?? (await customHosts(client, [link])).get(link.domainId)!);
@@ -307,14 +331,9 @@ async function customHosts(client: DbOrTx, links: Pick<Link, "domainId">[]): Pro
   return new Map(rows.map((d) => [d.id, d.host]));
 }
 
-async function queryDomain(workspace: LinkWorkspace, query: LinkRefQuery): Promise<ResolvedDomain | undefined> {
-  return query.domain === undefined ? undefined : resolveQueryDomain(workspace, query.domain);
-}
-
 /** One link of the workspace (GET /api/v1/links/{code}). */
-export async function getLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery = {}): Promise<LinkWithHost> {
-  const domain = await queryDomain(workspace, query);
-  return findOwnLink(db(), workspace, code, domain);
+export async function getLink(workspace: LinkWorkspace, ref: LinkRef): Promise<LinkWithHost> {
+  return findOwnLink(db(), workspace, await resolveRef(workspace, ref));
 }
 
 /** Targeting in one canonical form (sorted keys); null when it targets nothing. */
@@ -351,8 +370,8 @@ export type UpdateResult = {
  * Edits one link (link.updated { link, changed }). An edit that changes nothing writes nothing and
  * sends no event; one that changes only settings outside the link object sends changed: [].
  */
-export async function updateLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery, patch: UpdateLinkInput): Promise<UpdateResult> {
-  const domain = await queryDomain(workspace, query);
+export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: UpdateLinkInput): Promise<UpdateResult> {
+  const resolved = await resolveRef(workspace, ref);
   if (patch.utm && patch.url !== undefined) {
     const url = mergedUrl(patch.url, patch.utm);
     if (typeof url !== "string") throw linkValidation([url]);
@@ -365,7 +384,7 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
   const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
 
   return withEvents(async (tx, emit) => {
-    const before = await findOwnLink(tx, workspace, code, domain, true);
+    const before = await findOwnLink(tx, workspace, resolved, true);
     const denylisted = keptDenylistedDestinations(before, patch);
     if (denylisted.length) throw linkValidation(denylisted);
     if (patch.utm && patch.url === undefined) {
@@ -416,10 +435,10 @@ export async function updateLink(workspace: LinkWorkspace, code: string, query: 
 }
 
 /** Deletes one link (link.deleted { link as it was }). Its allowance unit is not given back. */
-export async function deleteLink(workspace: LinkWorkspace, code: string, query: LinkRefQuery = {}): Promise<{ id: number; deleted: true; link: LinkWithHost }> {
-  const domain = await queryDomain(workspace, query);
+export async function deleteLink(workspace: LinkWorkspace, ref: LinkRef): Promise<{ id: number; deleted: true; link: LinkWithHost }> {
+  const resolved = await resolveRef(workspace, ref);
   return withEvents(async (tx, emit) => {
-    const before = await findOwnLink(tx, workspace, code, domain, true);
+    const before = await findOwnLink(tx, workspace, resolved, true);
     await tx.link.delete({ where: { id: before.id } });
     await emit(workspace, "link.deleted", { link: webhookLink(before) });
     return { id: before.id, deleted: true as const, link: before };

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { withEvents } from "../events/index.ts";
 import { parseInput, ServiceError } from "../errors.ts";
+import { isId, MAX_ID } from "../ids.ts";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
-import { atLeast, emailSchema, requireRole } from "../workspaces/index.ts";
+import { authorize, can, emailSchema } from "../workspaces/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
 export const roleSchema = z.enum(["owner", "admin", "member"], { message: "Role must be owner, admin or member." });
@@ -103,14 +104,14 @@ async function ownerCount(tx: Tx, workspaceId: number) {
   return tx.membership.count({ where: { workspaceId, role: "owner" } });
 }
 
-const manageSchema = z.object({ membershipId: z.coerce.number().int().positive(), role: roleSchema });
+const manageSchema = z.object({ membershipId: z.coerce.number().int().positive().max(MAX_ID), role: roleSchema });
 
 export async function changeRole(actorUserId: number, slug: string, input: { membershipId: unknown; role: unknown }) {
   const { membershipId, role } = parseInput(manageSchema, input);
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
-    if (!atLeast(actor.role, "admin")) throw ServiceError.forbidden("Only owners and admins can change roles.");
-    if ((target.role === "owner" || role === "owner") && actor.role !== "owner") {
+    if (!can(actor.role, "members.manage")) throw ServiceError.forbidden("Only owners and admins can change roles.");
+    if ((target.role === "owner" || role === "owner") && !can(actor.role, "owners.manage")) {
       throw ServiceError.forbidden("Only an owner can make someone an owner or change an owner's role.");
     }
     if (target.role === role) return { id: target.id, email: target.user.email, role };
@@ -125,12 +126,12 @@ export async function changeRole(actorUserId: number, slug: string, input: { mem
 /** Removes a member; anyone may leave on their own, except the last owner. */
 export async function removeMember(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
-  if (!Number.isInteger(membershipId) || membershipId <= 0) throw ServiceError.validation("Choose a member.");
+  if (!isId(membershipId)) throw ServiceError.validation("Choose a member.");
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     const self = actor.id === target.id;
-    if (!self && !atLeast(actor.role, "admin")) throw ServiceError.forbidden("Only owners and admins can remove members.");
-    if (!self && target.role === "owner" && actor.role !== "owner") throw ServiceError.forbidden("Only an owner can remove an owner.");
+    if (!self && !can(actor.role, "members.manage")) throw ServiceError.forbidden("Only owners and admins can remove members.");
+    if (!self && target.role === "owner" && !can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can remove an owner.");
     if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
       throw ServiceError.conflict("The last owner cannot leave. Transfer ownership first.");
     }
@@ -142,10 +143,10 @@ export async function removeMember(actorUserId: number, slug: string, membership
 /** The owner hands ownership to another member and stays on as an admin. */
 export async function transferOwnership(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
-  if (!Number.isInteger(membershipId) || membershipId <= 0) throw ServiceError.validation("Choose a member.");
+  if (!isId(membershipId)) throw ServiceError.validation("Choose a member.");
   return serializable(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
-    if (actor.role !== "owner") throw ServiceError.forbidden("Only an owner can transfer ownership.");
+    if (!can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can transfer ownership.");
     if (actor.id === target.id) throw ServiceError.validation("Choose another member to transfer ownership to.");
     await tx.membership.update({ where: { id: target.id }, data: { role: "owner" } });
     await tx.membership.update({ where: { id: actor.id }, data: { role: "admin" } });
@@ -155,7 +156,7 @@ export async function transferOwnership(actorUserId: number, slug: string, membe
 
 /** The Members page's "Add existing account": owners and admins; only owners add owners. */
 export async function addMemberAs(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<MemberView> {
-  const m = await requireRole(actorUserId, slug, "admin");
-  if (input.role === "owner" && m.role !== "owner") throw ServiceError.forbidden("Only an owner can add another owner.");
+  const m = await authorize({ userId: actorUserId }, slug, "members.manage");
+  if (input.role === "owner" && !can(m.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can add another owner.");
   return addMember({ slug, email: input.email, role: input.role });
 }

@@ -3,10 +3,11 @@ import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
+import { isId } from "../ids.ts";
 import { withEvents } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
 import { markEmailVerified } from "../auth/verification.ts";
-import { emailSchema, requireRole } from "../workspaces/index.ts";
+import { authorize, can, emailSchema } from "../workspaces/index.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
@@ -56,9 +57,9 @@ export type InviteResult = { id: number; email: string; role: Role; url: string;
  * link so it can be passed on by hand.
  */
 export async function inviteMember(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<InviteResult> {
-  const actor = await requireRole(actorUserId, slug, "admin");
+  const actor = await authorize({ userId: actorUserId }, slug, "members.manage");
   const { email, role } = parseInput(inviteSchema, input);
-  if (role === "owner" && actor.role !== "owner") throw ServiceError.forbidden("Only an owner can invite another owner.");
+  if (role === "owner" && !can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can invite another owner.");
   const ws = actor.workspace;
 
   const token = randomBytes(32).toString("base64url");
@@ -102,9 +103,9 @@ export async function inviteMember(actorUserId: number, slug: string, input: { e
 }
 
 export async function revokeInvitation(actorUserId: number, slug: string, invitationId: unknown) {
-  const actor = await requireRole(actorUserId, slug, "admin");
+  const actor = await authorize({ userId: actorUserId }, slug, "members.manage");
   const id = Number(invitationId);
-  if (!Number.isInteger(id) || id <= 0) throw ServiceError.validation("Choose an invitation.");
+  if (!isId(id)) throw ServiceError.validation("Choose an invitation.");
   const r = await db().invitation.deleteMany({ where: { id, workspaceId: actor.workspace.id, acceptedAt: null } });
   if (r.count === 0) throw ServiceError.notFound("That invitation no longer exists.");
   return { id };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { db, type Tx } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
+import { isId } from "../ids.ts";
 import { SELECTABLE_EVENT_TYPES } from "../events/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { checkWebhookUrl } from "./guard.ts";
@@ -104,7 +105,7 @@ export async function createEndpoint(workspaceId: number, input: unknown): Promi
 }
 
 async function findOwned(workspaceId: number, id: number): Promise<EndpointRow> {
-  const e = Number.isInteger(id) ? await db().webhookEndpoint.findFirst({ where: { id, workspaceId } }) : null;
+  const e = isId(id) ? await db().webhookEndpoint.findFirst({ where: { id, workspaceId } }) : null;
   if (!e) throw ServiceError.notFound("No such webhook endpoint.");
   return e;
 }

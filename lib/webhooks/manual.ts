@@ -1,4 +1,5 @@
 import { db } from "../db/client.ts";
+import { isId } from "../ids.ts";
 import { ServiceError } from "../errors.ts";
 import { newEventId, serializeEnvelope } from "../events/index.ts";
 import { assertWritable } from "../workspaces/writable.ts";
@@ -11,7 +12,7 @@ export const TEST_MESSAGE = "This is a test event from Linkhop. Your endpoint is
 
 /** Sends webhook.test to one endpoint (of `workspaceId` when given; the admin CLI passes none). */
 export async function sendTestEvent(endpointId: number, workspaceId?: number): Promise<AttemptResult & { eventId: string }> {
-  const ep = Number.isInteger(endpointId)
+  const ep = isId(endpointId)
     ? await db().webhookEndpoint.findFirst({ where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) }, include: { workspace: true } })
     : null;
   if (!ep) throw ServiceError.notFound("No such webhook endpoint.");
@@ -29,7 +30,7 @@ export async function sendTestEvent(endpointId: number, workspaceId?: number): P
 
 /** One attempt now of an existing delivery, logged like any other (marked manual). */
 export async function resendDelivery(workspaceId: number, deliveryId: number): Promise<AttemptResult> {
-  const d = Number.isInteger(deliveryId)
+  const d = isId(deliveryId)
     ? await db().delivery.findFirst({ where: { id: deliveryId, endpoint: { workspaceId } }, select: { id: true } })
     : null;
   if (!d) throw ServiceError.notFound("No such delivery.");

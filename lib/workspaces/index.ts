@@ -7,9 +7,21 @@ import { isPlanId, plans } from "../plans/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
 
-export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
+import { authorize, findWorkspace } from "./access.ts";
 
-export const ROLE_RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
+export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
+export {
+  atLeast,
+  authorize,
+  can,
+  findWorkspace,
+  membershipOf,
+  PERMISSIONS,
+  ROLE_RANK,
+  type Actor,
+  type Permission,
+  type WorkspaceContext,
+} from "./access.ts";
 
 export const emailSchema = z
   .string()
@@ -109,12 +121,6 @@ export async function createWorkspace(input: unknown) {
 
 const RESERVED_SLUGS = new Set(["new", "settings", "api", "admin"]);
 
-export async function findWorkspace(slug: string) {
-  const ws = await db().workspace.findUnique({ where: { slug } });
-  if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
-  return ws;
-}
-
 export async function setPlan(slug: string, plan: string) {
   if (!isPlanId(plan)) throw ServiceError.validation(`Unknown plan ${plan}. Plans: ${Object.keys(plans()).join(", ")}.`);
   await findWorkspace(slug);
@@ -140,31 +146,8 @@ export async function setActive(slug: string, active: boolean) {
   });
 }
 
-/** The caller's membership in a workspace, or null (the app answers 404 for non-members). */
-export async function membershipOf(userId: number, slug: string) {
-  // A slug from a URL that no workspace can have (NUL bytes, 10 kB) is not sent to the database.
-  if (typeof slug !== "string" || slug.length > 64 || slug.includes("\0")) return null;
-  const m = await db().membership.findFirst({
-    where: { userId, workspace: { slug } },
-    include: { workspace: true },
-  });
-  return m ? { role: m.role, membershipId: m.id, workspace: m.workspace } : null;
-}
-
-export function atLeast(role: Role, min: Role): boolean {
-  return ROLE_RANK[role] >= ROLE_RANK[min];
-}
-
-/** Throws forbidden unless the user holds `min` or higher; not_found when not a member at all. */
-export async function requireRole(userId: number, slug: string, min: Role) {
-  const m = await membershipOf(userId, slug);
-  if (!m) throw ServiceError.notFound("Workspace not found.");
-  if (!atLeast(m.role, min)) throw ServiceError.forbidden(`Only a workspace ${min === "owner" ? "owner" : "owner or admin"} can do this.`);
-  return m;
-}
-
 export async function renameWorkspace(userId: number, slug: string, name: unknown) {
-  const m = await requireRole(userId, slug, "admin");
+  const m = await authorize({ userId }, slug, "workspace.manage");
   const clean = parse(workspaceNameSchema, name);
   await db().workspace.update({ where: { id: m.workspace.id }, data: { name: clean } });
   return { slug, name: clean };

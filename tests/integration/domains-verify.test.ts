@@ -129,7 +129,7 @@ describe("custom domains", () => {
     await domains.verifyDomain(w, d.id);
     const link = await links.createLink(w, { url: "https://example.com/x", domain: "rm.example.test", alias: "rm" });
     await expect(domains.removeDomain(w, d.id)).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/1 link still uses rm.example.test/) });
-    await links.deleteLink(w, link.code, { domain: "rm.example.test" });
+    await links.deleteLink(w, { code: link.code, domain: "rm.example.test" });
     expect(await domains.removeDomain(w, d.id)).toEqual({ id: d.id, host: "rm.example.test" });
     expect(await domains.listDomains(w.id)).toEqual([]);
   });

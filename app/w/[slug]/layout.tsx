@@ -1,11 +1,10 @@
 import Link from "next/link";
-import { currentUserId } from "@/lib/auth";
 import { DEACTIVATED_MESSAGE, workspacesOf } from "@/lib/workspaces";
 import { planOf } from "@/lib/plans";
 import { signOutAction } from "@/app/(auth)/actions";
 import { VerifyEmailNotice } from "@/app/(auth)/account/verify-notice";
 import { unverifiedEmailOf } from "@/lib/auth/verification";
-import { requireMember } from "./access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { NavLinks } from "./nav-links";
 import { WorkspaceSwitcher } from "./workspace-switcher";
 
@@ -13,8 +12,7 @@ export const dynamic = "force-dynamic";
 
 export default async function WorkspaceLayout({ children, params }: { children: React.ReactNode; params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, role } = await requireMember(slug);
-  const userId = (await currentUserId())!;
+  const { workspace, role, userId, can } = await workspacePage(slug);
   const [all, unverifiedEmail] = await Promise.all([workspacesOf(userId), unverifiedEmailOf(userId)]);
   const plan = planOf(workspace.plan);
   return (
@@ -40,7 +38,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
             {!workspace.active && <span className="ml-1 font-medium text-red-600">· inactive</span>}
           </p>
         </div>
-        <NavLinks slug={slug} canManage={role !== "member"} />
+        <NavLinks slug={slug} canManage={can("webhooks.view")} />
         <div className="hidden gap-4 p-4 md:absolute md:bottom-0 md:flex">
           <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
             Account

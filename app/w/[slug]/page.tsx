@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { monthOf } from "@/lib/links/allowance";
 import { planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
-import { requireMember } from "./access";
+import { workspacePage } from "@/lib/actions/workspace";
 
 export default async function WorkspaceHome({
   params,
@@ -14,7 +14,7 @@ export default async function WorkspaceHome({
 }) {
   const { slug } = await params;
   const { joined } = await searchParams;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
   const month = monthOf();
   const [links, usage, members] = await Promise.all([

@@ -2,13 +2,13 @@ import type { Metadata } from "next";
 import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { PageHeader } from "@/components/ui";
 import { analyticsReport, pageParams } from "@/lib/analytics/report";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 
 export const metadata: Metadata = { title: "Analytics" };
 
 export default async function AnalyticsPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { slug } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const report = await analyticsReport(workspace, pageParams(await searchParams));
   return (
     <>

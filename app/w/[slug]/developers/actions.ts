@@ -1,5 +1,7 @@
 "use server";
-import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { workspaceAction } from "@/lib/actions/workspace";
+import { idSchema } from "@/lib/ids";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -12,110 +14,50 @@ import {
   type AttemptResult,
   type EndpointView,
 } from "@/lib/webhooks";
-import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
-import { requireMember } from "../access";
 
-// The Developers page's actions: owners and admins only, each scoped to the workspace in the URL.
-
-async function manager(slug: string) {
-  const m = await requireMember(slug, "admin");
-  return m.allowed ? m : null;
-}
-const forbidden = { ok: false as const, code: "forbidden", error: "Only owners and admins can manage webhooks." };
+// The Developers page's actions: owners and admins only (webhooks.manage), each scoped to the
+// workspace in the URL. The endpoint fields are checked by lib/webhooks, which names the problem.
 
 export type EndpointInput = { url: string; description: string; events: "all" | string[] };
 export type AttemptSummary = Pick<AttemptResult, "attempted" | "delivered" | "outcome" | "statusCode" | "message">;
 
 const summary = (r: AttemptResult): AttemptSummary => ({ attempted: r.attempted, delivered: r.delivered, outcome: r.outcome, statusCode: r.statusCode, message: r.message });
+const endpoint = z.object({ id: idSchema });
+const endpointPage = (input: { id: number }) => `/developers/${input.id}`;
 
-export async function createEndpointAction(slug: string, input: EndpointInput): Promise<ActionResult<EndpointView>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const { secret: _secret, ...view } = await createEndpoint(m.workspace.id, input);
-    revalidatePath(`/w/${slug}/developers`);
-    return ok(view);
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const createEndpointAction = workspaceAction(
+  { permission: "webhooks.manage", schema: z.unknown(), revalidate: "/developers" },
+  async ({ workspace }, input): Promise<EndpointView> => {
+    const { secret: _secret, ...view } = await createEndpoint(workspace.id, input);
+    return view;
+  },
+);
 
-export async function updateEndpointAction(slug: string, id: number, input: EndpointInput): Promise<ActionResult<EndpointView>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const view = await updateEndpoint(m.workspace.id, id, input);
-    revalidatePath(`/w/${slug}/developers`, "layout");
-    return ok(view);
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const updateEndpointAction = workspaceAction(
+  { permission: "webhooks.manage", schema: z.object({ id: idSchema, input: z.unknown() }), revalidate: { path: "/developers", layout: true } },
+  async ({ workspace }, { id, input }) => updateEndpoint(workspace.id, id, input),
+);
 
-export async function setEnabledAction(slug: string, id: number, enabled: boolean): Promise<ActionResult<EndpointView>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const view = await setEndpointEnabled(m.workspace.id, id, enabled);
-    revalidatePath(`/w/${slug}/developers`, "layout");
-    return ok(view);
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const setEnabledAction = workspaceAction(
+  { permission: "webhooks.manage", schema: z.object({ id: idSchema, enabled: z.boolean() }), revalidate: { path: "/developers", layout: true } },
+  async ({ workspace }, { id, enabled }) => setEndpointEnabled(workspace.id, id, enabled),
+);
 
-export async function deleteEndpointAction(slug: string, id: number): Promise<ActionResult<{ id: number }>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    await deleteEndpoint(m.workspace.id, id);
-    revalidatePath(`/w/${slug}/developers`);
-    return ok({ id });
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const deleteEndpointAction = workspaceAction({ permission: "webhooks.manage", schema: endpoint, revalidate: "/developers" }, async ({ workspace }, { id }) => {
+  await deleteEndpoint(workspace.id, id);
+  return { id };
+});
 
-export async function revealSecretAction(slug: string, id: number): Promise<ActionResult<string>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    return ok(await revealSecret(m.workspace.id, id));
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const revealSecretAction = workspaceAction({ permission: "webhooks.view", schema: endpoint }, async ({ workspace }, { id }) => revealSecret(workspace.id, id));
 
-export async function replaceSecretAction(slug: string, id: number): Promise<ActionResult<string>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    return ok(await replaceSecret(m.workspace.id, id));
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const replaceSecretAction = workspaceAction({ permission: "webhooks.manage", schema: endpoint }, async ({ workspace }, { id }) => replaceSecret(workspace.id, id));
 
-export async function sendTestAction(slug: string, id: number): Promise<ActionResult<AttemptSummary>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const r = await sendTestEvent(id, m.workspace.id);
-    revalidatePath(`/w/${slug}/developers/${id}`);
-    return ok(summary(r));
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const sendTestAction = workspaceAction(
+  { permission: "webhooks.manage", schema: endpoint, revalidate: endpointPage },
+  async ({ workspace }, { id }) => summary(await sendTestEvent(id, workspace.id)),
+);
 
-export async function resendAction(slug: string, endpointId: number, deliveryId: number): Promise<ActionResult<AttemptSummary>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const r = await resendDelivery(m.workspace.id, deliveryId);
-    revalidatePath(`/w/${slug}/developers/${endpointId}`);
-    return ok(summary(r));
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const resendAction = workspaceAction(
+  { permission: "webhooks.manage", schema: z.object({ id: idSchema, deliveryId: idSchema }), revalidate: endpointPage },
+  async ({ workspace }, { deliveryId }) => summary(await resendDelivery(workspace.id, deliveryId)),
+);

@@ -13,7 +13,7 @@ export function EnabledSwitch({ slug, id, enabled, url }: { slug: string; id: nu
   const router = useRouter();
   const toast = useToast();
   const toggle = useMutation({
-    mutationFn: (on: boolean) => run(setEnabledAction(slug, id, on)),
+    mutationFn: (on: boolean) => run(setEnabledAction(slug, { id, enabled: on })),
     onSuccess: (ep) => {
       toast(ep.enabled ? "Endpoint enabled" : "Endpoint disabled; nothing is sent to it until you enable it again");
       router.refresh();
@@ -40,7 +40,7 @@ export function DeleteEndpointButton({ slug, id, url }: { slug: string; id: numb
   const router = useRouter();
   const toast = useToast();
   const remove = useMutation({
-    mutationFn: () => run(deleteEndpointAction(slug, id)),
+    mutationFn: () => run(deleteEndpointAction(slug, { id })),
     onSuccess: () => {
       toast("Endpoint removed");
       router.push(`/w/${slug}/developers`);

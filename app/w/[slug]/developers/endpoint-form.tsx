@@ -121,7 +121,7 @@ export function EditEndpointForm({ slug, id, initial, eventTypes }: { slug: stri
   const router = useRouter();
   const toast = useToast();
   const save = useMutation({
-    mutationFn: (v: EndpointInput) => run(updateEndpointAction(slug, id, v)),
+    mutationFn: (v: EndpointInput) => run(updateEndpointAction(slug, { id, input: v })),
     onSuccess: () => {
       toast("Endpoint saved");
       router.refresh();

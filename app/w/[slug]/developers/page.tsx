@@ -5,7 +5,7 @@ import { planOf, plans, webhooksAllowed } from "@/lib/plans";
 import { listEndpoints } from "@/lib/webhooks";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { EnabledSwitch } from "./endpoint-controls";
 import { AddEndpointButton } from "./endpoint-form";
 import { describeEvents, formatTime } from "./format";
@@ -15,8 +15,8 @@ export const metadata: Metadata = { title: "Developers" };
 
 export default async function DevelopersPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, allowed } = await requireMember(slug, "admin");
-  if (!allowed) return <OwnersAndAdminsOnly />;
+  const { workspace, can } = await workspacePage(slug);
+  if (!can("webhooks.view")) return <OwnersAndAdminsOnly />;
 
   const plan = planOf(workspace.plan);
   const canSend = webhooksAllowed(plan);

@@ -1,48 +1,26 @@
 "use server";
-import { revalidatePath } from "next/cache";
-import { addDomain, removeDomain, verifyDomain, type DomainView } from "@/lib/domains";
-import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
-import { requireMember } from "../access";
+import { z } from "zod";
+import { workspaceAction } from "@/lib/actions/workspace";
+import { addDomain, removeDomain, verifyDomain } from "@/lib/domains";
+import { idSchema } from "@/lib/ids";
 
-async function manager(slug: string) {
-  const m = await requireMember(slug, "admin");
-  if (!m.allowed) return null;
-  return m;
-}
-const forbidden = { ok: false as const, code: "forbidden", error: "Only owners and admins can manage domains." };
+// The Domains page's actions: owners and admins only (domains.manage).
 
-export async function addDomainAction(slug: string, host: string): Promise<ActionResult<DomainView>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const d = await addDomain(m.workspace, host);
-    revalidatePath(`/w/${slug}/domains`);
-    return ok(d);
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+const domain = z.object({ id: idSchema });
 
-export async function verifyDomainAction(slug: string, id: number): Promise<ActionResult<{ verified: boolean; message: string }>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const r = await verifyDomain(m.workspace, id);
-    if (r.verified) revalidatePath(`/w/${slug}/domains`);
-    return ok({ verified: r.verified, message: r.message });
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const addDomainAction = workspaceAction({ permission: "domains.manage", schema: z.object({ host: z.unknown() }), revalidate: "/domains" }, async ({ workspace }, { host }) =>
+  addDomain(workspace, host),
+);
 
-export async function removeDomainAction(slug: string, id: number): Promise<ActionResult<{ host: string }>> {
-  const m = await manager(slug);
-  if (!m) return forbidden;
-  try {
-    const r = await removeDomain(m.workspace, id);
-    revalidatePath(`/w/${slug}/domains`);
-    return ok({ host: r.host });
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const verifyDomainAction = workspaceAction(
+  { permission: "domains.manage", schema: domain, revalidate: (_input, r) => ((r as { verified: boolean }).verified ? "/domains" : null) },
+  async ({ workspace }, { id }): Promise<{ verified: boolean; message: string }> => {
+    const r = await verifyDomain(workspace, id);
+    return { verified: r.verified, message: r.message };
+  },
+);
+
+export const removeDomainAction = workspaceAction({ permission: "domains.manage", schema: domain, revalidate: "/domains" }, async ({ workspace }, { id }) => {
+  const r = await removeDomain(workspace, id);
+  return { host: r.host };
+});

@@ -23,7 +23,7 @@ export function AddDomainButton({ slug, disabled }: { slug: string; disabled: bo
   const router = useRouter();
   const toast = useToast();
   const add = useMutation({
-    mutationFn: (h: string) => run(addDomainAction(slug, h)),
+    mutationFn: (h: string) => run(addDomainAction(slug, { host: h })),
     onSuccess: (d) => {
       toast(`${d.host} added. Create the DNS records, then verify.`);
       setOpen(false);
@@ -87,7 +87,7 @@ export function DomainCard({ slug, domain, canManage, canVerify }: { slug: strin
   const [result, setResult] = useState<{ verified: boolean; message: string } | null>(null);
   const [confirm, setConfirm] = useState(false);
   const verify = useMutation({
-    mutationFn: () => run(verifyDomainAction(slug, domain.id)),
+    mutationFn: () => run(verifyDomainAction(slug, { id: domain.id })),
     onSuccess: (r) => {
       setResult(r);
       if (r.verified) {
@@ -98,7 +98,7 @@ export function DomainCard({ slug, domain, canManage, canVerify }: { slug: strin
     onError: (e) => setResult({ verified: false, message: e.message }),
   });
   const remove = useMutation({
-    mutationFn: () => run(removeDomainAction(slug, domain.id)),
+    mutationFn: () => run(removeDomainAction(slug, { id: domain.id })),
     onSuccess: () => {
       toast(`${domain.host} removed`);
       setConfirm(false);

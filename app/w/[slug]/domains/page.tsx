@@ -4,14 +4,15 @@ import { config } from "@/lib/config";
 import { hasFeature, planOf, plans } from "@/lib/plans";
 import { Badge, Card, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { AddDomainButton, DomainCard } from "./domains-client";
 
 export const metadata: Metadata = { title: "Domains" };
 
 export default async function DomainsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, canManage } = await requireMember(slug);
+  const { workspace, can } = await workspacePage(slug);
+  const canManage = can("domains.manage");
   const plan = planOf(workspace.plan);
   const allowed = hasFeature(plan, "CustomDomains");
   const cheapest = Object.values(plans()).find((p) => hasFeature(p, "CustomDomains"));

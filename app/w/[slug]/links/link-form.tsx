@@ -137,7 +137,7 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
 
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>): Promise<ActionResult<{ id: number; short?: string; changed?: boolean }>> =>
-      editing ? updateLinkAction(slug, link!.id, body) : createLinkAction(slug, body),
+      editing ? updateLinkAction(slug, { id: link!.id, patch: body }) : createLinkAction(slug, body as Parameters<typeof createLinkAction>[1]),
     onSuccess: (r) => {
       if (!r.ok) return;
       if (editing) toast(r.data.changed ? "Link saved" : "Nothing changed");

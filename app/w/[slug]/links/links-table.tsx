@@ -77,7 +77,7 @@ export function LinksTable({
 
   const remove = useMutation({
     mutationFn: async (link: ApiLink) => {
-      const r = await deleteLinkAction(slug, link.id);
+      const r = await deleteLinkAction(slug, { id: link.id });
       if (!r.ok) throw new Error(r.error);
       return r.data;
     },

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { listLinks, toApiLink } from "@/lib/links";
 import { buttonClass, PageHeader, secondaryButtonClass } from "@/components/ui";
 import { listTags } from "@/lib/tags";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { folderCounts } from "./data";
 import { FolderTree } from "./folder-tree";
 import { LinksTable } from "./links-table";
@@ -18,7 +18,7 @@ export default async function LinksPage({ params, searchParams }: { params: Prom
   const q = typeof sp.q === "string" ? sp.q.slice(0, 200) : "";
   const folder = typeof sp.folder === "string" ? sp.folder.replace(/^\/+|\/+$/g, "").slice(0, 200) : "";
   const tag = typeof sp.tag === "string" ? sp.tag.trim().slice(0, 50) : "";
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
     listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }).catch(() => ({ links: [], nextCursor: null })),

@@ -1,42 +1,27 @@
 "use server";
-import { revalidatePath } from "next/cache";
+import { z } from "zod";
+import { workspaceAction } from "@/lib/actions/workspace";
+import { idSchema } from "@/lib/ids";
 import { addMemberAs, changeRole, removeMember, transferOwnership } from "@/lib/members";
-import { inviteMember, revokeInvitation, type InviteResult } from "@/lib/members/invitations";
-import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
-import { requireMember } from "../access";
+import { inviteMember, revokeInvitation } from "@/lib/members/invitations";
 
-// Thin wrappers: who may do what is decided in lib/members (one place for app and CLI).
-async function run<T>(slug: string, fn: (userId: number) => Promise<T>, fields?: string[]): Promise<ActionResult<T>> {
-  const { userId } = await requireMember(slug);
-  try {
-    const data = await fn(userId);
-    revalidatePath(`/w/${slug}/members`);
-    return ok(data);
-  } catch (e) {
-    return actionFailure(e, fields);
-  }
-}
+// Thin wrappers: who may do what to whom is decided in lib/members (members.manage, owners.manage;
+// one place for the app and the CLI); here any member may act (members.act), e.g. to leave.
 
-export async function inviteAction(slug: string, input: { email: string; role: string }): Promise<ActionResult<InviteResult>> {
-  return run(slug, (userId) => inviteMember(userId, slug, input));
-}
+const act = { permission: "members.act", revalidate: "/members" } as const;
+const person = z.object({ email: z.unknown(), role: z.unknown() });
+const membership = z.object({ id: idSchema });
 
-export async function addExistingAction(slug: string, input: { email: string; role: string }) {
-  return run(slug, (userId) => addMemberAs(userId, slug, input));
-}
+export const inviteAction = workspaceAction({ ...act, schema: person }, async ({ userId, slug }, input) => inviteMember(userId, slug, input));
 
-export async function changeRoleAction(slug: string, membershipId: number, role: string) {
-  return run(slug, (userId) => changeRole(userId, slug, { membershipId, role }));
-}
+export const addExistingAction = workspaceAction({ ...act, schema: person }, async ({ userId, slug }, input) => addMemberAs(userId, slug, input));
 
-export async function removeMemberAction(slug: string, membershipId: number) {
-  return run(slug, (userId) => removeMember(userId, slug, membershipId));
-}
+export const changeRoleAction = workspaceAction({ ...act, schema: z.object({ id: idSchema, role: z.unknown() }) }, async ({ userId, slug }, { id, role }) =>
+  changeRole(userId, slug, { membershipId: id, role }),
+);
 
-export async function transferOwnershipAction(slug: string, membershipId: number) {
-  return run(slug, (userId) => transferOwnership(userId, slug, membershipId));
-}
+export const removeMemberAction = workspaceAction({ ...act, schema: membership }, async ({ userId, slug }, { id }) => removeMember(userId, slug, id));
 
-export async function revokeInvitationAction(slug: string, invitationId: number) {
-  return run(slug, (userId) => revokeInvitation(userId, slug, invitationId));
-}
+export const transferOwnershipAction = workspaceAction({ ...act, schema: membership }, async ({ userId, slug }, { id }) => transferOwnership(userId, slug, id));
+
+export const revokeInvitationAction = workspaceAction({ ...act, schema: membership }, async ({ userId, slug }, { id }) => revokeInvitation(userId, slug, id));

@@ -155,7 +155,7 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
   const owners = members.filter((m) => m.role === "owner").length;
 
   const role = useMutation({
-    mutationFn: (v: { id: number; role: Role }) => run(changeRoleAction(slug, v.id, v.role)),
+    mutationFn: (v: { id: number; role: Role }) => run(changeRoleAction(slug, { id: v.id, role: v.role })),
     onSuccess: (r) => {
       toast(`${r.email} is now ${r.role === "admin" ? "an admin" : `a ${r.role}`}`);
       router.refresh();
@@ -167,8 +167,8 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
   });
   const act = useMutation({
     mutationFn: async (p: NonNullable<typeof pending>) => {
-      if (p.kind === "remove") return { ...(await run(removeMemberAction(slug, p.member.id))), kind: p.kind };
-      await run(transferOwnershipAction(slug, p.member.id));
+      if (p.kind === "remove") return { ...(await run(removeMemberAction(slug, { id: p.member.id }))), kind: p.kind };
+      await run(transferOwnershipAction(slug, { id: p.member.id }));
       return { kind: p.kind, email: p.member.email, self: false };
     },
     onSuccess: (r) => {
@@ -263,7 +263,7 @@ export function InvitationsTable({ slug, invitations }: { slug: string; invitati
   const router = useRouter();
   const toast = useToast();
   const revoke = useMutation({
-    mutationFn: (inv: InvitationRow) => run(revokeInvitationAction(slug, inv.id)).then(() => inv),
+    mutationFn: (inv: InvitationRow) => run(revokeInvitationAction(slug, { id: inv.id })).then(() => inv),
     onSuccess: (inv) => {
       toast(`Invitation for ${inv.email} revoked`);
       router.refresh();

@@ -2,14 +2,15 @@ import type { Metadata } from "next";
 import { listMembers } from "@/lib/members";
 import { listInvitations } from "@/lib/members/invitations";
 import { PageHeader } from "@/components/ui";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { InviteButton, InvitationsTable, MembersTable } from "./members-client";
 
 export const metadata: Metadata = { title: "Members" };
 
 export default async function MembersPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, role, membershipId, canManage } = await requireMember(slug);
+  const { workspace, role, membershipId, can } = await workspacePage(slug);
+  const canManage = can("members.manage");
   const [members, invitations] = await Promise.all([listMembers(workspace.id), canManage ? listInvitations(workspace.id) : Promise.resolve([])]);
   return (
     <>

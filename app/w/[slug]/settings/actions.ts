@@ -1,20 +1,16 @@
 "use server";
-import { revalidatePath } from "next/cache";
-import { currentUserId } from "@/lib/auth";
-import { ServiceError } from "@/lib/errors";
+import { z } from "zod";
+import { workspaceAction } from "@/lib/actions/workspace";
 import { renameWorkspace } from "@/lib/workspaces";
 
 export type RenameState = { error?: string; ok?: boolean } | undefined;
 
+const rename = workspaceAction(
+  { permission: "workspace.manage", schema: z.object({ name: z.unknown() }), revalidate: { path: "", layout: true } },
+  async ({ userId, slug }, { name }) => renameWorkspace(userId, slug, name),
+);
+
 export async function renameAction(slug: string, _: RenameState, form: FormData): Promise<RenameState> {
-  const userId = await currentUserId();
-  if (!userId) return { error: "Sign in again." };
-  try {
-    await renameWorkspace(userId, slug, form.get("name"));
-  } catch (e) {
-    if (e instanceof ServiceError) return { error: e.message };
-    throw e;
-  }
-  revalidatePath(`/w/${slug}`, "layout");
-  return { ok: true };
+  const r = await rename(slug, { name: form.get("name") });
+  return r.ok ? { ok: true } : { error: r.error };
 }

@@ -1,12 +1,13 @@
 import Link from "next/link";
 import { planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
-import { requireMember } from "../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { RenameForm } from "./rename-form";
 
 export default async function SettingsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, canManage } = await requireMember(slug);
+  const { workspace, can } = await workspacePage(slug);
+  const canManage = can("workspace.manage");
   const plan = planOf(workspace.plan);
   const sections = [
     { href: `/w/${slug}/settings/usage`, title: "Plan and usage", text: "Your plan, links created this month, API rate and webhook endpoints." },

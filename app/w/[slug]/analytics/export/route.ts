@@ -2,13 +2,13 @@ import { exportClicks } from "@/lib/analytics/export";
 import { pageParams } from "@/lib/analytics/report";
 import { analyticsExportQuerySchema } from "@/lib/analytics/schemas";
 import { ServiceError, parseInput } from "@/lib/errors";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 
 // The Analytics page's CSV download: the same export as GET /api/v1/analytics/export, for a signed-in
 // member, with the page's filters.
 export async function GET(req: Request, { params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const search = Object.fromEntries(new URL(req.url).searchParams);
   try {
     const csv = await exportClicks(workspace, parseInput(analyticsExportQuerySchema, pageParams(search)));

@@ -8,7 +8,7 @@ import { planOf, webhooksAllowed } from "@/lib/plans";
 import { deliveryLog, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
 import { Badge, Card, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { DeleteEndpointButton, EnabledSwitch } from "../endpoint-controls";
 import { EditEndpointForm } from "../endpoint-form";
 import { formatTime } from "../format";
@@ -23,8 +23,8 @@ type Props = { params: Promise<{ slug: string; endpointId: string }>; searchPara
 
 export default async function EndpointPage({ params, searchParams }: Props) {
   const { slug, endpointId } = await params;
-  const { workspace, allowed } = await requireMember(slug, "admin");
-  if (!allowed) return <OwnersAndAdminsOnly />;
+  const { workspace, can } = await workspacePage(slug);
+  if (!can("webhooks.view")) return <OwnersAndAdminsOnly />;
   const id = parseIdParam(endpointId);
   if (id === null) notFound();
   let endpoint: EndpointView;

@@ -12,7 +12,7 @@ export function ResendButton({ slug, endpointId, deliveryId }: { slug: string; e
   const router = useRouter();
   const toast = useToast();
   const resend = useMutation({
-    mutationFn: () => run(resendAction(slug, endpointId, deliveryId)),
+    mutationFn: () => run(resendAction(slug, { id: endpointId, deliveryId })),
     onSuccess: (r) => {
       if (!r.attempted) toast(r.message ?? "Nothing was sent.", "error");
       else toast(r.delivered ? `Resent: ${describeOutcome(r.outcome, r.statusCode)}` : `Resend failed: ${describeOutcome(r.outcome, r.statusCode)}`, r.delivered ? "success" : "error");

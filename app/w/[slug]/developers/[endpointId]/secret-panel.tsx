@@ -13,9 +13,9 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [confirm, setConfirm] = useState(false);
   const toast = useToast();
-  const reveal = useMutation({ mutationFn: () => run(revealSecretAction(slug, id)), onSuccess: setSecret });
+  const reveal = useMutation({ mutationFn: () => run(revealSecretAction(slug, { id })), onSuccess: setSecret });
   const replace = useMutation({
-    mutationFn: () => run(replaceSecretAction(slug, id)),
+    mutationFn: () => run(replaceSecretAction(slug, { id })),
     onSuccess: (s) => {
       setSecret(s);
       setConfirm(false);

@@ -10,7 +10,7 @@ import { describeOutcome } from "../format";
 export function TestButton({ slug, id, disabled }: { slug: string; id: number; disabled: boolean }) {
   const router = useRouter();
   const test = useMutation({
-    mutationFn: () => run(sendTestAction(slug, id)),
+    mutationFn: () => run(sendTestAction(slug, { id })),
     onSuccess: () => router.refresh(),
   });
   const r = test.data;

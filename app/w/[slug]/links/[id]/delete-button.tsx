@@ -13,7 +13,7 @@ export function DeleteLinkButton({ slug, id, short }: { slug: string; id: number
   const toast = useToast();
   const remove = useMutation({
     mutationFn: async () => {
-      const r = await deleteLinkAction(slug, id);
+      const r = await deleteLinkAction(slug, { id });
       if (!r.ok) throw new Error(r.error);
     },
     onSuccess: () => {

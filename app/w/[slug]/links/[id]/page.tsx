@@ -9,7 +9,7 @@ import { qrUrl } from "@/lib/analytics/qr";
 import { analyticsReport, pageParams } from "@/lib/analytics/report";
 import { Badge, buttonClass, Card } from "@/components/ui";
 import { denylistedDestinations } from "@/lib/links";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { linkById } from "../data";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
@@ -26,7 +26,7 @@ export default async function LinkPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { slug, id } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
   const report = await analyticsReport(

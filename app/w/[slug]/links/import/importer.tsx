@@ -100,7 +100,7 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     for (let i = 0; i < chunks.length; i++) {
       let r;
       try {
-        r = await importChunkAction(slug, chunks[i], { index: i + 1, count: chunks.length });
+        r = await importChunkAction(slug, { rows: chunks[i], batch: { index: i + 1, count: chunks.length } });
       } catch {
         r = { ok: false as const, error: "The server could not be reached." };
       }

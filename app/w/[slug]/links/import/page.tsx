@@ -3,14 +3,14 @@ import Link from "next/link";
 import { PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
 import { hasFeature, planOf, plans } from "@/lib/plans";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { Importer } from "./importer";
 
 export const metadata: Metadata = { title: "Import links" };
 
 export default async function ImportPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
   const allowed = hasFeature(plan, "BulkLinks");
   const cheapest = Object.values(plans()).find((p) => hasFeature(p, "BulkLinks"));

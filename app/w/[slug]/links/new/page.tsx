@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/ui";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { linkFormContext } from "../data";
 import { LinkForm } from "../link-form";
 
@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "New link" };
 export default async function NewLinkPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ folder?: string }> }) {
   const { slug } = await params;
   const { folder } = await searchParams;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const ctx = await linkFormContext(workspace);
   return (
     <div className="mx-auto max-w-3xl">

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { listApiKeys } from "@/lib/keys";
 import { hasFeature, planOf } from "@/lib/plans";
 import { Badge, Card, EmptyState, PageHeader, TextLink } from "@/components/ui";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { CreateKeyForm } from "./create-key-form";
 import { RevokeKeyButton } from "./revoke-button";
 
@@ -16,7 +16,8 @@ const TONE = { live: "green", revoked: "red", expired: "amber" } as const;
 
 export default async function ApiKeysPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace, canManage } = await requireMember(slug);
+  const { workspace, can } = await workspacePage(slug);
+  const canManage = can("keys.manage");
   const plan = planOf(workspace.plan);
   const keys = await listApiKeys(workspace);
   const live = keys.filter((k) => k.status === "live").length;

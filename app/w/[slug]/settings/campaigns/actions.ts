@@ -1,69 +1,46 @@
 "use server";
 import { revalidatePath } from "next/cache";
-import { actionFailure, ok, type ActionResult } from "@/lib/actions/result";
+import { z } from "zod";
+import { workspaceAction } from "@/lib/actions/workspace";
 import { parseInput } from "@/lib/errors";
+import { idSchema } from "@/lib/ids";
 import { createUtmTemplate, deleteUtmTemplate, utmTemplateSchema } from "@/lib/links/utm-templates";
 import { createTag, createTagSchema, deleteTag, updateTag, updateTagSchema } from "@/lib/tags";
-import { requireMember } from "../../access";
 
-// Tags and UTM templates of a workspace (any member: links name tags anyway). The same services as
-// /api/v1/tags; templates are used by the link form.
+// Tags and UTM templates of a workspace (any member: links name tags anyway, so links.write). The
+// same services as /api/v1/tags; templates are used by the link form.
 
-const page = (slug: string) => `/w/${slug}/settings/campaigns`;
+const page = "/settings/campaigns";
+const byId = z.object({ id: idSchema });
+/** A tag's name and colour show on the Links page too. */
+const linksToo = (slug: string) => revalidatePath(`/w/${slug}/links`);
 
-export async function createTagAction(slug: string, input: unknown): Promise<ActionResult<{ id: number }>> {
-  const { workspace } = await requireMember(slug);
-  try {
-    const tag = await createTag(workspace, parseInput(createTagSchema, input));
-    revalidatePath(page(slug));
-    return ok({ id: tag.id });
-  } catch (e) {
-    return actionFailure(e, ["name", "color"]);
-  }
-}
+export const createTagAction = workspaceAction(
+  { permission: "links.write", schema: z.unknown(), revalidate: page, fields: ["name", "color"] },
+  async ({ workspace }, input) => ({ id: (await createTag(workspace, parseInput(createTagSchema, input))).id }),
+);
 
-export async function updateTagAction(slug: string, id: number, input: unknown): Promise<ActionResult<{ id: number }>> {
-  const { workspace } = await requireMember(slug);
-  try {
+export const updateTagAction = workspaceAction(
+  { permission: "links.write", schema: z.object({ id: idSchema, input: z.unknown() }), revalidate: page, fields: ["name", "color"] },
+  async ({ workspace, slug }, { id, input }) => {
     const tag = await updateTag(workspace, id, parseInput(updateTagSchema, input));
-    revalidatePath(page(slug));
-    revalidatePath(`/w/${slug}/links`);
-    return ok({ id: tag.id });
-  } catch (e) {
-    return actionFailure(e, ["name", "color"]);
-  }
-}
+    linksToo(slug);
+    return { id: tag.id };
+  },
+);
 
-export async function deleteTagAction(slug: string, id: number): Promise<ActionResult<{ id: number }>> {
-  const { workspace } = await requireMember(slug);
-  try {
-    await deleteTag(workspace, id);
-    revalidatePath(page(slug));
-    revalidatePath(`/w/${slug}/links`);
-    return ok({ id });
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const deleteTagAction = workspaceAction({ permission: "links.write", schema: byId, revalidate: page }, async ({ workspace, slug }, { id }) => {
+  await deleteTag(workspace, id);
+  linksToo(slug);
+  return { id };
+});
 
-export async function createUtmTemplateAction(slug: string, input: unknown): Promise<ActionResult<{ id: number }>> {
-  const { workspace } = await requireMember(slug);
-  try {
-    const t = await createUtmTemplate(workspace, parseInput(utmTemplateSchema, input));
-    revalidatePath(page(slug));
-    return ok({ id: t.id });
-  } catch (e) {
-    return actionFailure(e, ["name", "utm"]);
-  }
-}
+export const createUtmTemplateAction = workspaceAction(
+  { permission: "links.write", schema: utmTemplateSchema, revalidate: page, fields: ["name", "utm"] },
+  async ({ workspace }, input) => ({ id: (await createUtmTemplate(workspace, input)).id }),
+);
 
-export async function deleteUtmTemplateAction(slug: string, id: number): Promise<ActionResult<{ id: number }>> {
-  const { workspace } = await requireMember(slug);
-  try {
-    await deleteUtmTemplate(workspace, id);
-    revalidatePath(page(slug));
-    return ok({ id });
-  } catch (e) {
-    return actionFailure(e);
-  }
-}
+export const deleteUtmTemplateAction = workspaceAction({ permission: "links.write", schema: byId, revalidate: page }, async ({ workspace }, { id }) => {
+  await deleteUtmTemplate(workspace, id);
+  return { id };
+});

@@ -75,7 +75,7 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                 {t.links} link{t.links === 1 ? "" : "s"}
               </span>
               <span className="ml-auto flex gap-2">
-                <select aria-label={`Colour of ${t.name}`} value={t.color} onChange={(e) => run(() => updateTagAction(slug, t.id, { color: e.target.value }), "Colour changed")} className={`${inputClass} w-auto py-1`}>
+                <select aria-label={`Colour of ${t.name}`} value={t.color} onChange={(e) => run(() => updateTagAction(slug, { id: t.id, input: { color: e.target.value } }), "Colour changed")} className={`${inputClass} w-auto py-1`}>
                   {colors.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
@@ -85,7 +85,7 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                   className={secondaryButtonClass}
                   onClick={() => {
                     const next = window.prompt(`Rename “${t.name}” to`, t.name);
-                    if (next && next.trim() !== t.name) run(() => updateTagAction(slug, t.id, { name: next }), "Tag renamed");
+                    if (next && next.trim() !== t.name) run(() => updateTagAction(slug, { id: t.id, input: { name: next } }), "Tag renamed");
                   }}
                 >
                   Rename
@@ -94,7 +94,7 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                   type="button"
                   className={`${secondaryButtonClass} hover:text-red-700`}
                   onClick={() => {
-                    if (window.confirm(`Delete the tag “${t.name}”? It is removed from ${t.links} link${t.links === 1 ? "" : "s"}; the links stay.`)) run(() => deleteTagAction(slug, t.id), "Tag deleted");
+                    if (window.confirm(`Delete the tag “${t.name}”? It is removed from ${t.links} link${t.links === 1 ? "" : "s"}; the links stay.`)) run(() => deleteTagAction(slug, { id: t.id }), "Tag deleted");
                   }}
                 >
                   Delete
@@ -148,7 +148,7 @@ export function UtmTemplatesManager({ slug, templates }: { slug: string; templat
               <span className="font-mono text-xs text-slate-600">
                 {FIELDS.filter((f) => t.utm[f]).map((f) => `utm_${f}=${t.utm[f]}`).join(" · ")}
               </span>
-              <button type="button" className={`${secondaryButtonClass} ml-auto hover:text-red-700`} onClick={() => run(() => deleteUtmTemplateAction(slug, t.id), "Template deleted")}>
+              <button type="button" className={`${secondaryButtonClass} ml-auto hover:text-red-700`} onClick={() => run(() => deleteUtmTemplateAction(slug, { id: t.id }), "Template deleted")}>
                 Delete
               </button>
             </li>

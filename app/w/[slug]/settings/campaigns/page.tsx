@@ -2,14 +2,14 @@ import type { Metadata } from "next";
 import { listUtmTemplates } from "@/lib/links/utm-templates";
 import { listTags, tagLinkCounts, TAG_COLORS } from "@/lib/tags";
 import { PageHeader } from "@/components/ui";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { TagsManager, UtmTemplatesManager } from "./managers";
 
 export const metadata: Metadata = { title: "Tags and UTM templates" };
 
 export default async function CampaignSettingsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const [tags, counts, templates] = await Promise.all([listTags(workspace), tagLinkCounts(workspace), listUtmTemplates(workspace)]);
   return (
     <div className="mx-auto max-w-3xl space-y-6">

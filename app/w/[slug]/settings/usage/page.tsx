@@ -6,7 +6,7 @@ import { monthOf } from "@/lib/links/allowance";
 import { FEATURES, hasFeature, planOf, plans, webhooksAllowed, type Feature } from "@/lib/plans";
 import { ProgressBar } from "@/components/progress";
 import { Badge, Card, PageHeader } from "@/components/ui";
-import { requireMember } from "../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 
 export const metadata: Metadata = { title: "Plan and usage" };
 
@@ -22,7 +22,7 @@ const FEATURE_LABEL: Record<Feature, string> = {
 
 export default async function UsagePage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
   const now = clockNow();
   const month = monthOf(now);

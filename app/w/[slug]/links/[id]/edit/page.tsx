@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { parseIdParam } from "@/lib/http/params";
 import { PageHeader } from "@/components/ui";
-import { requireMember } from "../../../access";
+import { workspacePage } from "@/lib/actions/workspace";
 import { linkById, linkFormContext } from "../../data";
 import { LinkForm } from "../../link-form";
 
@@ -11,7 +11,7 @@ export const metadata: Metadata = { title: "Edit link" };
 
 export default async function EditLinkPage({ params }: { params: Promise<{ slug: string; id: string }> }) {
   const { slug, id } = await params;
-  const { workspace } = await requireMember(slug);
+  const { workspace } = await workspacePage(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
   const ctx = await linkFormContext(workspace);
