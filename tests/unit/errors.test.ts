@@ -3,6 +3,8 @@ import { z } from "zod";
 import { actionFailure } from "../../lib/actions/result.ts";
 import { errorBody, failureResponse } from "../../lib/api/respond.ts";
 import { parseInput, ServiceError } from "../../lib/errors.ts";
+import { idSchema } from "../../lib/ids.ts";
+import { can, PERMISSIONS } from "../../lib/workspaces/access.ts";
 
 // The one error type and its mappers (API body, server-action result).
 
@@ -71,5 +73,29 @@ describe("mappers", () => {
     expect(actionFailure(ServiceError.aliasTaken("go"), ["alias"])).toMatchObject({ code: "alias_taken", fields: { alias: 'The alias "go" is already taken on that domain.' } });
     expect(actionFailure(ServiceError.quota("MaxLinks", 5, 5))).toMatchObject({ code: "quota", key: "MaxLinks" });
     expect(actionFailure(ServiceError.forbidden("No."))).toEqual({ ok: false, code: "forbidden", error: "No." });
+  });
+});
+
+describe("ids and permissions", () => {
+  it("an id is a positive int4: anything else is a validation error naming the field", () => {
+    const ref = z.object({ id: idSchema });
+    expect(parseInput(ref, { id: 7 })).toEqual({ id: 7 });
+    for (const bad of [0, -1, 1.5, 2_147_483_648, 99_999_999_999, "7", null, { gt: 0 }, [1]]) {
+      expect(() => parseInput(ref, { id: bad }), JSON.stringify(bad)).toThrow(ServiceError);
+      try {
+        parseInput(ref, { id: bad });
+      } catch (e) {
+        expect((e as ServiceError).issues[0].path).toBe("id");
+      }
+    }
+  });
+
+  it("each permission has a minimum role; higher roles hold it too", () => {
+    expect(can("member", "links.write")).toBe(true);
+    expect(can("member", "webhooks.manage")).toBe(false);
+    expect(can("admin", "members.manage")).toBe(true);
+    expect(can("admin", "owners.manage")).toBe(false);
+    expect(can("owner", "owners.manage")).toBe(true);
+    for (const p of Object.keys(PERMISSIONS) as (keyof typeof PERMISSIONS)[]) expect(can("owner", p)).toBe(true);
   });
 });
