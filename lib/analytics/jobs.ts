@@ -1,12 +1,14 @@
 import { positiveNumber } from "../redirects/sql.ts";
 import { ClickEventRecorder } from "./recorder.ts";
+import { buildPendingRollups } from "./rollup.ts";
 import { applyRetention, createComingPartitions } from "./retention.ts";
 import { analyticsPool, clickStore } from "./store.ts";
 import { utcDay, VisitorSalts } from "./visitor.ts";
 
 // Background work of analytics (started from lib/jobs.ts): the click-event buffer is written every
 // CLICK_FLUSH_MS (default 1000, like the click counters) and once more on stop; every hour the coming
-// partitions are made, expired events deleted and old visitor salts forgotten.
+// partitions are made, expired events deleted, old visitor salts forgotten, and the daily rollups of
+// complete UTC days built (lib/analytics/rollup.ts).
 
 const g = globalThis as { __linkhopClickEvents?: ClickEventRecorder };
 
@@ -21,6 +23,8 @@ export async function maintainClickTable(now = Date.now()): Promise<void> {
   const r = await applyRetention(pool, now);
   if (r.droppedPartitions.length) clickStore().forgetPartitions();
   await new VisitorSalts(pool).prune(utcDay(now));
+  const built = await buildPendingRollups(pool, now);
+  if (built > 3) console.log(`[analytics] daily rollups built for ${built} days`);
   if (r.deleted || r.droppedPartitions.length) {
     console.log(`[analytics] retention: ${r.deleted} expired click events deleted, partitions dropped: ${r.droppedPartitions.join(", ") || "none"}`);
   }
@@ -29,7 +33,10 @@ export async function maintainClickTable(now = Date.now()): Promise<void> {
 export async function startAnalyticsJobs(intervalMs = positiveNumber(process.env.CLICK_FLUSH_MS, 1000)): Promise<() => Promise<void>> {
   const recorder = clickEventRecorder();
   const maintain = () => maintainClickTable().catch((e) => console.error(`[analytics] maintenance failed: ${(e as Error).message}`));
-  await maintain();
+  // the coming partitions before the first click; the rest (retention, rollups) in the background
+  await createComingPartitions(analyticsPool()).catch((e) => console.error(`[analytics] cannot create partitions: ${(e as Error).message}`));
+  const first = setTimeout(maintain, 1000);
+  first.unref();
   const flushTimer = setInterval(() => void recorder.flush(), Math.max(50, intervalMs));
   const maintainTimer = setInterval(maintain, 60 * 60_000);
   flushTimer.unref();
@@ -37,6 +44,7 @@ export async function startAnalyticsJobs(intervalMs = positiveNumber(process.env
   return async () => {
     clearInterval(flushTimer);
     clearInterval(maintainTimer);
+    clearTimeout(first);
     await recorder.flushForExit();
   };
 }

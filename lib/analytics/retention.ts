@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { analyticsRetentionDays, FALLBACK_ANALYTICS_RETENTION_DAYS, planOf, plans } from "../plans/index.ts";
+import { deleteRollupsBefore } from "./rollup-sql.ts";
 import { DAY_MS } from "./visitor.ts";
 import {
   deleteExpiredEvents,
@@ -52,5 +53,6 @@ export async function applyRetention(pool: pg.Pool, now = Date.now()): Promise<R
     dropped.push(`${m.year}-${String(m.month).padStart(2, "0")}`);
   }
   const deleted = (await deleteExpiredEvents(pool, planIds, days, fallbackDays, new Date(now))) + (await deleteOrphanEvents(pool));
+  await deleteRollupsBefore(pool, { planIds, days, fallbackDays }, new Date(now));
   return { deleted, droppedPartitions: dropped };
 }

@@ -12,7 +12,10 @@ import {
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
+import { groupHasRollup, planRollup, rollupDays, rollupEligible, rollupTopGroups, rollupTotals } from "./rollup.ts";
+import { unmarkRollupDays } from "./rollup-sql.ts";
 import { ensureMonthPartition, insertClickEvents, monthOf, partitionName, type ClickEvent, type Queryable } from "./sql.ts";
+import { utcDay } from "./visitor.ts";
 
 // The click store: the one place that knows where click events live. Today that is a PostgreSQL
 // table partitioned by month; an install that outgrows it can add another implementation of
@@ -55,9 +58,24 @@ export class PostgresClickStore implements ClickStore {
       this.months.clear();
       throw e;
     }
+    // events of a day whose rollup is built already (a batch kept through an outage, a flush just
+    // after midnight): that day is built again
+    const today = utcDay(Date.now());
+    const late = [...new Set(batch.map((e) => utcDay(e.at)).filter((d) => d < today))];
+    if (late.length) await unmarkRollupDays(this.pool, late);
   }
 
-  query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
+  async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
+    // long unfiltered reports: daily rollups for the built days, raw events for the rest
+    const rollable =
+      rollupEligible(q.query) &&
+      (q.kind === "count" || (q.kind === "timeseries" && q.unit === "day" && q.timezone === "UTC") || (q.kind === "top" && groupHasRollup(q.group)));
+    const plan = rollable ? await planRollup(this.pool, q.query) : null;
+    if (plan) {
+      if (q.kind === "count") return (await rollupTotals(this.pool, q.query, plan)) as StoreAnswer<Q["kind"]>;
+      if (q.kind === "timeseries") return (await rollupDays(this.pool, q.query, plan)) as StoreAnswer<Q["kind"]>;
+      if (q.kind === "top") return (await rollupTopGroups(this.pool, q.query, q.group, q.limit, plan)) as StoreAnswer<Q["kind"]>;
+    }
     switch (q.kind) {
       case "count":
         return queryTotals(this.pool, q.query) as Promise<StoreAnswer<Q["kind"]>>;

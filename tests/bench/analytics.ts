@@ -1,0 +1,174 @@
+// Click-analytics query speed (`npm run bench:analytics`): seeds BENCH_EVENTS click events (default
+// 10 million) over 13 months in one workspace of 1000 links, through COPY (pg-copy-streams), into a
+// fresh embedded PostgreSQL, then times every groupBy of lib/analytics for the last 30 days and the
+// last year, without and with a filter (country=US), BENCH_RUNS times each (default 3, after one
+// warm-up), through the same service the API calls. The daily rollups are built first, as the
+// app's background job does. Prints the p50 of each; goals: under 300 ms for
+// every 30-day query, under 1 s for every 1-year query. Prints figures only; never fails on timing.
+// BENCH_KEEP_DIR=<dir> keeps (and reuses) the seeded database there between runs.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
+import { applyMigrations } from "../../lib/db/migrate.ts";
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const LINKS = 1000;
+const DAY = 86_400_000;
+const MONTHS = 13;
+
+// a small deterministic generator (the same data every run)
+let seed = 42;
+const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const pick = <T>(list: readonly T[], weights?: number[]) => {
+  if (!weights) return list[Math.floor(rand() * list.length)];
+  let r = rand() * weights.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < list.length; i++) if ((r -= weights[i]) < 0) return list[i];
+  return list[list.length - 1];
+};
+const COUNTRIES = ["US", "DE", "GB", "FR", "IN", "BR", "CA", "JP", "ES", "IT", "NL", "SE", "PL", "AU", "MX", "KR", "CH", "AT", "BE", "DK"];
+const COUNTRY_W = COUNTRIES.map((_, i) => 30 / (i + 1));
+const CITIES: Record<string, string[]> = { US: ["New York", "Boston", "Chicago", "Austin"], DE: ["Berlin", "Munich"], GB: ["London"], FR: ["Paris"] };
+const AGENTS: [string, string, string][] = [
+  ["mobile", "Safari", "iOS"], ["mobile", "Chrome", "Android"], ["desktop", "Chrome", "Windows"], ["desktop", "Edge", "Windows"],
+  ["desktop", "Safari", "macOS"], ["desktop", "Firefox", "macOS"], ["desktop", "Firefox", "Linux"], ["tablet", "Safari", "iOS"], ["other", "", ""],
+];
+const AGENT_W = [30, 25, 20, 8, 7, 4, 2, 3, 1];
+const REFERRERS = ["", "t.co", "www.google.com", "www.facebook.com", "com.slack", "www.linkedin.com", "news.ycombinator.com", "www.reddit.com", ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.com`)];
+const REFERRER_W = REFERRERS.map((_, i) => (i === 0 ? 40 : 20 / i));
+
+function eventLine(workspaceId: number, firstLink: number, start: number, span: number): string {
+  const at = start + Math.floor(rand() * span);
+  const day = Math.floor(at / DAY);
+  const country = pick(COUNTRIES, COUNTRY_W);
+  const city = CITIES[country] ? pick(CITIES[country]) : "\\N";
+  const [device, browser, os_] = pick(AGENTS, AGENT_W);
+  const referrer = pick(REFERRERS, REFERRER_W);
+  const bot = rand() < 0.05;
+  const qr = rand() < 0.1;
+  // visitors: a pool per day, so a visitor clicks about 1.5 times a day
+  const visitor = day * 100_000 + Math.floor(rand() * 20_000);
+  const link = firstLink + Math.floor(Math.pow(rand(), 2) * LINKS);
+  return [
+    new Date(at).toISOString(), workspaceId, link, "short.bench", "destination", country, city,
+    referrer || "\\N", referrer ? `https://${referrer}/p` : "\\N", device, browser || "\\N", os_ || "\\N", bot ? "t" : "f", qr ? "t" : "f", visitor,
+  ].join("\t") + "\n";
+}
+
+async function seed_(url: string): Promise<{ workspace: { id: number; slug: string; name: string; plan: string } }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const existing = await client.query(`select id, slug, name, plan from "Workspace" where slug = 'bench'`);
+    if (existing.rows[0]) {
+      const { rows } = await client.query(`select count(*)::int as n from analytics.click_event`);
+      console.log(`reusing the seeded database: ${rows[0].n} events`);
+      return { workspace: existing.rows[0] };
+    }
+    const ws = (await client.query(`insert into "Workspace" (slug, name, plan) values ('bench', 'Bench', 'business') returning id, slug, name, plan`)).rows[0];
+    const links = await client.query(
+      `insert into "Link" ("workspaceId", code, url, folder) select $1, 'l' || i, 'https://example.com/' || i, case when i % 10 = 0 then 'promo' else '' end
+       from generate_series(0, $2 - 1) as i returning id`,
+      [ws.id, LINKS],
+    );
+    const firstLink = Math.min(...links.rows.map((r) => r.id));
+    const { ensureMonthPartition, monthOf, nextMonth } = await import("../../lib/analytics/sql.ts");
+    const end = Date.now();
+    const start = end - MONTHS * 30.5 * DAY;
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    for (let m = monthOf(start); ; m = nextMonth(m)) {
+      await ensureMonthPartition(pool, m);
+      if (m.year === monthOf(end).year && m.month === monthOf(end).month) break;
+    }
+    await pool.end();
+    const t0 = Date.now();
+    let made = 0;
+    const CHUNK = 5000;
+    const source = Readable.from(
+      (function* () {
+        while (made < EVENTS) {
+          const n = Math.min(CHUNK, EVENTS - made);
+          let text = "";
+          for (let i = 0; i < n; i++) text += eventLine(ws.id, firstLink, start, end - start);
+          made += n;
+          if (made % 1_000_000 === 0) console.log(`  ${made / 1e6}M events copied (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+          yield text;
+        }
+      })(),
+    );
+    await pipeline(
+      source,
+      client.query(copyFrom(`copy analytics.click_event (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor) from stdin`)),
+    );
+    console.log(`seeded ${EVENTS} events over ${MONTHS} months through COPY in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await client.query(`vacuum analyze analytics.click_event`);
+    return { workspace: ws };
+  } finally {
+    await client.end();
+  }
+}
+
+async function main() {
+  console.log(`analytics benchmark: ${EVENTS} events, ${RUNS} runs per query, ${os.cpus().length} cores, Node ${process.version}`);
+  const keep = process.env.BENCH_KEEP_DIR;
+  const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-analytics-"));
+  const embedded = await startEmbeddedPostgres(dir, "linkhop_bench");
+  process.on("SIGINT", () => void embedded.stop().finally(() => process.exit(130)));
+  try {
+    await applyMigrations(embedded.url);
+    process.env.DATABASE_URL = embedded.url;
+    const { workspace } = await seed_(embedded.url);
+    // the daily rollups, as the app's background job builds them (lib/analytics/rollup.ts)
+    const { buildPendingRollups } = await import("../../lib/analytics/rollup.ts");
+    const rollupPool = new pg.Pool({ connectionString: embedded.url, max: 1 });
+    const t0 = Date.now();
+    const built = await buildPendingRollups(rollupPool);
+    console.log(`daily rollups built for ${built} days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    await rollupPool.query(`analyze analytics.click_day`);
+    await rollupPool.end();
+    const { analytics } = await import("../../lib/analytics/service.ts");
+    const { GROUP_BYS } = await import("../../lib/analytics/schemas.ts");
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const rows: { groupBy: string; interval: string; filter: string; ms: number }[] = [];
+    for (const interval of ["30d", "1y"] as const) {
+      for (const filter of ["", "country=US"]) {
+        for (const groupBy of GROUP_BYS) {
+          const input = { groupBy, interval, ...(filter ? { country: "US" } : {}) };
+          await analytics(workspace, input); // warm-up
+          const times: number[] = [];
+          for (let i = 0; i < RUNS; i++) {
+            const t = performance.now();
+            await analytics(workspace, input);
+            times.push(performance.now() - t);
+          }
+          const ms = p50(times);
+          rows.push({ groupBy, interval, filter: filter || "-", ms });
+          const goal = interval === "30d" ? 300 : 1000;
+          console.log(`${interval.padEnd(4)} ${(filter || "-").padEnd(11)} ${groupBy.padEnd(11)} p50 ${ms.toFixed(0).padStart(6)} ms ${ms <= goal ? "" : `(goal ${goal} ms)`}`);
+        }
+      }
+    }
+    for (const interval of ["30d", "1y"]) {
+      const list = rows.filter((r) => r.interval === interval);
+      const worst = list.reduce((a, b) => (b.ms > a.ms ? b : a));
+      console.log(`${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`);
+    }
+    const { closeAnalyticsPool } = await import("../../lib/analytics/store.ts");
+    await closeAnalyticsPool();
+    const { disconnectDb } = await import("../../lib/db/client.ts");
+    await disconnectDb();
+  } finally {
+    await embedded.stop();
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
