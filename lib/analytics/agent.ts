@@ -10,9 +10,24 @@ export type Device = (typeof DEVICES)[number];
 
 export type AgentInfo = { device: Device; browser: string | null; os: string | null };
 
+/** A small memo per User-Agent string: most visits repeat a few thousand agents, and the parsers' regexes are the cost. */
+function memo<T>(fn: (ua: string) => T, size = 2000): (ua: string) => T {
+  const seen = new Map<string, T>();
+  return (ua) => {
+    let v = seen.get(ua);
+    if (v === undefined) {
+      if (seen.size >= size) seen.clear();
+      seen.set(ua, (v = fn(ua)));
+    }
+    return v;
+  };
+}
+
+const botMemo = memo((ua) => isbot(ua));
+
 /** A known bot, crawler, link-preview fetcher or HTTP library (curl, python-requests, ...). */
 export function isBotAgent(userAgent: string | undefined): boolean {
-  return Boolean(userAgent) && isbot(userAgent);
+  return Boolean(userAgent) && botMemo(userAgent!);
 }
 
 // ua-parser-js reports no device type for desktops: a desktop operating system decides it.
@@ -23,6 +38,12 @@ const BROWSER_NAMES: Record<string, string> = { "Mobile Safari": "Safari", "Mobi
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return { device: "other", browser: null, os: null };
+  return describeMemo(userAgent);
+}
+
+const describeMemo = memo(parseAgent);
+
+function parseAgent(userAgent: string): AgentInfo {
   const r = new UAParser(userAgent.slice(0, 512)).getResult();
   const os = r.os.name ? (OS_NAMES[r.os.name] ?? r.os.name) : null;
   const browser = r.browser.name ? (BROWSER_NAMES[r.browser.name] ?? r.browser.name) : null;
