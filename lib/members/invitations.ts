@@ -1,13 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config/index.ts";
-import { db } from "../db/client.ts";
+import { db, type Tx } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
-import { withEvents } from "../events/index.ts";
+import { withEvents, type Emit } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
 import { markEmailVerified } from "../auth/verification.ts";
-import { authorize, can, emailSchema } from "../workspaces/index.ts";
+import { hashPassword } from "../auth/password.ts";
+import { authorize, can, emailSchema, passwordSchema } from "../workspaces/index.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
@@ -113,16 +114,24 @@ export async function revokeInvitation(actorUserId: number, slug: string, invita
 
 export type InvitationLookup =
   | { state: "invalid" }
-  | { state: "expired" | "accepted" | "pending"; email: string; role: Role; workspace: { slug: string; name: string }; accountExists: boolean };
+  | {
+      state: "expired" | "accepted" | "pending";
+      email: string;
+      role: Role;
+      workspace: { slug: string; name: string };
+      accountExists: boolean;
+      /** An account has the address but never proved it (see claimWithInvitation). */
+      accountUnverified: boolean;
+    };
 
 /** What the invite page shows for a token (never reveals anything for an unknown token). */
 export async function lookupInvitation(token: string): Promise<InvitationLookup> {
   if (!token || token.length > 100) return { state: "invalid" };
   const inv = await db().invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
   if (!inv || !inv.workspace.active) return { state: "invalid" };
-  const accountExists = (await db().user.count({ where: { email: inv.email } })) > 0;
+  const account = await db().user.findUnique({ where: { email: inv.email }, select: { emailVerifiedAt: true } });
   const state = inv.acceptedAt ? "accepted" : inv.expiresAt <= new Date() ? "expired" : "pending";
-  return { state, email: inv.email, role: inv.role, workspace: { slug: inv.workspace.slug, name: inv.workspace.name }, accountExists };
+  return { state, email: inv.email, role: inv.role, workspace: { slug: inv.workspace.slug, name: inv.workspace.name }, accountExists: account !== null, accountUnverified: account !== null && !account.emailVerifiedAt };
 }
 
 /**
@@ -130,27 +139,29 @@ export async function lookupInvitation(token: string): Promise<InvitationLookup>
  * makes them a member (member.joined, via "invitation") in one transaction.
  */
 export async function acceptInvitation(userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
-  return withEvents(async (tx, emit) => {
-    const inv = await tx.invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
-    if (!inv || !inv.workspace.active) throw ServiceError.notFound("This invitation link is not valid.");
-    const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
-    if (user.email !== inv.email) {
-      throw ServiceError.forbidden(`This invitation is for ${inv.email}. Sign in with that email address to accept it.`);
-    }
-    const existing = await tx.membership.findFirst({ where: { workspaceId: inv.workspaceId, userId } });
-    if (inv.acceptedAt) {
-      if (existing) return { slug: inv.workspace.slug, member: null };
-      throw ServiceError.conflict("This invitation was already used.");
-    }
-    if (inv.expiresAt <= new Date()) throw ServiceError.conflict("This invitation has expired. Ask for a new one.");
-    // The link was mailed to this address: using it proves the address is theirs.
-    await markEmailVerified(tx, userId);
-    // Claimed with a condition: a double click accepts once.
-    const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
-    if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };
-    const member = await joinWorkspace(tx, emit, inv.workspaceId, userId, inv.role, "invitation");
-    return { slug: inv.workspace.slug, member };
-  });
+  return withEvents((tx, emit) => acceptInTx(tx, emit, userId, token));
+}
+
+async function acceptInTx(tx: Tx, emit: Emit, userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
+  const inv = await tx.invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
+  if (!inv || !inv.workspace.active) throw ServiceError.notFound("This invitation link is not valid.");
+  const user = await tx.user.findUniqueOrThrow({ where: { id: userId } });
+  if (user.email !== inv.email) {
+    throw ServiceError.forbidden(`This invitation is for ${inv.email}. Sign in with that email address to accept it.`);
+  }
+  const existing = await tx.membership.findFirst({ where: { workspaceId: inv.workspaceId, userId } });
+  if (inv.acceptedAt) {
+    if (existing) return { slug: inv.workspace.slug, member: null };
+    throw ServiceError.conflict("This invitation was already used.");
+  }
+  if (inv.expiresAt <= new Date()) throw ServiceError.conflict("This invitation has expired. Ask for a new one.");
+  // The link was mailed to this address: using it proves the address is theirs.
+  await markEmailVerified(tx, userId);
+  // Claimed with a condition: a double click accepts once.
+  const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
+  if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };
+  const member = await joinWorkspace(tx, emit, inv.workspaceId, userId, inv.role, "invitation");
+  return { slug: inv.workspace.slug, member };
 }
 
 function article(role: string) {
@@ -159,4 +170,31 @@ function article(role: string) {
 
 function escapeHtml(s: string) {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/**
+ * The invitee sets a password for an existing account that never verified its address, and
+ * joins. The invitation reached the address's inbox, so its holder owns the address; whoever made
+ * the account without proving it (possibly someone else, squatting the address) loses it: the
+ * password is replaced, linked GitHub/Google identities are removed and every session ends. In one
+ * transaction with the acceptance; a verified account is refused (its owner signs in instead).
+ */
+export async function claimWithInvitation(token: string, password: unknown): Promise<{ slug: string; userId: number; email: string }> {
+  const parsed = passwordSchema.safeParse(password);
+  if (!parsed.success) throw ServiceError.validation([{ path: "password", message: parsed.error.issues[0].message }]);
+  const passwordHash = await hashPassword(parsed.data);
+  const found = await db().invitation.findUnique({ where: { tokenHash: hashToken(token) }, select: { email: true } });
+  if (!found) throw ServiceError.notFound("This invitation link is not valid.");
+  const user = await db().user.findUnique({ where: { email: found.email } });
+  if (!user || user.emailVerifiedAt) throw ServiceError.conflict("This invitation can no longer be used this way. Reload the page.");
+  return withEvents(async (tx, emit) => {
+    const taken = await tx.user.updateMany({
+      where: { id: user.id, emailVerifiedAt: null },
+      data: { passwordHash, emailVerifiedAt: new Date(), sessionVersion: { increment: 1 } },
+    });
+    if (taken.count === 0) throw ServiceError.conflict("This invitation can no longer be used this way. Reload the page.");
+    await tx.account.deleteMany({ where: { userId: user.id } });
+    const { slug } = await acceptInTx(tx, emit, user.id, token);
+    return { slug, userId: user.id, email: user.email };
+  });
 }

@@ -1,8 +1,9 @@
 import { expect, test } from "@playwright/test";
-import { admin, appUrl, PASSWORD, shot, signUp, uniqueEmail, waitForMail } from "./support.ts";
+import { admin, appUrl, caughtMail, PASSWORD, shot, signUp, uniqueEmail, waitForMail } from "./support.ts";
 
-// In the browser: the invitation page's sign-in is limited like the login form, and a new
-// account sees a quiet "verify your email" notice until it follows the mailed link.
+// In the browser: the invitation page's sign-in is limited like the login form; a new account sees
+// a quiet "verify your email" notice until it follows the mailed link; an invitee whose address
+// someone else registered first takes the account over with the invitation.
 
 test("the invitation page's sign-in stops after 10 failures, the right password too", async ({ page, browser }, testInfo) => {
   const { slug } = await signUp(page);
@@ -52,4 +53,36 @@ test("a new account works at once, sees a verify-your-email notice, resends, and
   await page.goto(`/w/${slug}`);
   await expect(page.getByRole("navigation", { name: "Workspace" })).toBeVisible();
   await expect(notice).toHaveCount(0);
+});
+
+test("an invitee whose address was squatted sets the account's password from the invitation and joins", async ({ page, browser }, testInfo) => {
+  const victim = uniqueEmail("squatted");
+  const squatter = await browser.newContext({ baseURL: appUrl });
+  await signUp(await squatter.newPage(), { email: victim });
+  await squatter.close();
+
+  const { slug } = await signUp(page, { name: "Tara Team" });
+  await page.goto(`/w/${slug}/members`);
+  await page.getByRole("button", { name: "Invite member" }).click();
+  const dialog = page.getByRole("dialog", { name: "Add people to the workspace" });
+  await dialog.getByLabel("Email").fill(victim);
+  await dialog.getByRole("button", { name: "Send invitation" }).click();
+  await page.getByRole("dialog", { name: "Invitation sent" }).getByRole("button", { name: "Done" }).click();
+  // The squatter's sign-up mailed a verification link to the same address: wait for the invitation.
+  let inviteText = "";
+  await expect
+    .poll(async () => (inviteText = (await caughtMail()).find((m) => m.to.includes(victim) && m.subject.startsWith("You're invited"))?.text ?? ""))
+    .not.toBe("");
+  const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(inviteText)![0];
+
+  const owner = await browser.newContext({ baseURL: appUrl });
+  const guest = await owner.newPage();
+  await guest.goto(link);
+  await expect(guest.getByText("the address was never confirmed")).toBeVisible();
+  await shot(guest, testInfo, "invite-claim");
+  await guest.getByLabel("Password").fill("the real owner's password");
+  await guest.getByRole("button", { name: "Set password and join" }).click();
+  await expect(guest).toHaveURL(new RegExp(`/w/${slug}`));
+  await expect(guest.getByText("Free plan · member")).toBeVisible();
+  await owner.close();
 });

@@ -145,6 +145,34 @@ describe("add existing account", () => {
   });
 });
 
+describe("an address squatted before its owner was invited", () => {
+  test("the invitee sets the account's password from the invitation; the squatter is out", async () => {
+    const team = await teamOwner();
+    const victim = fresh("claimed");
+    const slug = await signUpOverHttp(victim); // the squatter's account and workspace
+    const squatterCookie = await signInCookie(app.url, victim, "password1");
+    const sent = await inv.inviteMember(team.id, team.slug, { email: victim, role: "member" });
+    const token = sent.url.split("/invite/")[1];
+    expect(await inv.lookupInvitation(token)).toMatchObject({ state: "pending", accountExists: true, accountUnverified: true });
+
+    await expect(inv.claimWithInvitation("not-the-token", "the owner's password")).rejects.toMatchObject({ code: "not_found" });
+    await expect(inv.claimWithInvitation(token, "short")).rejects.toMatchObject({ code: "validation" });
+    const claimed = await inv.claimWithInvitation(token, "the owner's password");
+    expect(claimed.slug).toBe(team.slug);
+
+    expect((await fetch(`${app.url}/w/${slug}`, { headers: { cookie: squatterCookie }, redirect: "manual" })).status).toBe(307);
+    await expect(signInCookie(app.url, victim, "password1")).rejects.toThrow(/sign-in failed/);
+    const owner = await signInCookie(app.url, victim, "the owner's password");
+    expect((await fetch(`${app.url}/w/${team.slug}`, { headers: { cookie: owner } })).status).toBe(200);
+    expect((await db().user.findUniqueOrThrow({ where: { email: victim } })).emailVerifiedAt).not.toBeNull();
+
+    // A verified account cannot be taken over this way: its owner signs in instead.
+    const other = await teamOwner();
+    const again = await inv.inviteMember(other.id, other.slug, { email: victim, role: "member" });
+    await expect(inv.claimWithInvitation(again.url.split("/invite/")[1], "a third password")).rejects.toMatchObject({ code: "conflict" });
+  });
+});
+
 describe("GitHub / Google sign-in", () => {
   const identity = (email: string, emailVerified: boolean) => ({ provider: "google", providerAccountId: `g-${++n}`, email, name: null, emailVerified });
 

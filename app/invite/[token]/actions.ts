@@ -6,7 +6,7 @@ import { currentUserId, signIn, signInErrorMessage, signOut } from "@/lib/auth";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { signUpFrom } from "@/lib/auth/signup";
 import { ServiceError } from "@/lib/errors";
-import { acceptInvitation, lookupInvitation } from "@/lib/members/invitations";
+import { acceptInvitation, claimWithInvitation, lookupInvitation } from "@/lib/members/invitations";
 
 export type InviteFormState = { error?: string } | undefined;
 
@@ -65,6 +65,28 @@ export async function signInAndAcceptAction(token: string, _: InviteFormState, f
   }
   const userId = await currentUserIdAfterSignIn(inv.email);
   return acceptAndGo(userId, token);
+}
+
+/**
+ * An account has the invited address but never verified it: the invitee (who got the mail) sets
+ * its password, which verifies it and ends every other session (lib/members/invitations.ts).
+ */
+export async function claimAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const password = String(form.get("password") ?? "");
+  let claimed: { slug: string; email: string };
+  try {
+    claimed = await claimWithInvitation(token, password);
+  } catch (e) {
+    if (e instanceof ServiceError) return { error: e.message };
+    throw e;
+  }
+  try {
+    await signIn("credentials", { email: claimed.email, password, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: signInErrorMessage(e, "You joined, but signing in failed. Sign in with your new password.") };
+    throw e;
+  }
+  redirect(`/w/${claimed.slug}?joined=1`);
 }
 
 // The session cookie set by signIn is not readable in the same request; look the user up by email.

@@ -51,7 +51,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
                     </form>
                   </div>
                 ) : (
-                  <InviteAuthForm token={token} email={inv.email} mode={inv.accountExists ? "signin" : "signup"} />
+                  <InviteAuthForm token={token} email={inv.email} mode={inv.accountUnverified ? "claim" : inv.accountExists ? "signin" : "signup"} />
                 )}
               </div>
             </>
