@@ -81,7 +81,7 @@ export function CampaignFields({
         {templates.length > 0 && (
           <label className="flex items-center gap-2 text-sm">
             <span>Apply template</span>
-            <select aria-label="UTM template" defaultValue="" onChange={(e) => applyTemplate(e.target.value)} className={`${inputClass} w-auto`}>
+            <select aria-label="UTM template" defaultValue="" onChange={(e) => applyTemplate(e.target.value)} className={`${inputClass} !w-48`}>
               <option value="" disabled>
                 Choose…
               </option>

@@ -129,19 +129,21 @@ export function LinksTable({
         </div>
         {query.isFetching && <Spinner label="Loading" />}
         {tags.length > 0 && (
-          <select
-            aria-label="Filter by tag"
-            value={tag}
-            onChange={(e) => router.push(`/w/${slug}/links${filterHref({ tag: e.target.value })}`.replace(/\?$/, ""))}
-            className={`${inputClass} w-auto`}
-          >
-            <option value="">All tags</option>
-            {tags.map((t) => (
-              <option key={t.name} value={t.name}>
-                {t.name}
-              </option>
-            ))}
-          </select>
+          <div className="w-40 shrink-0">
+            <select
+              aria-label="Filter by tag"
+              value={tag}
+              onChange={(e) => router.push(`/w/${slug}/links${filterHref({ tag: e.target.value })}`.replace(/\?$/, ""))}
+              className={inputClass}
+            >
+              <option value="">All tags</option>
+              {tags.map((t) => (
+                <option key={t.name} value={t.name}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </div>
         )}
         <a href={exportHref} download className={`${secondaryButtonClass} whitespace-nowrap`}>
           Export CSV

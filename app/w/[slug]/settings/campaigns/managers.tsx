@@ -75,7 +75,7 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                 {t.links} link{t.links === 1 ? "" : "s"}
               </span>
               <span className="ml-auto flex gap-2">
-                <select aria-label={`Colour of ${t.name}`} value={t.color} onChange={(e) => run(() => updateTagAction(slug, { id: t.id, input: { color: e.target.value } }), "Colour changed")} className={`${inputClass} w-auto py-1`}>
+                <select aria-label={`Colour of ${t.name}`} value={t.color} onChange={(e) => run(() => updateTagAction(slug, { id: t.id, input: { color: e.target.value } }), "Colour changed")} className={`${inputClass} !w-28 py-1`}>
                   {colors.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
