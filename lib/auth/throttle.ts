@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { config } from "../config/index.ts";
+import { guessGroup } from "../redirects/password.ts";
 import { giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
 
 // Limits on guessing passwords and on mass sign-up, kept in PostgreSQL so they hold across app
@@ -19,9 +20,11 @@ const LONGEST_WINDOW_SECONDS = 60 * 60;
 const hash = (label: string, ...parts: string[]) =>
   `${label}:${createHash("sha256").update(`linkhop-throttle\n${label}\n${parts.join("\n")}`).digest("hex").slice(0, 40)}`;
 
+// Addresses are grouped as for password-protected links: an IPv6 /64 counts as one client (one
+// host usually holds a whole /64), IPv4 and IPv4-mapped addresses count alone.
 function signInKeys(email: string, address: string | undefined) {
   const account = email.trim().toLowerCase();
-  return { pair: hash("signin-pair", account, address ?? "unknown"), account: hash("signin-account", account) };
+  return { pair: hash("signin-pair", account, guessGroup(address)), account: hash("signin-account", account) };
 }
 
 export type Gate = { ok: true } | { ok: false; retryAfterSeconds: number };
@@ -47,7 +50,7 @@ export async function signInSucceeded(email: string, address: string | undefined
 
 /** Takes a sign-up attempt from `address` (every attempt counts, accepted or not). */
 export async function takeSignUpAttempt(address: string | undefined): Promise<Gate> {
-  const wait = await takeAttempt(hash("signup", address ?? "unknown"), config().SIGNUP_LIMIT_PER_HOUR, SIGN_UP_WINDOW_SECONDS);
+  const wait = await takeAttempt(hash("signup", guessGroup(address)), config().SIGNUP_LIMIT_PER_HOUR, SIGN_UP_WINDOW_SECONDS);
   return wait === null ? { ok: true } : { ok: false, retryAfterSeconds: wait };
 }
 

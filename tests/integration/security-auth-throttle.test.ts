@@ -128,6 +128,13 @@ describe("behind a trusted proxy", () => {
     expect(await attempt(proxied, email, "password1", from("198.51.100.9"))).toEqual(locked(60));
   });
 
+  test("an IPv6 /64 counts as one client", async () => {
+    const email = await account();
+    for (let i = 0; i < 10; i++) expect(await attempt(proxied, email, `v6-${i}`, from(`2001:db8:1:2::${(i + 1).toString(16)}`))).toEqual(wrong);
+    expect(await attempt(proxied, email, "password1", from("2001:db8:1:2:ffff:ffff:ffff:fffe"))).toEqual(locked(15));
+    expect(await attempt(proxied, email, "password1", from("2001:db8:1:3::1"))).toMatchObject({ signedIn: true });
+  });
+
   test("sign-up: 30 attempts per address and hour (refused ones count), other addresses unaffected", async () => {
     const address = from("192.0.2.44");
     for (let i = 0; i < 29; i++) {
