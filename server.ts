@@ -63,6 +63,12 @@ async function main() {
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
+  const { handOverActionBody, isJsonServerAction, jsonNestingDepth, MAX_ACTION_NESTING, readActionBody } = await import("./lib/http/action-guard.ts");
+  const passToNext = (req: http.IncomingMessage, res: http.ServerResponse) =>
+    handleNext(req, res).catch((e) => {
+      console.error(e);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
   const securityHeaders = appSecurityHeaders(cfg.APP_URL);
 
   const server = http.createServer((req, res) => {
@@ -81,10 +87,17 @@ async function main() {
     if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
     // The client's address for the sign-in limits (a client-sent header of that name is replaced).
     stampClientAddress(req, cfg.TRUST_PROXY);
-    handleNext(req, res).catch((e) => {
-      console.error(e);
-      if (!res.headersSent) res.writeHead(500).end();
-    });
+    // Server action arguments too deeply nested for Next's decoder are refused here (lib/http/action-guard.ts).
+    if (isJsonServerAction(req)) {
+      void readActionBody(req).then((body) => {
+        if (body === null) return void res.writeHead(413, { "Content-Type": "text/plain", Connection: "close" }).end("Request too large.\n");
+        if (jsonNestingDepth(body) > MAX_ACTION_NESTING) return void res.writeHead(400, { "Content-Type": "text/plain" }).end("Bad request: the arguments are nested too deeply.\n");
+        handOverActionBody(req, body);
+        void passToNext(req, res);
+      });
+      return;
+    }
+    void passToNext(req, res);
   });
   server.keepAliveTimeout = 65_000;
   // CONNECT (proxy tunnels) is not something this server does: answer instead of dropping the socket.

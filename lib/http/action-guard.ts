@@ -1,0 +1,63 @@
+import type { IncomingMessage } from "node:http";
+
+// Server action arguments arrive as JSON text (the browser's encodeReply). Next decodes them with
+// React's recursive reviver before any action code runs, so a deeply nested body (50,000 "[")
+// overflows the stack and answers 500. server.ts reads such a body first (within Next's own 1 MB
+// limit for actions), refuses one nested deeper than any real form sends, and hands the text it
+// read to Next as the action body (Next's request meta `actionBody`, which it reads instead of the
+// request stream). Multipart bodies (forms posted without JavaScript) go to Next unread.
+
+/** Next's default size limit for server action bodies. */
+export const MAX_ACTION_BODY_BYTES = 1024 * 1024;
+/** Arguments nested deeper than this are refused; the app's own actions send 3 or 4 levels. */
+export const MAX_ACTION_NESTING = 64;
+
+/** Whether server.ts must read this request's body before Next sees it. */
+export function isJsonServerAction(req: Pick<IncomingMessage, "method" | "headers">): boolean {
+  return req.method === "POST" && typeof req.headers["next-action"] === "string" && !/^multipart\//i.test(req.headers["content-type"] ?? "");
+}
+
+/** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
+export function jsonNestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
+  }
+  return max;
+}
+
+/** The body as text, or null when it is larger than MAX_ACTION_BODY_BYTES (or the client went away). */
+export function readActionBody(req: IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ACTION_BODY_BYTES) {
+        req.removeAllListeners("data");
+        req.resume();
+        resolve(null);
+      } else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", () => resolve(null));
+  });
+}
+
+const NEXT_REQUEST_META = Symbol.for("NextInternalRequestMeta");
+
+/** Gives Next the body already read, as the action body it would otherwise read from the stream. */
+export function handOverActionBody(req: IncomingMessage, body: string): void {
+  const holder = req as unknown as Record<symbol, Record<string, unknown> | undefined>;
+  holder[NEXT_REQUEST_META] = { ...holder[NEXT_REQUEST_META], actionBody: body };
+}
