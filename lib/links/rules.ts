@@ -19,9 +19,15 @@ export function generateCode(): string {
   }
 }
 
-/** Aliases that are paths of the app itself (on every domain, so a link never shadows the app). */
+/**
+ * API paths beside /api/v1/links/{code}: a link with one of these codes could not be read, edited
+ * or deleted by code, so they are refused as aliases like the app's own paths.
+ */
+const API_LINK_PATHS = new Set(["bulk", "export"]);
+
+/** Aliases that are paths of the app itself (on every domain, so a link never shadows the app) or of the links API. */
 export function isReservedAlias(alias: string): boolean {
-  return RESERVED_PATHS.has(alias);
+  return RESERVED_PATHS.has(alias) || API_LINK_PATHS.has(alias);
 }
 
 /** Where a link lives: domainId null (key 0) is the default short domain. */

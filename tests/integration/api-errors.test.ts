@@ -407,7 +407,7 @@ describe("409", () => {
       expect(a.status).toBe(409);
       expect(a.text).toBe(`{"error":"alias_taken","alias":"${alias}"}`);
     }
-    for (const reserved of ["api", "docs", "login", "w", "_next"]) {
+    for (const reserved of ["api", "docs", "login", "w", "_next", "bulk", "export"]) {
       expect((await api.post("/api/v1/links", { url: "https://example.com", alias: reserved })).text).toBe(`{"error":"alias_taken","alias":"${reserved}"}`);
     }
     // case-sensitive codes, and the same alias on another domain
