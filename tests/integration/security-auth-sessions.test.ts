@@ -113,4 +113,18 @@ describe("password change", () => {
     const fresh = await signInCookie(app.url, p.email, "a new password");
     expect(await openWorkspace(p.slug, fresh)).toEqual({ status: 200, location: null });
   });
+
+  test("guessing the current password through the change form hits the sign-in limit", async () => {
+    const p = await person();
+    for (let i = 0; i < 10; i++) {
+      await expect(account.changePassword(p.userId, { current: `guess-${i}`, next: "a new password" }, "203.0.113.50")).rejects.toMatchObject({ code: "validation" });
+    }
+    await expect(account.changePassword(p.userId, { current: "password1", next: "a new password" }, "203.0.113.50")).rejects.toMatchObject({
+      code: "rate_limit",
+      message: "Too many attempts. Try again in 15 minutes.",
+    });
+    // The same account and address are refused at the sign-in too (one shared count), not elsewhere.
+    const cookie = await signInCookie(app.url, p.email, "password1");
+    expect((await openWorkspace(p.slug, cookie)).status).toBe(200);
+  });
 });

@@ -1,8 +1,10 @@
 "use server";
 import { AuthError } from "next-auth";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { currentUserId, signIn } from "@/lib/auth";
 import { changePassword } from "@/lib/auth/account";
+import { clientAddressFrom } from "@/lib/auth/client-address";
 import { resendVerificationMail } from "@/lib/auth/verification";
 import { ServiceError } from "@/lib/errors";
 
@@ -15,7 +17,7 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
   const newPassword = String(form.get("newPassword") ?? "");
   let email: string;
   try {
-    ({ email } = await changePassword(userId, { current: String(form.get("current") ?? ""), next: newPassword }));
+    ({ email } = await changePassword(userId, { current: String(form.get("current") ?? ""), next: newPassword }, clientAddressFrom(await headers())));
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
