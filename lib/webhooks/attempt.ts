@@ -32,8 +32,19 @@ export type AttemptOptions = {
   claimed?: boolean;
 };
 
-/** Extra hold on a claimed delivery beyond the attempt's own timeout. */
+/**
+ * Extra hold on a claimed delivery beyond the attempt's own timeout. It covers the wait in the
+ * built-in scheduler's queue (scheduler.ts), reading the delivery, and RECORD_WITHIN_MS: the hold
+ * must outlast the attempt's whole run, or another process could send the same attempt again.
+ */
 export const LOCK_MARGIN_MS = 30_000;
+/**
+ * Writing the result of an attempt that was made keeps trying this long (a busy pool, a deadlock
+ * with an endpoint being switched off): a request already sent but not recorded would be sent
+ * again as the same attempt once the hold expires. Plus one transaction's RECORD_TX_TIMEOUT_MS.
+ */
+export const RECORD_WITHIN_MS = 10_000;
+const RECORD_TX_TIMEOUT_MS = 5000;
 /** lastSuccessAt of a healthy endpoint is refreshed at most this often. */
 const SUCCESS_STAMP_MS = 5000;
 /** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
@@ -157,7 +168,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   const delivered = outcome === "delivered";
   const now = new Date();
 
-  const { retryInMs, done, disabledBecause } = await db().$transaction(async (tx) => {
+  const { retryInMs, done, disabledBecause } = await recordAttempt(deliveryId, async (tx) => {
     let retryInMs: number | null = null;
     let done = true;
     const number = d._count.attemptLog + 1;
@@ -201,6 +212,25 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
     retryInMs,
     message: error,
   });
+}
+
+/**
+ * Runs the transaction that records a made attempt, again after a failure, until RECORD_WITHIN_MS
+ * has passed; each try may wait for a connection until then (Prisma's default is 2 s, which a
+ * loaded process with 64 attempts in flight on a pool of 10 exceeds).
+ */
+async function recordAttempt<T>(deliveryId: number, write: (tx: Tx) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RECORD_WITHIN_MS;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await db().$transaction(write, { maxWait: Math.max(500, deadline - Date.now()), timeout: RECORD_TX_TIMEOUT_MS });
+    } catch (e) {
+      const pause = Math.min(200 * 2 ** (tries - 1), 2000);
+      if (Date.now() + pause >= deadline) throw e;
+      console.warn(`[webhooks] delivery ${deliveryId}: recording attempt failed (try ${tries}), trying again:`, (e as Error)?.message ?? e);
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
-import { attemptDelivery, LOCK_MARGIN_MS } from "./attempt.ts";
+import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
 // configured. Due deliveries are claimed from PostgreSQL (FOR UPDATE SKIP LOCKED, then held with
@@ -59,8 +59,10 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   const o = { ...SCHEDULER_DEFAULTS, ...options };
   const timeoutMs = config().WEBHOOK_TIMEOUT_MS;
   const lockMs = timeoutMs + LOCK_MARGIN_MS;
-  // A waiting claim runs only while its hold still covers a whole attempt with room to spare.
-  const fresh = (c: Claim) => Date.now() - c.claimedAt < lockMs - timeoutMs - 5000;
+  // A waiting claim runs only while its hold still covers a whole attempt: reading the delivery
+  // (5 s of room), the request (timeoutMs) and recording its result (up to RECORD_WITHIN_MS plus
+  // one transaction's timeout, 5 s).
+  const fresh = (c: Claim) => Date.now() - c.claimedAt < lockMs - timeoutMs - RECORD_WITHIN_MS - 10_000;
   const runningPer = new Map<number, number>();
   const waitingPer = new Map<number, Claim[]>();
   const running = new Set<Promise<unknown>>();
