@@ -272,6 +272,8 @@ describe("API keys", () => {
     await expect.poll(async () => (await db().apiKey.findUniqueOrThrow({ where: { id: made[0].id } })).lastUsedAt).not.toBeNull();
   });
 
+  // Three CLI runs, each a new node process (tsx, the Prisma client, a connection): up to 15 s
+  // each when the 2 cores are shared with many test processes.
   it("creates and revokes keys with the admin CLI (key:create, key:revoke)", async () => {
     const { workspace } = await makeWorkspace("pro", { keys: 0 });
     const root = path.resolve(import.meta.dirname, "../..");
@@ -298,7 +300,7 @@ describe("API keys", () => {
     const bad = await admin("key:create", "--slug", workspace.slug, "--expires-in-days", "soon");
     expect(bad.code).toBe(1);
     expect(bad.out.error).toBe("validation");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("API keys page", () => {

@@ -39,6 +39,11 @@ function cli(...args: string[]): Promise<{ code: number; json: Record<string, un
   });
 }
 
+// Each CLI run is a new node process (tsx, the Prisma client, a connection): 3.5 s on an idle
+// 2-core machine, up to 15 s when the cores are shared with many test processes; three in a row
+// came close to the default 60 s there.
+const THREE_CLI_RUNS_MS = 120_000;
+
 describe("admin CLI webhook commands", () => {
   it("webhook:create prints { id, url, secret, events } and webhook:test prints { delivered, status }", async () => {
     const ws = await newWorkspace("team");
@@ -56,7 +61,7 @@ describe("admin CLI webhook commands", () => {
     const [req] = receiver.requests.filter((r) => r.path === "/cli");
     expect(req.headers["service-event"]).toBe("webhook.test");
     expect(verifyWebhookSignature(req.raw, req.headers["service-signature"] as string, all.json.secret as string)).toBe(true);
-  });
+  }, THREE_CLI_RUNS_MS);
 
   it("refuses unknown event types, plans without webhooks and unknown endpoints", async () => {
     const ws = await newWorkspace("team");
@@ -71,5 +76,5 @@ describe("admin CLI webhook commands", () => {
 
     const missing = await cli("webhook:test", "--id", "999999");
     expect(missing).toMatchObject({ code: 1, json: { error: "not_found" } });
-  });
+  }, THREE_CLI_RUNS_MS);
 });
