@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { db, type Tx } from "../db/client.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
+import { dispatchDeliveries } from "../webhooks/handoff.ts";
 
 // Events are written in the same transaction as the change that caused them: the envelope is
 // serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
 // inserted per enabled endpoint that selected the type, while the plan includes webhooks and the
 // workspace is active (a deactivated workspace emits nothing).
-// After commit, the new delivery ids are handed to the dispatcher; if that hand-off is lost
+// After commit, the new delivery ids are handed off (lib/webhooks/handoff.ts); if that hand-off is lost
 // (crash), the rows are still pending and the scheduler's sweep sends them.
 
 export const EVENT_TYPES = [
@@ -61,21 +62,16 @@ export async function recordEvent(
   return rows.map((r) => r.id);
 }
 
-type Dispatcher = (deliveryIds: number[]) => void;
-const g = globalThis as { __linkhopDispatcher?: Dispatcher };
+/** What happens to new deliveries once their transaction has committed. */
+export type AfterCommit = (deliveryIds: number[]) => void;
 
-/** The webhooks module registers how new deliveries are handed off (Inngest or the built-in scheduler). */
-export function setDispatcher(fn: Dispatcher) {
-  g.__linkhopDispatcher = fn;
-}
-
-export function dispatch(deliveryIds: number[]) {
-  if (deliveryIds.length && g.__linkhopDispatcher) {
-    try {
-      g.__linkhopDispatcher(deliveryIds);
-    } catch (e) {
-      console.error("webhook hand-off failed; the scheduler's sweep will pick these up", e);
-    }
+/** Runs the after-commit hand-off; a failure is logged, never thrown at the caller whose change is committed. */
+function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
+  if (!deliveryIds.length) return;
+  try {
+    afterCommit(deliveryIds);
+  } catch (e) {
+    console.error("webhook hand-off failed; the scheduler's sweep will pick these up", e);
   }
 }
 
@@ -83,7 +79,7 @@ export function dispatch(deliveryIds: number[]) {
  * One transaction for one use case, with an `emit` that records events in it; deliveries are
  * handed off after commit only, so a rolled-back change sends nothing.
  */
-export async function withEvents<T>(fn: (tx: Tx, emit: Emit) => Promise<T>, options?: { timeout?: number }): Promise<T> {
+export async function withEvents<T>(fn: (tx: Tx, emit: Emit) => Promise<T>, options?: { timeout?: number; afterCommit?: AfterCommit }): Promise<T> {
   const deliveries: number[] = [];
   const result = await db().$transaction(
     async (tx) => {
@@ -95,6 +91,6 @@ export async function withEvents<T>(fn: (tx: Tx, emit: Emit) => Promise<T>, opti
     },
     { timeout: options?.timeout ?? 15_000, maxWait: 10_000 },
   );
-  dispatch(deliveries);
+  handOff(deliveries, options?.afterCommit ?? dispatchDeliveries);
   return result;
 }

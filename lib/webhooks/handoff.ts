@@ -1,7 +1,7 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { onDrain } from "../shutdown.ts";
-import { DELIVERY_REQUESTED, inngest } from "../../inngest/client.ts";
+import { DELIVERY_REQUESTED, inngest } from "./inngest-client.ts";
 
 // Handing new deliveries to whoever runs the schedule, right after the transaction that created
 // them commits. With Inngest: one event per delivery (event id and the function's idempotency key
@@ -9,6 +9,12 @@ import { DELIVERY_REQUESTED, inngest } from "../../inngest/client.ts";
 // and the sweep hands off again what was never acknowledged (failed send, crash after commit).
 // Built-in scheduler: a wake-up; the rows themselves are the queue, so nothing can be lost.
 
+// The one cross-bundle registry of the hand-off. The built-in scheduler is started by server.ts
+// (lib/jobs.ts), in the custom server's module graph; the changes that create deliveries run in
+// route handlers and server actions, which Next compiles into its own bundle with its own copy of
+// every module. A module-level variable set by one copy is invisible to the other, and the two
+// share nothing but the process, so the wake-up (and the in-flight Inngest sends, which shutdown
+// drains) live on globalThis.
 const g = globalThis as { __linkhopSchedulerWake?: () => void; __linkhopHandoffs?: Set<Promise<unknown>> };
 const handoffs = (g.__linkhopHandoffs ??= new Set());
 let drainRegistered = false;
@@ -17,7 +23,7 @@ export function setSchedulerWake(wake: (() => void) | undefined) {
   g.__linkhopSchedulerWake = wake;
 }
 
-/** The dispatcher registered with lib/events: never throws, never blocks the caller. */
+/** lib/events' after-commit hand-off (withEvents): never throws, never blocks the caller. */
 export function dispatchDeliveries(deliveryIds: number[]): void {
   if (!deliveryIds.length) return;
   if (!config().inngestEnabled) {

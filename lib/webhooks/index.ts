@@ -1,10 +1,5 @@
 // Webhooks: endpoints, signing, the address guard, delivery attempts, the schedulers and the log.
-// Loading this module registers how new deliveries are handed off (lib/events calls it after
-// commit); the dispatcher keeps its state on globalThis, so every module graph registers the same.
-import { setDispatcher } from "../events/index.ts";
-import { dispatchDeliveries } from "./handoff.ts";
-
-setDispatcher(dispatchDeliveries);
+// lib/events hands new deliveries to dispatchDeliveries (handoff.ts) after each commit.
 
 export { attemptDelivery, type AttemptResult, type AttemptOptions } from "./attempt.ts";
 export {
@@ -25,6 +20,7 @@ export { sendTestEvent, resendDelivery, TEST_MESSAGE } from "./manual.ts";
 export { deliveryLog, logFilterSchema, DELIVERY_STATUSES, type LogDelivery, type LogAttempt, type LogFilter } from "./log.ts";
 export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
 export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
+export { inngest, DELIVERY_REQUESTED, type DeliveryRequested } from "./inngest-client.ts";
 export { pruneDeliveryLog } from "./retention.ts";
 export { startWebhookJobs } from "./jobs.ts";
 export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";

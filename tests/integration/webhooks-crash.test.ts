@@ -34,14 +34,14 @@ afterAll(async () => {
 
 /**
  * A separate process commits a change with an event (withEvents) and is SIGKILLed by its
- * dispatcher, i.e. after the commit and before any hand-off.
+ * after-commit hook, i.e. after the commit and before any hand-off.
  */
 function commitThenDie(ws: { id: number; slug: string; name: string; plan: string }): Promise<{ signal: string | null; stdout: string }> {
   const script = `
-    const { setDispatcher, withEvents } = await import(${JSON.stringify(path.join(root, "lib/events/index.ts"))});
-    setDispatcher(() => process.kill(process.pid, "SIGKILL"));
+    const { withEvents } = await import(${JSON.stringify(path.join(root, "lib/events/index.ts"))});
+    const afterCommit = () => process.kill(process.pid, "SIGKILL");
     const ws = JSON.parse(process.env.CRASH_WS);
-    await withEvents((tx, emit) => emit(ws, "member.joined", { member: { id: 1, email: "crash@example.test", role: "member", via: "added" } }));
+    await withEvents((tx, emit) => emit(ws, "member.joined", { member: { id: 1, email: "crash@example.test", role: "member", via: "added" } }), { afterCommit });
     console.log("still alive");
   `;
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import { serve } from "inngest/next";
-import { inngest } from "@/inngest/client";
+import { inngest } from "@/lib/webhooks/inngest-client";
 import { deliverWebhook } from "@/inngest/functions/deliver-webhook";
 import { config } from "@/lib/config";
 
