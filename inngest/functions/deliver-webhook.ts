@@ -1,6 +1,6 @@
 import type { Inngest } from "inngest";
 import { attemptDelivery, type AttemptResult } from "../../lib/webhooks/attempt.ts";
-import { DELIVERY_REQUESTED, inngest, type DeliveryRequested } from "../../lib/webhooks/inngest-client.ts";
+import { DELIVERY_REQUESTED, inngestClient, type DeliveryRequested } from "../../lib/webhooks/inngest-client.ts";
 
 // One delivery's retry schedule on Inngest: attempt, sleep, attempt, ... Every decision (whether to
 // send, what counts as delivered, how long to wait, when to stop) is made by attemptDelivery, the
@@ -36,4 +36,4 @@ export function createDeliverWebhook(client: Inngest, attempt: Attempt = (id) =>
   );
 }
 
-export const deliverWebhook = createDeliverWebhook(inngest);
+export const deliverWebhook = createDeliverWebhook(inngestClient());

@@ -11,7 +11,10 @@ const fetchWithTimeout: typeof fetch = (input, init) =>
 
 const g = globalThis as { __linkhopInngest?: Inngest };
 
-export const inngest: Inngest = (g.__linkhopInngest ??= new Inngest({ id: "linkhop", fetch: fetchWithTimeout }));
+/** The client, made on first use: the SDK reads its environment variables when it is constructed. */
+export function inngestClient(): Inngest {
+  return (g.__linkhopInngest ??= new Inngest({ id: "linkhop", fetch: fetchWithTimeout }));
+}
 
 /** The event that starts one delivery's run of the retry schedule. */
 export const DELIVERY_REQUESTED = "linkhop/webhook.delivery.requested";

@@ -1,5 +1,5 @@
 import { serve } from "inngest/next";
-import { inngest } from "@/lib/webhooks/inngest-client";
+import { inngestClient } from "@/lib/webhooks/inngest-client";
 import { deliverWebhook } from "@/inngest/functions/deliver-webhook";
 import { config } from "@/lib/config";
 
@@ -7,7 +7,7 @@ import { config } from "@/lib/config";
 // sends them) there is nothing here: 404, rather than the SDK failing on a missing signing key.
 export const dynamic = "force-dynamic";
 
-const inngestHandlers = serve({ client: inngest, functions: [deliverWebhook] });
+const inngestHandlers = serve({ client: inngestClient(), functions: [deliverWebhook] });
 type Handler = typeof inngestHandlers.GET;
 
 const notConfigured = () => Response.json({ error: "not_found" }, { status: 404 });
