@@ -10,6 +10,7 @@ import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
 import { authorize, findWorkspace } from "./access.ts";
 
 export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
+export { workspaceOverview, workspaceUsage } from "./overview.ts";
 export {
   atLeast,
   authorize,
@@ -163,3 +164,19 @@ export async function workspacesOf(userId: number) {
 }
 
 export type { Role };
+
+/** The account's email and whether it has a password (accounts made through OAuth have none). */
+export async function accountOf(userId: number) {
+  const u = await db().user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, passwordHash: true } });
+  return { email: u.email, hasPassword: u.passwordHash !== null };
+}
+
+/** The email of a user, or null. */
+export async function emailOf(userId: number): Promise<string | null> {
+  return (await db().user.findUnique({ where: { id: userId }, select: { email: true } }))?.email ?? null;
+}
+
+/** The id of the account with this email (already normalised), or null. */
+export async function userIdByEmail(email: string): Promise<number | null> {
+  return (await db().user.findUnique({ where: { email }, select: { id: true } }))?.id ?? null;
+}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
-import { db } from "@/lib/db/client";
+import { accountOf } from "@/lib/workspaces";
 import { TextLink } from "@/components/ui";
 import { PasswordForm } from "./password-form";
 
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 export default async function AccountPage({ searchParams }: { searchParams: Promise<{ changed?: string | string[] }> }) {
   const userId = await currentUserId();
   if (!userId) redirect("/login?next=/account");
-  const me = await db().user.findUniqueOrThrow({ where: { id: userId }, select: { email: true, passwordHash: true } });
+  const me = await accountOf(userId);
   return (
     <>
       <h1 className="text-lg font-semibold">Your account</h1>
@@ -23,7 +23,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
           Password changed. Every other session of your account was signed out.
         </p>
       )}
-      {me.passwordHash ? (
+      {me.hasPassword ? (
         <PasswordForm />
       ) : (
         <p className="text-sm text-slate-700">This account signs in with GitHub or Google; it has no password.</p>

@@ -7,6 +7,7 @@ import { clientAddressFrom } from "@/lib/auth/client-address";
 import { signUpFrom } from "@/lib/auth/signup";
 import { ServiceError } from "@/lib/errors";
 import { acceptInvitation, claimWithInvitation, lookupInvitation } from "@/lib/members/invitations";
+import { userIdByEmail } from "@/lib/workspaces";
 
 export type InviteFormState = { error?: string } | undefined;
 
@@ -91,8 +92,9 @@ export async function claimAndAcceptAction(token: string, _: InviteFormState, fo
 
 // The session cookie set by signIn is not readable in the same request; look the user up by email.
 async function currentUserIdAfterSignIn(email: string): Promise<number> {
-  const { db } = await import("@/lib/db/client");
-  return (await db().user.findUniqueOrThrow({ where: { email }, select: { id: true } })).id;
+  const id = await userIdByEmail(email);
+  if (id === null) throw new Error(`no account ${email} right after signing in`);
+  return id;
 }
 
 export async function switchAccountAction(token: string) {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { currentUserId } from "@/lib/auth";
-import { db } from "@/lib/db/client";
+import { emailOf } from "@/lib/workspaces";
 import { lookupInvitation } from "@/lib/members/invitations";
 import { buttonClass, secondaryButtonClass } from "@/components/ui";
 import { switchAccountAction } from "./actions";
@@ -14,7 +14,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const inv = await lookupInvitation(token);
   const userId = await currentUserId();
-  const me = userId ? await db().user.findUnique({ where: { id: userId }, select: { email: true } }) : null;
+  const myEmail = userId ? await emailOf(userId) : null;
 
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
@@ -29,7 +29,7 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
             <Problem title="This invitation has expired">Invitations work for 7 days. Ask an owner or admin of {inv.workspace.name} to invite you again.</Problem>
           ) : inv.state === "accepted" ? (
             <Problem title="This invitation was already used">
-              {me ? <Link className="font-medium text-brand-600 hover:underline" href={`/w/${inv.workspace.slug}`}>Open {inv.workspace.name}</Link> : "Sign in to open the workspace."}
+              {myEmail ? <Link className="font-medium text-brand-600 hover:underline" href={`/w/${inv.workspace.slug}`}>Open {inv.workspace.name}</Link> : "Sign in to open the workspace."}
             </Problem>
           ) : (
             <>
@@ -38,12 +38,12 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
                 You were invited as {inv.role === "admin" || inv.role === "owner" ? `an ${inv.role}` : "a member"} with <strong>{inv.email}</strong>.
               </p>
               <div className="mt-6">
-                {me && me.email === inv.email ? (
+                {myEmail === inv.email ? (
                   <AcceptButton token={token} workspace={inv.workspace.name} />
-                ) : me ? (
+                ) : myEmail ? (
                   <div className="space-y-4">
                     <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-900">
-                      You are signed in as <strong>{me.email}</strong>. This invitation is for <strong>{inv.email}</strong>; sign in with that address to
+                      You are signed in as <strong>{myEmail}</strong>. This invitation is for <strong>{inv.email}</strong>; sign in with that address to
                       accept it.
                     </p>
                     <form action={switchAccountAction.bind(null, token)}>

@@ -1,9 +1,8 @@
 import Link from "next/link";
-import { db } from "@/lib/db/client";
-import { monthOf } from "@/lib/links/allowance";
 import { planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
+import { workspaceOverview } from "@/lib/workspaces";
 
 export default async function WorkspaceHome({
   params,
@@ -16,15 +15,10 @@ export default async function WorkspaceHome({
   const { joined } = await searchParams;
   const { workspace } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
-  const month = monthOf();
-  const [links, usage, members] = await Promise.all([
-    db().link.count({ where: { workspaceId: workspace.id } }),
-    db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId: workspace.id, month } } }),
-    db().membership.count({ where: { workspaceId: workspace.id } }),
-  ]);
+  const { links, createdThisMonth, members } = await workspaceOverview(workspace.id);
   const stats = [
     { label: "Links", value: links, href: `/w/${slug}/links` },
-    { label: "Created this month", value: `${usage?.created ?? 0} / ${plan.maxLinks}`, href: `/w/${slug}/settings/usage` },
+    { label: "Created this month", value: `${createdThisMonth} / ${plan.maxLinks}`, href: `/w/${slug}/settings/usage` },
     { label: "Members", value: members, href: `/w/${slug}/members` },
   ];
   return (

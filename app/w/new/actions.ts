@@ -1,20 +1,20 @@
 "use server";
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
-import { db } from "@/lib/db/client";
 import { ServiceError } from "@/lib/errors";
-import { createWorkspace } from "@/lib/workspaces";
+import { createWorkspace, emailOf } from "@/lib/workspaces";
 
 export type NewWorkspaceState = { error?: string } | undefined;
 
 export async function createWorkspaceAction(_: NewWorkspaceState, form: FormData): Promise<NewWorkspaceState> {
   const userId = await currentUserId();
   if (!userId) redirect("/login");
-  const user = await db().user.findUniqueOrThrow({ where: { id: userId } });
+  const email = await emailOf(userId);
+  if (!email) redirect("/login");
   let slug: string;
   try {
     // New workspaces start on the default plan; plans change through billing or the admin CLI.
-    slug = (await createWorkspace({ slug: form.get("slug"), name: form.get("name"), owner: user.email })).slug;
+    slug = (await createWorkspace({ slug: form.get("slug"), name: form.get("name"), owner: email })).slug;
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;

@@ -8,7 +8,7 @@ import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
 import { createLinkAction, updateLinkAction } from "./actions";
 import { CampaignFields, campaignBody, initialCampaignValues, type CampaignValues } from "./campaign-fields";
-import type { LinkDetail, LinkFormContext } from "./data";
+import type { LinkDetail, LinkFormContext } from "@/lib/links/views";
 
 // The create and edit form: every field of the API's create body. Fields the plan lacks are
 // disabled with an upgrade hint; the server validates with the API's schemas and the messages

@@ -4,7 +4,7 @@ import { listLinks, toApiLink } from "@/lib/links";
 import { buttonClass, PageHeader, secondaryButtonClass } from "@/components/ui";
 import { listTags } from "@/lib/tags";
 import { workspacePage } from "@/lib/actions/workspace";
-import { folderCounts } from "./data";
+import { folderCounts } from "@/lib/links/views";
 import { FolderTree } from "./folder-tree";
 import { LinksTable } from "./links-table";
 

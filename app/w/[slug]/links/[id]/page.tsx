@@ -10,7 +10,7 @@ import { analyticsReport, pageParams } from "@/lib/analytics/report";
 import { Badge, buttonClass, Card } from "@/components/ui";
 import { denylistedDestinations } from "@/lib/links";
 import { workspacePage } from "@/lib/actions/workspace";
-import { linkById } from "../data";
+import { linkById } from "@/lib/links/views";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
 

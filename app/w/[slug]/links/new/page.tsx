@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
-import { linkFormContext } from "../data";
+import { linkFormContext } from "@/lib/links/views";
 import { LinkForm } from "../link-form";
 
 export const metadata: Metadata = { title: "New link" };

@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { now as clockNow } from "@/lib/clock";
-import { db } from "@/lib/db/client";
-import { monthOf } from "@/lib/links/allowance";
 import { FEATURES, hasFeature, planOf, plans, webhooksAllowed, type Feature } from "@/lib/plans";
 import { ProgressBar } from "@/components/progress";
 import { Badge, Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
+import { workspaceUsage } from "@/lib/workspaces";
 
 export const metadata: Metadata = { title: "Plan and usage" };
 
@@ -25,13 +24,7 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
   const { workspace } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
   const now = clockNow();
-  const month = monthOf(now);
-  const [usage, liveKeys, endpoints] = await Promise.all([
-    db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId: workspace.id, month } } }),
-    db().apiKey.count({ where: { workspaceId: workspace.id, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] } }),
-    db().webhookEndpoint.count({ where: { workspaceId: workspace.id } }),
-  ]);
-  const created = usage?.created ?? 0;
+  const { createdThisMonth: created, liveKeys, endpoints } = await workspaceUsage(workspace.id, now);
   const resets = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   const pct = plan.maxLinks > 0 ? created / plan.maxLinks : 1;
   const fmt = (n: number) => n.toLocaleString("en");

@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { parseIdParam } from "@/lib/http/params";
 import { PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
-import { linkById, linkFormContext } from "../../data";
+import { linkById, linkFormContext } from "@/lib/links/views";
 import { LinkForm } from "../../link-form";
 
 export const metadata: Metadata = { title: "Edit link" };

@@ -1,13 +1,15 @@
-import { db } from "@/lib/db/client";
-import { hasFeature, planOf } from "@/lib/plans";
-import { tagNamesOf, toApiLink, type ApiLink } from "@/lib/links";
-import { config } from "@/lib/config";
-import { usableDomains } from "@/lib/domains";
-import { listUtmTemplates } from "@/lib/links/utm-templates";
-import { listTags } from "@/lib/tags";
+import { config } from "../config/index.ts";
+import { db } from "../db/client.ts";
+import { usableDomains } from "../domains/index.ts";
+import { isId } from "../ids.ts";
+import { hasFeature, planOf } from "../plans/index.ts";
+import { listTags } from "../tags/index.ts";
+import { tagNamesOf } from "./link-tags.ts";
+import { hostOf, toApiLink, type ApiLink } from "./serialize.ts";
+import { listUtmTemplates } from "./utm-templates.ts";
 
-// Reads for the links pages that are not link rules (folder tree, one link by id, clicks per day).
-// Every write goes through lib/links.
+// Reads for the app's links pages that are not link rules (what the forms offer, the folder tree,
+// one link by id). Every write goes through the link service.
 
 /** What the link forms may offer: the plan's features and the domains links can live on. */
 export async function linkFormContext(workspace: { id: number; plan: string }) {
@@ -39,10 +41,10 @@ export type LinkDetail = ApiLink & { targeting: { ios?: string; android?: string
 
 /** One link of the workspace by id, as the API shows it plus its targeting; null when not ours. */
 export async function linkById(workspaceId: number, id: number): Promise<LinkDetail | null> {
-  if (!Number.isInteger(id) || id <= 0 || id > 2_147_483_647) return null;
+  if (!isId(id)) return null;
   const link = await db().link.findFirst({ where: { id, workspaceId }, include: { domain: { select: { host: true } } } });
   if (!link) return null;
-  const host = link.domainId === null ? config().shortDomain : link.domain!.host;
+  const host = hostOf(link);
   const tagNames = (await tagNamesOf(db(), [link.id])).get(link.id) ?? [];
   return { ...toApiLink({ ...link, tagNames }, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
 }
