@@ -1,17 +1,6 @@
 import Link from "next/link";
 
-/** Shown beside a feature the workspace's plan lacks. */
-export function UpgradeHint({ slug, feature, plan }: { slug: string; feature: string; plan?: string }) {
-  return (
-    <span className="text-xs text-amber-700">
-      {feature} {plan ? `needs the ${plan} plan or higher` : "is not in your plan"}.{" "}
-      <Link href={`/w/${slug}/settings/usage`} className="font-medium underline">
-        Upgrade
-      </Link>
-    </span>
-  );
-}
-
+/** The strip above a page whose feature the workspace's plan lacks. */
 export function UpgradeBanner({ slug, children }: { slug: string; children: React.ReactNode }) {
   return (
     <div className="mb-6 flex flex-wrap items-center justify-between gap-3 rounded-lg border border-amber-200 bg-amber-50 px-4 py-3 text-sm text-amber-900">

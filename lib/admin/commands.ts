@@ -4,7 +4,7 @@ import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
 import { isId } from "../ids.ts";
 import { authorize, createUser, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
 
-// The admin CLI's commands (CONTRACT.md, "Admin CLI"). Each takes the parsed flags and returns the
+// The admin CLI's commands (README "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
 export type Flags = Record<string, string | true>;
 export type Command = { flags: string[]; run: (f: Flags) => Promise<unknown> };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiLinkSchema } from "../links/schemas.ts";
 
-// The spec's error bodies and the remaining response bodies as zod schemas: the source of the
+// The API's error bodies (README "Endpoints") and the remaining response bodies as zod schemas: the source of the
 // OpenAPI document, and what the integration tests check answers against (strict: no extra fields).
 
 export const errorSchemas = {
@@ -22,7 +22,7 @@ export const anyErrorSchema = z.discriminatedUnion("error", [
   e.validation, e.unauthorized, e.feature, e.quota, e.not_found, e.alias_taken, e.ambiguous_code, e.rate_limit, e.server_error,
 ]);
 
-/** The spec's Errors table, for the reference page. */
+/** The error table (README "Endpoints"), for the reference page. */
 export const ERROR_TABLE: { status: number; error: ErrorName; meaning: string; extra: string; retry: string }[] = [
   {
     status: 400,

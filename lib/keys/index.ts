@@ -7,7 +7,7 @@ import { isId } from "../ids.ts";
 import { planOf } from "../plans/index.ts";
 import { randomBase62 } from "./random.ts";
 
-// API keys (CONTRACT.md): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
+// API keys (README "Keys"): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
 // plus a short display prefix. A key is live while it is neither revoked nor expired; the plan
 // caps the live keys of a workspace.
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Uniform random base62 characters (rejection sampling: no modulo bias). Used for keys and link codes. */
+/** Uniform random base62 characters (rejection sampling: no modulo bias). Used for keys, link codes and webhook signing secrets. */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {

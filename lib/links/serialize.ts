@@ -1,8 +1,8 @@
 import { config } from "../config/index.ts";
 import type { Link } from "../db/generated/client.ts";
 
-// The link objects of the spec, derived from one place: the webhook link object is exactly the
-// fields of the spec's table; the API link object adds clicks, hasPassword and tags. Times are unix seconds.
+// The link objects (README "Endpoints"), derived from one place: the webhook link object is
+// exactly the fields of webhookLinkSchema (schemas.ts); the API link object adds clicks, hasPassword and tags. Times are unix seconds.
 
 /** A stored link together with the host it lives on (and its tag names, when the service loaded them). */
 export type LinkWithHost = Link & { host: string; tagNames?: string[] };
@@ -25,7 +25,7 @@ export type WebhookLink = {
 };
 export type ApiLink = WebhookLink & { clicks: number; hasPassword: boolean; tags: string[] };
 
-/** The names of the webhook link object's fields, in the spec's order (used for `changed`). */
+/** The names of the webhook link object's fields, in the documented order (used for `changed`). */
 export const WEBHOOK_LINK_FIELDS = [
   "id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes",
 ] as const satisfies readonly (keyof WebhookLink)[];
@@ -67,7 +67,7 @@ export function toApiLink(link: Link & { tagNames?: string[] }, domainHost: stri
   return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null, tags: link.tagNames ?? [] };
 }
 
-/** Names of the webhook link object's fields whose values differ, in the spec's order. */
+/** Names of the webhook link object's fields whose values differ, in the documented order. */
 export function changedFields(before: WebhookLink, after: WebhookLink): string[] {
   return WEBHOOK_LINK_FIELDS.filter((f) => before[f] !== after[f]);
 }

@@ -270,7 +270,7 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
 
 /**
  * How a caller names one of its links: by id (the app), or by code and optional domain host (the
- * API, README "API" /links/{code}).
+ * API, README "JSON API (v1)" /links/{code}).
  */
 export type LinkRef = { id: number } | { code: string; domain?: string };
 

@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { randomInt } from "node:crypto";
 
-// The delivery rules of the spec in one place, as pure functions (unit-tested).
+// The delivery rules (README "Webhooks") in one place, as pure functions (unit-tested).
 
-/** Attempts per event (spec: 7, about 21 hours in total with the default delays). */
+/** Attempts per event (7, about 21 hours in total with the default delays). */
 export const MAX_ATTEMPTS = 7;
 /** Events in a row that failed every attempt before an endpoint is switched off. */
 export const DISABLE_AFTER_FAILED_EVENTS = 20;
@@ -15,6 +14,7 @@ export const RESPONSE_BYTES_KEPT = 1024;
 
 export { OUTCOME_TEXT, type AttemptOutcome } from "./outcomes.ts";
 import type { AttemptOutcome } from "./outcomes.ts";
+import { randomBase62 } from "../keys/random.ts";
 
 /** What an HTTP status means for an attempt: only 2xx is delivered; 3xx is not followed. */
 export function outcomeOfStatus(status: number): AttemptOutcome {
@@ -61,13 +61,9 @@ export function formatDuration(ms: number): string {
   return `${ms} ms`;
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** A signing secret: whsec_ + 48 base62 characters (CONTRACT.md). */
+/** A signing secret: whsec_ + 48 base62 characters (README "Webhooks"). */
 export function newSigningSecret(): string {
-  let s = "whsec_";
-  for (let i = 0; i < 48; i++) s += BASE62[randomInt(62)];
-  return s;
+  return "whsec_" + randomBase62(48);
 }
 
 let version: string | undefined;

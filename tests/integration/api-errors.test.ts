@@ -4,8 +4,8 @@ import { db } from "../../lib/db/client.ts";
 import { revokeApiKey } from "../../lib/keys/index.ts";
 import { call, client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type Answer, type ApiTestEnv } from "../support/api.ts";
 
-// Every row of the spec's Errors table over real HTTP: exact bodies (byte for byte where the body
-// is fixed), the headers each answer owes, and the check order of CONTRACT.md.
+// Every row of the error table (README "Endpoints", lib/api/schemas.ts) over real HTTP: exact bodies (byte for byte where the body
+// is fixed), the headers each answer owes, and the check order of lib/api/handler.ts.
 
 let env: ApiTestEnv;
 const plans = {

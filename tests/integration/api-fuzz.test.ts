@@ -4,7 +4,7 @@ import { apiLinkSchema, deleteLinkResponseSchema, listLinksResponseSchema } from
 import { call, makeWorkspace, pool, startApiTest, type Answer, type ApiTestEnv, type RequestOptions } from "../support/api.ts";
 
 // A generated run of malformed bodies, headers and query strings (seeded, so a failure repeats):
-// no answer may be a 500, every error must be exactly one of the spec's bodies with its status,
+// no answer may be a 500, every error must be exactly one of the documented error bodies with its status,
 // and every success must be the documented shape.
 
 const RUNS = 1200;

@@ -11,7 +11,7 @@ import { createUser } from "../../lib/workspaces/index.ts";
 import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
 
-// The links endpoints end to end: bodies as CONTRACT.md, the events each write records, bulk per-row
+// The links endpoints end to end: bodies as the README documents them, the events each write records, bulk per-row
 // results, keyset pagination and filters, keys from the service and the admin CLI, the OpenAPI
 // document and the reference page.
 

@@ -67,7 +67,7 @@ afterAll(async () => {
 });
 
 describe("webhook delivery over HTTPS", () => {
-  it("sends the stored bytes with the spec's headers and a signature that verifies", async () => {
+  it("sends the stored bytes with the documented headers and a signature that verifies", async () => {
     const r = await receiver(() => ({ status: 200, body: "thanks" }));
     const { ws, ep } = await endpointFor(r.url("localhost"));
     const { event, deliveryIds } = await emitEvent(ws);

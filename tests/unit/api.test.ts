@@ -28,7 +28,7 @@ describe("bearerToken", () => {
 });
 
 describe("error bodies", () => {
-  it("carry exactly the fields of the spec's table", () => {
+  it("carry exactly the fields of the error table", () => {
     const polluted = ServiceError.aliasTaken("x");
     (polluted.extra as Record<string, unknown>).internal = "secret";
     expect(errorBody(polluted)).toEqual({ error: "alias_taken", alias: "x" });

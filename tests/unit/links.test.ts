@@ -17,7 +17,7 @@ describe("createLinkSchema", () => {
     expect(createLinkSchema.parse({ url: "http://a.b", domain: " Go.Example.COM. ", folder: "/mkt/2026/" })).toEqual({ url: "http://a.b", domain: "go.example.com", folder: "mkt/2026" });
   });
 
-  it("refuses what the spec calls validation errors, naming the field", () => {
+  it("refuses what the README calls validation errors, naming the field", () => {
     const cases: [unknown, RegExp][] = [
       [{}, /^url:/],
       [{ url: "not a url" }, /^url: must be an absolute http or https URL/],
@@ -146,7 +146,7 @@ describe("serializers", () => {
     clicks: 12, createdAt: new Date("2026-11-22T08:00:00.500Z"), updatedAt: new Date(),
   };
 
-  it("builds exactly the spec's webhook link object, times in unix seconds", () => {
+  it("builds exactly the documented webhook link object, times in unix seconds", () => {
     const w = toWebhookLink(link, "localhost:3000");
     expect(Object.keys(w)).toEqual(["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes"]);
     expect(w).toMatchObject({ short: "http://localhost:3000/Ab3dE9x", startsOn: 1767225600, createdOn: 1795334400, expiresOn: null });
@@ -160,7 +160,7 @@ describe("serializers", () => {
     expect(JSON.stringify(a)).not.toMatch(/scrypt|targeting/);
   });
 
-  it("names the changed webhook fields in the spec's order", () => {
+  it("names the changed webhook fields in the documented order", () => {
     const before = toWebhookLink(link, "localhost:3000");
     expect(changedFields(before, toWebhookLink({ ...link, title: "New", code: "x" }, "localhost:3000"))).toEqual(["short", "code", "title"]);
     expect(changedFields(before, toWebhookLink({ ...link, targeting: null, passwordHash: null }, "localhost:3000"))).toEqual([]);
