@@ -1,7 +1,6 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { onDrain } from "../shutdown.ts";
-import { DELIVERY_REQUESTED, inngestClient } from "./inngest-client.ts";
 
 // Handing new deliveries to whoever runs the schedule, right after the transaction that created
 // them commits. With Inngest: one event per delivery (event id and the function's idempotency key
@@ -49,6 +48,8 @@ export async function handoffsSettled(): Promise<void> {
 export async function handOffToInngest(deliveryIds: number[]): Promise<number> {
   const rows = await db().delivery.findMany({ where: { id: { in: deliveryIds }, status: "pending" }, select: { id: true, endpointId: true } });
   if (!rows.length) return 0;
+  // Loaded on first use: the SDK costs every process (the admin CLI too) a second or more to import.
+  const { DELIVERY_REQUESTED, inngestClient } = await import("./inngest-client.ts");
   await inngestClient().send(
     rows.map((r) => ({ name: DELIVERY_REQUESTED, id: `delivery-${r.id}`, data: { deliveryId: r.id, endpointId: r.endpointId } })),
   );

@@ -20,7 +20,6 @@ export { sendTestEvent, resendDelivery, TEST_MESSAGE } from "./manual.ts";
 export { deliveryLog, logFilterSchema, DELIVERY_STATUSES, type LogDelivery, type LogAttempt, type LogFilter } from "./log.ts";
 export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
 export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
-export { inngestClient, DELIVERY_REQUESTED, type DeliveryRequested } from "./inngest-client.ts";
 export { pruneDeliveryLog } from "./retention.ts";
 export { startWebhookJobs } from "./jobs.ts";
 export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";
