@@ -6,7 +6,7 @@ import { ConfirmDialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { dangerButtonClass } from "@/components/ui";
 import { deleteEndpointAction, setEnabledAction } from "./actions";
-import { run } from "./endpoint-form";
+import { runAction as run } from "@/components/run-action";
 
 /** The enabled switch: turning an endpoint on restarts its failure count. */
 export function EnabledSwitch({ slug, id, enabled, url }: { slug: string; id: number; enabled: boolean; url: string }) {

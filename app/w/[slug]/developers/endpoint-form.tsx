@@ -5,15 +5,8 @@ import { useId, useState } from "react";
 import { Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
-import type { ActionResult } from "@/lib/actions/result";
+import { runAction as run } from "@/components/run-action";
 import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
-
-/** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */
-export async function run<T>(p: Promise<ActionResult<T>>): Promise<T> {
-  const r = await p;
-  if (!r.ok) throw new Error(r.error);
-  return r.data;
-}
 
 function EndpointFields({ value, onChange, eventTypes, disabled }: { value: EndpointInput; onChange: (v: EndpointInput) => void; eventTypes: string[]; disabled?: boolean }) {
   const id = useId();

@@ -7,16 +7,10 @@ import { CopyField } from "@/components/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { Badge, buttonClass, Card, Field, inputClass, secondaryButtonClass } from "@/components/ui";
-import type { ActionResult } from "@/lib/actions/result";
+import { runAction as run } from "@/components/run-action";
 import { addDomainAction, removeDomainAction, verifyDomainAction } from "./actions";
 
 /** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */
-async function run<T>(p: Promise<ActionResult<T>>): Promise<T> {
-  const r = await p;
-  if (!r.ok) throw Object.assign(new Error(r.error), { result: r });
-  return r.data;
-}
-
 export function AddDomainButton({ slug, disabled }: { slug: string; disabled: boolean }) {
   const [open, setOpen] = useState(false);
   const [host, setHost] = useState("");

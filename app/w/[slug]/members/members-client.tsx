@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { MemberRow } from "@/lib/members";
 import type { InvitationRow, InviteResult } from "@/lib/members/invitations";
-import type { ActionResult } from "@/lib/actions/result";
+import { runAction as run } from "@/components/run-action";
 import { CopyField } from "@/components/copy-button";
 import { ConfirmDialog, Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
@@ -19,12 +19,6 @@ import {
 } from "./actions";
 
 type Role = MemberRow["role"];
-
-async function run<T>(p: Promise<ActionResult<T>>): Promise<T> {
-  const r = await p;
-  if (!r.ok) throw new Error(r.error);
-  return r.data;
-}
 
 const ROLE_LABEL: Record<Role, string> = { owner: "Owner", admin: "Admin", member: "Member" };
 

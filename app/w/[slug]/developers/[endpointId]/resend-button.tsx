@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useToast } from "@/components/toast";
 import { secondaryButtonClass } from "@/components/ui";
 import { resendAction } from "../actions";
-import { run } from "../endpoint-form";
+import { runAction as run } from "@/components/run-action";
 import { describeOutcome } from "../format";
 
 /** One attempt now of this delivery (same event id and body), logged as a manual attempt. */

@@ -6,7 +6,7 @@ import { ConfirmDialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { secondaryButtonClass } from "@/components/ui";
 import { replaceSecretAction, revealSecretAction } from "../actions";
-import { run } from "../endpoint-form";
+import { runAction as run } from "@/components/run-action";
 
 /** Reveal (fetched on demand, never in the page's HTML) and replace the signing secret. */
 export function SecretPanel({ slug, id }: { slug: string; id: number }) {

@@ -3,7 +3,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { buttonClass } from "@/components/ui";
 import { sendTestAction } from "../actions";
-import { run } from "../endpoint-form";
+import { runAction as run } from "@/components/run-action";
 import { describeOutcome } from "../format";
 
 /** Sends webhook.test to this endpoint alone (one attempt) and shows the outcome. */
