@@ -10,7 +10,6 @@ import { Badge, buttonClass, Card, Field, inputClass, secondaryButtonClass } fro
 import { runAction as run } from "@/components/run-action";
 import { addDomainAction, removeDomainAction, verifyDomainAction } from "./actions";
 
-/** Server actions answer ActionResult; a failed one becomes a thrown Error for react-query. */
 export function AddDomainButton({ slug, disabled }: { slug: string; disabled: boolean }) {
   const [open, setOpen] = useState(false);
   const [host, setHost] = useState("");
