@@ -19,10 +19,14 @@ let webhooks: typeof import("../../lib/webhooks/index.ts");
 let ws: { id: number; slug: string; name: string; plan: string };
 const cookies: Record<"member" | "admin" | "owner", string> = { member: "", admin: "", owner: "" };
 
-/** Calls the action from the page that uses it: the endpoint's page when args name one, else the list. */
-const act = <T,>(as: keyof typeof cookies, name: string, ...args: unknown[]) => {
-  const page = typeof args[1] === "number" ? `/w/${ws.slug}/developers/${args[1]}` : `/w/${ws.slug}/developers`;
-  return callAction<Result<T>>(app.url, { page, file: FILE, name, cookie: cookies[as] }, args);
+/**
+ * Calls the action as its page does, (slug, input): from the endpoint's page when the input names
+ * one ({ id }), else from the list.
+ */
+const act = <T,>(as: keyof typeof cookies, name: string, slug: string, input: unknown) => {
+  const id = (input as { id?: unknown })?.id;
+  const page = typeof id === "number" ? `/w/${ws.slug}/developers/${id}` : `/w/${ws.slug}/developers`;
+  return callAction<Result<T>>(app.url, { page, file: FILE, name, cookie: cookies[as] }, [slug, input]);
 };
 
 beforeAll(async () => {
@@ -69,18 +73,18 @@ describe("webhook endpoint actions", () => {
     });
     const before = await snapshot();
 
-    const calls: [string, unknown[]][] = [
-      ["createEndpointAction", [ws.slug, input("by-member")]],
-      ["updateEndpointAction", [ws.slug, ep.id, input("changed-by-member")]],
-      ["setEnabledAction", [ws.slug, ep.id, false]],
-      ["revealSecretAction", [ws.slug, ep.id]],
-      ["replaceSecretAction", [ws.slug, ep.id]],
-      ["sendTestAction", [ws.slug, ep.id]],
-      ["resendAction", [ws.slug, ep.id, deliveryIds[0]]],
-      ["deleteEndpointAction", [ws.slug, ep.id]],
+    const calls: [string, unknown][] = [
+      ["createEndpointAction", input("by-member")],
+      ["updateEndpointAction", { id: ep.id, input: input("changed-by-member") }],
+      ["setEnabledAction", { id: ep.id, enabled: false }],
+      ["revealSecretAction", { id: ep.id }],
+      ["replaceSecretAction", { id: ep.id }],
+      ["sendTestAction", { id: ep.id }],
+      ["resendAction", { id: ep.id, deliveryId: deliveryIds[0] }],
+      ["deleteEndpointAction", { id: ep.id }],
     ];
     for (const [name, args] of calls) {
-      const r = await act("member", name, ...args);
+      const r = await act("member", name, ws.slug, args);
       expect(r, name).toMatchObject({ ok: false, code: "forbidden" });
       expect(JSON.stringify(r), name).not.toContain(await webhooks.revealSecret(ws.id, ep.id));
     }
@@ -93,30 +97,30 @@ describe("webhook endpoint actions", () => {
     const id = (created as { data: { id: number } }).data.id;
     expect(await db().webhookEndpoint.count({ where: { id, workspaceId: ws.id } })).toBe(1);
 
-    expect(await act("admin", "updateEndpointAction", ws.slug, id, input("changed-by-admin"))).toMatchObject({ ok: true });
+    expect(await act("admin", "updateEndpointAction", ws.slug, { id, input: input("changed-by-admin") })).toMatchObject({ ok: true });
     expect((await db().webhookEndpoint.findUniqueOrThrow({ where: { id } })).url).toBe("https://127.0.0.1:9/changed-by-admin");
 
-    expect(await act("admin", "setEnabledAction", ws.slug, id, false)).toMatchObject({ ok: true });
+    expect(await act("admin", "setEnabledAction", ws.slug, { id, enabled: false })).toMatchObject({ ok: true });
     expect((await db().webhookEndpoint.findUniqueOrThrow({ where: { id } })).enabled).toBe(false);
-    expect(await act("admin", "setEnabledAction", ws.slug, id, true)).toMatchObject({ ok: true });
+    expect(await act("admin", "setEnabledAction", ws.slug, { id, enabled: true })).toMatchObject({ ok: true });
 
-    const revealed = await act<string>("admin", "revealSecretAction", ws.slug, id);
+    const revealed = await act<string>("admin", "revealSecretAction", ws.slug, { id });
     expect(revealed).toEqual({ ok: true, data: await webhooks.revealSecret(ws.id, id) });
-    const replaced = await act<string>("admin", "replaceSecretAction", ws.slug, id);
+    const replaced = await act<string>("admin", "replaceSecretAction", ws.slug, { id });
     expect(replaced.ok).toBe(true);
     const secretNow = await webhooks.revealSecret(ws.id, id);
     expect(replaced).toEqual({ ok: true, data: secretNow });
     expect(secretNow).not.toBe((revealed as { data: string }).data);
 
-    expect(await act("admin", "sendTestAction", ws.slug, id)).toMatchObject({ ok: true, data: { attempted: true, delivered: false } });
+    expect(await act("admin", "sendTestAction", ws.slug, { id })).toMatchObject({ ok: true, data: { attempted: true, delivered: false } });
     expect(await db().delivery.count({ where: { endpointId: id, isTest: true } })).toBe(1);
 
     const { deliveryIds } = await emitEvent(ws);
     const mine = (await db().delivery.findMany({ where: { id: { in: deliveryIds }, endpointId: id } }))[0];
-    expect(await act("admin", "resendAction", ws.slug, id, mine.id)).toMatchObject({ ok: true, data: { attempted: true } });
+    expect(await act("admin", "resendAction", ws.slug, { id, deliveryId: mine.id })).toMatchObject({ ok: true, data: { attempted: true } });
     expect(await db().deliveryAttempt.count({ where: { deliveryId: mine.id, manual: true } })).toBe(1);
 
-    expect(await act("admin", "deleteEndpointAction", ws.slug, id)).toEqual({ ok: true, data: { id } });
+    expect(await act("admin", "deleteEndpointAction", ws.slug, { id })).toEqual({ ok: true, data: { id } });
     expect(await db().webhookEndpoint.count({ where: { id } })).toBe(0);
   });
 
@@ -124,6 +128,6 @@ describe("webhook endpoint actions", () => {
     const created = await act<{ id: number }>("owner", "createEndpointAction", ws.slug, input("by-owner"));
     expect(created).toMatchObject({ ok: true });
     const id = (created as { data: { id: number } }).data.id;
-    expect(await act("owner", "deleteEndpointAction", ws.slug, id)).toEqual({ ok: true, data: { id } });
+    expect(await act("owner", "deleteEndpointAction", ws.slug, { id })).toEqual({ ok: true, data: { id } });
   });
 });
