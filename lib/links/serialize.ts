@@ -1,34 +1,20 @@
 import { config } from "../config/index.ts";
+import type { z } from "zod";
 import type { Link } from "../db/generated/client.ts";
+import { webhookLinkSchema, type apiLinkSchema } from "./schemas.ts";
 
-// The link objects (README "Endpoints"), derived from one place: the webhook link object is
-// exactly the fields of webhookLinkSchema (schemas.ts); the API link object adds clicks, hasPassword and tags. Times are unix seconds.
+// The link objects (README "Endpoints"), defined once as zod schemas (webhookLinkSchema and
+// apiLinkSchema in schemas.ts), with their types and field list derived from them; the API link
+// object adds clicks, hasPassword and tags. Times are unix seconds.
 
 /** A stored link together with the host it lives on (and its tag names, when the service loaded them). */
 export type LinkWithHost = Link & { host: string; tagNames?: string[] };
 
-export type WebhookLink = {
-  id: number;
-  short: string;
-  code: string;
-  domain: string;
-  url: string;
-  active: boolean;
-  expiresOn: number | null;
-  maxClicks: number | null;
-  startsOn: number | null;
-  fallbackUrl: string | null;
-  createdOn: number;
-  folder: string;
-  title: string;
-  notes: string | null;
-};
-export type ApiLink = WebhookLink & { clicks: number; hasPassword: boolean; tags: string[] };
+export type WebhookLink = z.output<typeof webhookLinkSchema>;
+export type ApiLink = z.output<typeof apiLinkSchema>;
 
-/** The names of the webhook link object's fields, in the documented order (used for `changed`). */
-export const WEBHOOK_LINK_FIELDS = [
-  "id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes",
-] as const satisfies readonly (keyof WebhookLink)[];
+/** The names of the webhook link object's fields, in the schema's (documented) order (used for `changed`). */
+export const WEBHOOK_LINK_FIELDS = webhookLinkSchema.keyof().options;
 
 export const unixSeconds = (d: Date) => Math.floor(d.getTime() / 1000);
 const unixOrNull = (d: Date | null) => (d ? unixSeconds(d) : null);
