@@ -9,7 +9,8 @@ import { createTestCa } from "./tests/support/https-receiver.ts";
 // left a server behind cannot block the next one. The choice is put in the environment: the
 // worker processes load this file again and inherit it, and so do the specs (tests/e2e/support.ts).
 if (!process.env.E2E_PORT) {
-  const script = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  const script =
+    "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
   process.env.E2E_PORT = execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim();
 }
 const port = Number(process.env.E2E_PORT);
@@ -37,7 +38,16 @@ export default defineConfig({
     launchOptions: {
       // scripts/test.mjs reports a missing Chromium before Playwright starts
       executablePath: chromiumPath() ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: {

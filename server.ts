@@ -33,7 +33,9 @@ async function main() {
   }
   ensureAuthSecret(path.resolve(cfg.LINKHOP_DATA_DIR));
   if (cfg.WEBHOOK_ALLOW_PRIVATE) {
-    console.warn("[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.");
+    console.warn(
+      "[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.",
+    );
   }
 
   const dev = process.env.LINKHOP_DEV === "1";
@@ -63,7 +65,8 @@ async function main() {
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
-  const { handOverActionBody, isJsonServerAction, jsonNestingDepth, MAX_ACTION_NESTING, readActionBody } = await import("./lib/http/action-guard.ts");
+  const { handOverActionBody, isJsonServerAction, jsonNestingDepth, MAX_ACTION_NESTING, readActionBody } =
+    await import("./lib/http/action-guard.ts");
   const passToNext = (req: http.IncomingMessage, res: http.ServerResponse) =>
     handleNext(req, res).catch((e) => {
       console.error(e);
@@ -90,8 +93,10 @@ async function main() {
     // Server action arguments too deeply nested for Next's decoder are refused here (lib/http/action-guard.ts).
     if (isJsonServerAction(req)) {
       void readActionBody(req).then((body) => {
-        if (body === null) return void res.writeHead(413, { "Content-Type": "text/plain", Connection: "close" }).end("Request too large.\n");
-        if (jsonNestingDepth(body) > MAX_ACTION_NESTING) return void res.writeHead(400, { "Content-Type": "text/plain" }).end("Bad request: the arguments are nested too deeply.\n");
+        if (body === null)
+          return void res.writeHead(413, { "Content-Type": "text/plain", Connection: "close" }).end("Request too large.\n");
+        if (jsonNestingDepth(body) > MAX_ACTION_NESTING)
+          return void res.writeHead(400, { "Content-Type": "text/plain" }).end("Bad request: the arguments are nested too deeply.\n");
         handOverActionBody(req, body);
         void passToNext(req, res);
       });
@@ -102,7 +107,9 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   // CONNECT (proxy tunnels) is not something this server does: answer instead of dropping the socket.
   server.on("connect", (_req, socket) => {
-    socket.end("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    socket.end(
+      "HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
   });
 
   const { startBackgroundJobs } = await import("./lib/jobs.ts");

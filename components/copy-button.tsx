@@ -3,7 +3,19 @@ import { useState } from "react";
 import { useToast } from "./toast";
 
 /** Copies `value` to the clipboard; falls back to selecting a hidden textarea on plain http. */
-export function CopyButton({ value, label = "Copy", what, className, iconOnly }: { value: string; label?: string; what?: string; className?: string; iconOnly?: boolean }) {
+export function CopyButton({
+  value,
+  label = "Copy",
+  what,
+  className,
+  iconOnly,
+}: {
+  value: string;
+  label?: string;
+  what?: string;
+  className?: string;
+  iconOnly?: boolean;
+}) {
   const [copied, setCopied] = useState(false);
   const toast = useToast();
   async function copy() {

@@ -30,7 +30,11 @@ export function Dialog({
       returnFocus.current = document.activeElement;
       el.showModal();
       // Autofocus first, then the first field, then any other control (not the close button).
-      const first = ["[autofocus]", "input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])", "button:not([data-dialog-close])"]
+      const first = [
+        "[autofocus]",
+        "input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])",
+        "button:not([data-dialog-close])",
+      ]
         .map((sel) => el.querySelector<HTMLElement>(sel))
         .find(Boolean);
       first?.focus();

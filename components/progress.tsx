@@ -1,9 +1,26 @@
 /** A labelled progress bar (role=progressbar) for imports and usage against an allowance. */
-export function ProgressBar({ value, max, label, tone = "brand" }: { value: number; max: number; label: string; tone?: "brand" | "amber" | "red" }) {
+export function ProgressBar({
+  value,
+  max,
+  label,
+  tone = "brand",
+}: {
+  value: number;
+  max: number;
+  label: string;
+  tone?: "brand" | "amber" | "red";
+}) {
   const pct = max > 0 ? Math.min(100, (value / max) * 100) : 0;
   const colour = { brand: "bg-brand-600", amber: "bg-amber-500", red: "bg-red-600" }[tone];
   return (
-    <div role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={value} className="h-2.5 w-full overflow-hidden rounded-full bg-slate-200">
+    <div
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={max}
+      aria-valuenow={value}
+      className="h-2.5 w-full overflow-hidden rounded-full bg-slate-200"
+    >
       <div className={`h-full rounded-full ${colour} transition-[width] duration-300`} style={{ width: `${pct}%` }} />
     </div>
   );

@@ -13,7 +13,10 @@ const COLOR_CLASS: Record<string, string> = {
 
 export function TagChip({ name, color = "gray" }: { name: string; color?: string }) {
   return (
-    <span data-tag={name} className={`inline-flex max-w-[10rem] items-center truncate rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${COLOR_CLASS[color] ?? COLOR_CLASS.gray}`}>
+    <span
+      data-tag={name}
+      className={`inline-flex max-w-[10rem] items-center truncate rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${COLOR_CLASS[color] ?? COLOR_CLASS.gray}`}
+    >
       {name}
     </span>
   );

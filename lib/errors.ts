@@ -112,7 +112,11 @@ export function issueMessages(issues: readonly { path: readonly PropertyKey[]; m
  * `input` parsed by `schema`, or a validation ServiceError naming every problem. Never throws
  * anything else: input zod cannot even walk (a throwing getter) is a validation error too.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, options: { message?: (issues: Issue[]) => string } = {}): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  options: { message?: (issues: Issue[]) => string } = {},
+): z.output<S> {
   let r: ReturnType<S["safeParse"]>;
   try {
     r = schema.safeParse(input) as ReturnType<S["safeParse"]>;

@@ -29,7 +29,11 @@ function parseName(argv) {
     else if (argv[i].startsWith("--name=")) name = argv[i].slice("--name=".length);
   }
   // Like Prisma: lower case, words joined by "_", at most 200 characters.
-  const slug = (name ?? "").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "").slice(0, 200);
+  const slug = (name ?? "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 200);
   if (!slug) {
     console.error("Usage: npm run db:migrate:dev -- --name <migration name>");
     process.exit(64);
@@ -76,9 +80,7 @@ try {
     // report as success: the "no difference" text must be there.)
     const check = await diff(env, []);
     if (check.changed || !/No difference detected/.test(check.text)) {
-      throw new Error(
-        `prisma/migrations/${folder} (left for inspection) does not reproduce the schema:\n${check.text}`,
-      );
+      throw new Error(`prisma/migrations/${folder} (left for inspection) does not reproduce the schema:\n${check.text}`);
     }
     console.log(`Created prisma/migrations/${folder}/migration.sql`);
   }

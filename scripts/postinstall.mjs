@@ -53,7 +53,11 @@ step("prisma generate", () => {
   const stub = path.join(root, "scripts", "schema-engine", "schema-engine");
   execFileSync(process.execPath, [require.resolve("prisma/build/index.js"), "generate"], {
     stdio: "inherit",
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? (fs.existsSync(stub) ? stub : process.execPath), PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? (fs.existsSync(stub) ? stub : process.execPath),
+      PRISMA_HIDE_UPDATE_MESSAGE: "1",
+    },
   });
 });
 

@@ -27,7 +27,17 @@ const STAGES = [
   ["e2e", ["npx", "playwright", "test"]],
 ];
 // What the Next build is made of: anything newer than .next/BUILD_ID makes the build stale.
-const BUILD_INPUTS = ["app", "components", "lib", "inngest", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const BUILD_INPUTS = [
+  "app",
+  "components",
+  "lib",
+  "inngest",
+  "next.config.ts",
+  "postcss.config.mjs",
+  "tsconfig.json",
+  "package.json",
+  "package-lock.json",
+];
 
 const args = process.argv.slice(2);
 const keepGoing = args.includes("--keep-going");
@@ -36,7 +46,9 @@ const unknownFlags = args.filter((a) => a.startsWith("--") && a !== "--keep-goin
 const only = args.filter((a) => !a.startsWith("--"));
 const unknownStages = only.filter((n) => !STAGES.some(([name]) => name === n));
 if (unknownFlags.length || unknownStages.length) {
-  console.error(`[test] unknown ${[...unknownFlags, ...unknownStages].join(", ")}; stages: ${STAGES.map(([n]) => n).join(", ")}; flags: --keep-going, --no-build`);
+  console.error(
+    `[test] unknown ${[...unknownFlags, ...unknownStages].join(", ")}; stages: ${STAGES.map(([n]) => n).join(", ")}; flags: --keep-going, --no-build`,
+  );
   process.exit(2);
 }
 
@@ -83,7 +95,9 @@ function run(name, cmd) {
     let killer;
     const timer = setTimeout(() => {
       timedOut = true;
-      console.error(`\n[test] ${name} did not finish within ${limit} s: stopping it (LINKHOP_TEST_TIMEOUT_${name.toUpperCase()} sets the limit)`);
+      console.error(
+        `\n[test] ${name} did not finish within ${limit} s: stopping it (LINKHOP_TEST_TIMEOUT_${name.toUpperCase()} sets the limit)`,
+      );
       const signal = (sig) => {
         try {
           process.kill(-child.pid, sig);
@@ -108,7 +122,7 @@ function run(name, cmd) {
       clearTimeout(killer);
       process.off("SIGINT", stopOnSignal);
       process.off("SIGTERM", stopOnSignal);
-      resolve(timedOut ? "timeout" : code ?? (sig ? `signal ${sig}` : 1));
+      resolve(timedOut ? "timeout" : (code ?? (sig ? `signal ${sig}` : 1)));
     });
     child.on("error", (e) => {
       clearTimeout(timer);
@@ -145,7 +159,9 @@ for (const [name, cmd] of plan) {
     console.error(`[test] ${name}: not run, the build failed (it would test an old build)`);
     status = 1;
   } else if (name === "e2e" && !chromiumPath()) {
-    console.error("[test] no Chromium: set CHROMIUM_PATH, or put `chromium` on PATH (apt-get install -y chromium fonts-liberation; see .ci/run)");
+    console.error(
+      "[test] no Chromium: set CHROMIUM_PATH, or put `chromium` on PATH (apt-get install -y chromium fonts-liberation; see .ci/run)",
+    );
     status = 1;
   } else {
     console.log(`\n[test] ${name}: ${cmd.join(" ")}`);
@@ -153,7 +169,10 @@ for (const [name, cmd] of plan) {
   }
   results.push([name, status, (Date.now() - t) / 1000]);
   if (status !== 0 && !keepGoing) {
-    const rest = plan.slice(plan.findIndex(([n]) => n === name) + 1).map(([n]) => n).filter((n) => n !== "build");
+    const rest = plan
+      .slice(plan.findIndex(([n]) => n === name) + 1)
+      .map(([n]) => n)
+      .filter((n) => n !== "build");
     if (rest.length) console.error(`[test] ${name} failed: not running ${rest.join(", ")} (--keep-going runs them anyway)`);
     break;
   }

@@ -73,7 +73,15 @@ export async function startTempPostgres() {
   const data = path.join(dir, "data");
   try {
     const [cmd, ...args] = asNonRoot([
-      path.join(bin, "initdb"), "-D", data, "-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale",
+      path.join(bin, "initdb"),
+      "-D",
+      data,
+      "-U",
+      USER,
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--no-locale",
       "--no-sync", // throwaway cluster: no need to fsync what initdb writes
     ]);
     execFileSync(cmd, args, { stdio: "pipe" });
@@ -90,13 +98,29 @@ export async function startTempPostgres() {
     // the pipe closes and it asks postgres for a fast shutdown (SIGINT). The main shell just waits
     // for postgres, so it exits as soon as postgres does (including an early crash).
     // (fd 3: an asynchronous list would otherwise get /dev/null as stdin.)
-    const script = 'exec 3<&0; pg="$1"; shift; "$pg" "$@" </dev/null & pid=$!; ' +
-      '(read -r _ <&3; kill -INT "$pid" 2>/dev/null) & wait "$pid"';
+    const script =
+      'exec 3<&0; pg="$1"; shift; "$pg" "$@" </dev/null & pid=$!; ' + '(read -r _ <&3; kill -INT "$pid" 2>/dev/null) & wait "$pid"';
     const [cmd, ...args] = asNonRoot([
-      "sh", "-c", script, "sh", path.join(bin, "postgres"),
-      "-D", data, "-p", String(port), "-k", dir, "-h", "127.0.0.1",
+      "sh",
+      "-c",
+      script,
+      "sh",
+      path.join(bin, "postgres"),
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-h",
+      "127.0.0.1",
       // Durability is pointless for a throwaway cluster; these make DDL-heavy runs faster.
-      "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
     ]);
     const child = spawn(cmd, args, { stdio: ["pipe", "ignore", "pipe"] });
     let stderr = "";

@@ -9,11 +9,40 @@ import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 // The analytics of a workspace (or of one link): interval picker, bots toggle, active filters,
 // totals, the time series and top-N panels whose rows filter the page. Every state is in the URL.
 
-const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = { "24h": "24 hours", "7d": "7 days", "30d": "30 days", "90d": "90 days", "1y": "1 year", all: "All" };
-const PANEL_TITLE: Record<Panel, string> = { countries: "Countries", referrers: "Referrers", devices: "Devices", browsers: "Browsers", os: "Operating systems", links: "Links" };
-const PANEL_COLUMN: Record<Panel, string> = { countries: "Country", referrers: "Referrer", devices: "Device", browsers: "Browser", os: "Operating system", links: "Link" };
+const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = {
+  "24h": "24 hours",
+  "7d": "7 days",
+  "30d": "30 days",
+  "90d": "90 days",
+  "1y": "1 year",
+  all: "All",
+};
+const PANEL_TITLE: Record<Panel, string> = {
+  countries: "Countries",
+  referrers: "Referrers",
+  devices: "Devices",
+  browsers: "Browsers",
+  os: "Operating systems",
+  links: "Links",
+};
+const PANEL_COLUMN: Record<Panel, string> = {
+  countries: "Country",
+  referrers: "Referrer",
+  devices: "Device",
+  browsers: "Browser",
+  os: "Operating system",
+  links: "Link",
+};
 const FILTER_LABEL: Record<string, string> = {
-  link: "Link", folder: "Folder", country: "Country", city: "City", device: "Device", browser: "Browser", os: "OS", referrer: "Referrer", qr: "QR scans",
+  link: "Link",
+  folder: "Folder",
+  country: "Country",
+  city: "City",
+  device: "Device",
+  browser: "Browser",
+  os: "OS",
+  referrer: "Referrer",
+  qr: "QR scans",
 };
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const fmt = (n: number) => n.toLocaleString("en");
@@ -23,9 +52,13 @@ type Row = Record<string, unknown> & { clicks: number; visitors: number };
 function rowFilter(panel: Panel, r: Row): { label: string; filter: Record<string, string> | null } {
   switch (panel) {
     case "countries":
-      return r.country ? { label: String(r.name ?? r.country), filter: { country: String(r.country) } } : { label: "Unknown", filter: null };
+      return r.country
+        ? { label: String(r.name ?? r.country), filter: { country: String(r.country) } }
+        : { label: "Unknown", filter: null };
     case "referrers":
-      return r.referrer ? { label: String(r.referrer), filter: { referrer: String(r.referrer) } } : { label: "Direct or none", filter: { referrer: "(direct)" } };
+      return r.referrer
+        ? { label: String(r.referrer), filter: { referrer: String(r.referrer) } }
+        : { label: "Direct or none", filter: { referrer: "(direct)" } };
     case "devices":
       return { label: cap(String(r.device)), filter: { device: String(r.device) } };
     case "browsers":
@@ -34,7 +67,9 @@ function rowFilter(panel: Panel, r: Row): { label: string; filter: Record<string
       return r.os ? { label: String(r.os), filter: { os: String(r.os) } } : { label: "Unknown", filter: null };
     case "links": {
       const l = r.link as { code: string | null; domain: string | null };
-      return l.code ? { label: `${l.domain}/${l.code}`, filter: { link: l.code, domain: l.domain ?? "" } } : { label: "Deleted link", filter: null };
+      return l.code
+        ? { label: `${l.domain}/${l.code}`, filter: { link: l.code, domain: l.domain ?? "" } }
+        : { label: "Deleted link", filter: null };
     }
   }
 }
@@ -90,7 +125,12 @@ export function AnalyticsView({
           ))}
         </nav>
         <div className="flex flex-wrap gap-2">
-          <Link href={href({ bots: bots === "exclude" ? "include" : null })} className={secondaryButtonClass} aria-pressed={bots !== "exclude"} role="button">
+          <Link
+            href={href({ bots: bots === "exclude" ? "include" : null })}
+            className={secondaryButtonClass}
+            aria-pressed={bots !== "exclude"}
+            role="button"
+          >
             {bots === "exclude" ? "Include bots" : "People only"}
           </Link>
           <a href={exportHref} download className={secondaryButtonClass}>
@@ -118,17 +158,24 @@ export function AnalyticsView({
       <Card title={title === "Analytics" ? "Clicks over time" : title}>
         <div className="mb-4 flex flex-wrap gap-8">
           <div>
-            <p className="text-2xl font-semibold" data-testid="total-clicks">{fmt(report.total.clicks ?? 0)}</p>
-            <p className="text-xs text-slate-500">{bots === "only" ? "bot visits" : bots === "include" ? "clicks and bot visits" : "clicks"}</p>
+            <p className="text-2xl font-semibold" data-testid="total-clicks">
+              {fmt(report.total.clicks ?? 0)}
+            </p>
+            <p className="text-xs text-slate-500">
+              {bots === "only" ? "bot visits" : bots === "include" ? "clicks and bot visits" : "clicks"}
+            </p>
           </div>
           <div>
-            <p className="text-2xl font-semibold" data-testid="total-visitors">{fmt(report.total.visitors ?? 0)}</p>
+            <p className="text-2xl font-semibold" data-testid="total-visitors">
+              {fmt(report.total.visitors ?? 0)}
+            </p>
             <p className="text-xs text-slate-500">unique visitors (per day)</p>
           </div>
         </div>
         <TimeseriesChart points={series} timezone={report.series.timezone} granularity={report.series.granularity ?? "day"} />
         <p className="mt-2 text-xs text-slate-500">
-          Times in {report.series.timezone}. Bots are {bots === "exclude" ? "not counted" : "included"}. Kept for {report.retentionDays} days on your plan.
+          Times in {report.series.timezone}. Bots are {bots === "exclude" ? "not counted" : "included"}. Kept for {report.retentionDays}{" "}
+          days on your plan.
         </p>
       </Card>
 
@@ -162,9 +209,17 @@ function TopPanel({ panel, rows, href }: { panel: Panel; rows: Row[]; href: (c: 
               return (
                 <tr key={i} className="relative">
                   <td className="relative truncate py-1 pr-2">
-                    <span aria-hidden className="absolute inset-y-0.5 left-0 rounded bg-brand-50" style={{ width: `${(r.clicks / max) * 100}%` }} />
+                    <span
+                      aria-hidden
+                      className="absolute inset-y-0.5 left-0 rounded bg-brand-50"
+                      style={{ width: `${(r.clicks / max) * 100}%` }}
+                    />
                     {filter ? (
-                      <Link href={href(filter)} className="relative text-slate-800 hover:text-brand-700 hover:underline" title={`Filter by ${label}`}>
+                      <Link
+                        href={href(filter)}
+                        className="relative text-slate-800 hover:text-brand-700 hover:underline"
+                        title={`Filter by ${label}`}
+                      >
                         {label}
                       </Link>
                     ) : (

@@ -9,7 +9,15 @@ import "uplot/dist/uPlot.min.css";
 
 export type SeriesPoint = { start: string; clicks: number; visitors: number };
 
-export function TimeseriesChart({ points, timezone, granularity }: { points: SeriesPoint[]; timezone: string; granularity: "hour" | "day" }) {
+export function TimeseriesChart({
+  points,
+  timezone,
+  granularity,
+}: {
+  points: SeriesPoint[];
+  timezone: string;
+  granularity: "hour" | "day";
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -49,7 +57,13 @@ export function TimeseriesChart({ points, timezone, granularity }: { points: Ser
   const totalClicks = points.reduce((n, p) => n + p.clicks, 0);
   return (
     <figure>
-      <div ref={box} role="img" aria-label={`Clicks and visitors per ${granularity}: ${totalClicks} clicks in total`} data-testid="timeseries-chart" className="w-full overflow-hidden" />
+      <div
+        ref={box}
+        role="img"
+        aria-label={`Clicks and visitors per ${granularity}: ${totalClicks} clicks in total`}
+        data-testid="timeseries-chart"
+        className="w-full overflow-hidden"
+      />
       <table className="sr-only">
         <caption>Clicks and visitors per {granularity}</caption>
         <thead>

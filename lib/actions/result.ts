@@ -5,8 +5,7 @@ import { issueText, ServiceError } from "../errors.ts";
 // never throw to the client; anything that is not a ServiceError is rethrown, and Next hides its
 // message in production.
 export type ActionResult<T = undefined> =
-  | { ok: true; data: T }
-  | { ok: false; error: string; code?: string; fields?: Record<string, string>; key?: string };
+  { ok: true; data: T } | { ok: false; error: string; code?: string; fields?: Record<string, string>; key?: string };
 
 export type ActionFailure = Extract<ActionResult, { ok: false }>;
 
@@ -30,6 +29,7 @@ export function actionFailure(e: unknown, fields?: readonly string[]): ActionFai
     if (field) byField[field] = byField[field] ? `${byField[field]} ${text}` : text;
     else rest.push(text);
   }
-  if (e.code === "validation") return { ok: false, code: e.code, error: rest.length ? rest.join(" ") : "Check the highlighted fields.", fields: byField };
+  if (e.code === "validation")
+    return { ok: false, code: e.code, error: rest.length ? rest.join(" ") : "Check the highlighted fields.", fields: byField };
   return { ok: false, code: e.code, error: e.message, ...key, ...(Object.keys(byField).length ? { fields: byField } : {}) };
 }

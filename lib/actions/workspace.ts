@@ -33,7 +33,10 @@ async function signedIn(slug: string): Promise<number> {
   return userId;
 }
 
-export function workspaceAction<S extends z.ZodType, T>(options: Options<S, T>, fn: (ctx: ActionContext, input: z.output<S>) => Promise<T>) {
+export function workspaceAction<S extends z.ZodType, T>(
+  options: Options<S, T>,
+  fn: (ctx: ActionContext, input: z.output<S>) => Promise<T>,
+) {
   return async (slug: string, input: z.input<S>): Promise<ActionResult<T>> => {
     if (typeof slug !== "string") notFound();
     const userId = await signedIn(slug);

@@ -41,7 +41,10 @@ async function main() {
   if (!command) fail("validation", `Unknown command ${name ?? "(none)"}. Commands: ${Object.keys(commands).join(", ")}.`);
   const unknown = Object.keys(flags).filter((f) => !command.flags.includes(f));
   if (unknown.length || stray.length) {
-    fail("validation", `Unexpected argument ${[...unknown.map((f) => "--" + f), ...stray].join(", ")} for ${name}. Flags: ${command.flags.map((f) => "--" + f).join(" ")}.`);
+    fail(
+      "validation",
+      `Unexpected argument ${[...unknown.map((f) => "--" + f), ...stray].join(", ")} for ${name}. Flags: ${command.flags.map((f) => "--" + f).join(" ")}.`,
+    );
   }
 
   const { parseConfig } = await import("../config/index.ts");

@@ -31,10 +31,31 @@ export function isBotAgent(userAgent: string | undefined): boolean {
 }
 
 // ua-parser-js reports no device type for desktops: a desktop operating system decides it.
-const DESKTOP_OS = new Set(["Windows", "macOS", "Linux", "Ubuntu", "Debian", "Fedora", "Chrome OS", "Chromium OS", "FreeBSD", "OpenBSD", "NetBSD", "Mint", "Arch", "Gentoo", "Solaris"]);
+const DESKTOP_OS = new Set([
+  "Windows",
+  "macOS",
+  "Linux",
+  "Ubuntu",
+  "Debian",
+  "Fedora",
+  "Chrome OS",
+  "Chromium OS",
+  "FreeBSD",
+  "OpenBSD",
+  "NetBSD",
+  "Mint",
+  "Arch",
+  "Gentoo",
+  "Solaris",
+]);
 // shorter names that match what people type in a filter
 const OS_NAMES: Record<string, string> = { "Mac OS": "macOS" };
-const BROWSER_NAMES: Record<string, string> = { "Mobile Safari": "Safari", "Mobile Firefox": "Firefox", "Chrome Headless": "Chrome", "Chrome WebView": "Chrome" };
+const BROWSER_NAMES: Record<string, string> = {
+  "Mobile Safari": "Safari",
+  "Mobile Firefox": "Firefox",
+  "Chrome Headless": "Chrome",
+  "Chrome WebView": "Chrome",
+};
 
 export function describeAgent(userAgent: string | undefined): AgentInfo {
   if (!userAgent) return { device: "other", browser: null, os: null };
@@ -50,7 +71,8 @@ function parseAgent(userAgent: string): AgentInfo {
   let device: Device;
   if (r.device.type === "mobile") device = "mobile";
   else if (r.device.type === "tablet") device = "tablet";
-  else if (r.device.type) device = "other"; // console, smarttv, wearable, embedded
+  else if (r.device.type)
+    device = "other"; // console, smarttv, wearable, embedded
   else if (os && DESKTOP_OS.has(os)) device = "desktop";
   else device = "other";
   return { device, browser, os };

@@ -9,11 +9,30 @@ import { clickStore, type ClickStore } from "./store.ts";
 // cursor behind, pull-based, so memory stays bounded however many rows there are). The visitor key
 // is never exported. Cells go through toCsv, which neutralises spreadsheet formulas.
 
-export const EXPORT_HEADER = ["time", "link", "domain", "target", "country", "city", "referrer_host", "referrer_url", "device", "browser", "os", "bot", "qr"];
+export const EXPORT_HEADER = [
+  "time",
+  "link",
+  "domain",
+  "target",
+  "country",
+  "city",
+  "referrer_host",
+  "referrer_url",
+  "device",
+  "browser",
+  "os",
+  "bot",
+  "qr",
+];
 
 export type CsvExport = { stream: ReadableStream<Uint8Array>; fileName: string };
 
-export async function exportClicks(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now = Date.now(), store: ClickStore = clickStore()): Promise<CsvExport> {
+export async function exportClicks(
+  workspace: AnalyticsWorkspace,
+  input: AnalyticsExportInput,
+  now = Date.now(),
+  store: ClickStore = clickStore(),
+): Promise<CsvExport> {
   const query = await exportQuery(workspace, input, now);
   const day = (d: Date) => d.toISOString().slice(0, 10);
   return { stream: csvStream(workspace, query, store), fileName: `clicks-${workspace.slug}-${day(query.start)}-${day(query.end)}.csv` };
@@ -48,14 +67,31 @@ function csvStream(workspace: AnalyticsWorkspace, query: ClickQuery, store: Clic
 }
 
 function csvRow(r: ExportRow, codes: Map<number, string | null>): unknown[] {
-  return [r.at.toISOString(), codes.get(r.link_id) ?? "", r.domain, r.target, r.country, r.city, r.referrer_host, r.referrer_url, r.device, r.browser, r.os, r.bot, r.qr];
+  return [
+    r.at.toISOString(),
+    codes.get(r.link_id) ?? "",
+    r.domain,
+    r.target,
+    r.country,
+    r.city,
+    r.referrer_host,
+    r.referrer_url,
+    r.device,
+    r.browser,
+    r.os,
+    r.bot,
+    r.qr,
+  ];
 }
 
 /** Link codes by id for the page's rows (a deleted link exports an empty code). */
 async function learnCodes(workspace: AnalyticsWorkspace, rows: ExportRow[], codes: Map<number, string | null>) {
   const missing = [...new Set(rows.map((r) => r.link_id).filter((id) => !codes.has(id)))];
   if (!missing.length) return;
-  const links = await db().link.findMany({ where: { id: { in: missing }, workspaceId: workspace.id }, select: { id: true, code: true, domainId: true } });
+  const links = await db().link.findMany({
+    where: { id: { in: missing }, workspaceId: workspace.id },
+    select: { id: true, code: true, domainId: true },
+  });
   for (const id of missing) codes.set(id, null);
   for (const l of links) codes.set(l.id, l.code);
 }

@@ -75,7 +75,9 @@ export function geoLookup(): GeoLookup | null {
     try {
       g.__linkhopGeo = GeoLookup.fromFile(file);
     } catch (e) {
-      console.error(`[analytics] cannot read the IP location database ${file}: ${(e as Error).message}; countries come only from ${"GEO_COUNTRY_HEADER"}`);
+      console.error(
+        `[analytics] cannot read the IP location database ${file}: ${(e as Error).message}; countries come only from ${"GEO_COUNTRY_HEADER"}`,
+      );
       g.__linkhopGeo = null;
     }
   }

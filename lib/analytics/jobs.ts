@@ -26,7 +26,9 @@ export async function maintainClickTable(now = Date.now()): Promise<void> {
   const built = await buildPendingRollups(pool, now);
   if (built > 3) console.log(`[analytics] daily rollups built for ${built} days`);
   if (r.deleted || r.droppedPartitions.length) {
-    console.log(`[analytics] retention: ${r.deleted} expired click events deleted, partitions dropped: ${r.droppedPartitions.join(", ") || "none"}`);
+    console.log(
+      `[analytics] retention: ${r.deleted} expired click events deleted, partitions dropped: ${r.droppedPartitions.join(", ") || "none"}`,
+    );
   }
 }
 
@@ -34,7 +36,9 @@ export async function startAnalyticsJobs(intervalMs = positiveNumber(process.env
   const recorder = clickEventRecorder();
   const maintain = () => maintainClickTable().catch((e) => console.error(`[analytics] maintenance failed: ${(e as Error).message}`));
   // the coming partitions before the first click; the rest (retention, rollups) in the background
-  await createComingPartitions(analyticsPool()).catch((e) => console.error(`[analytics] cannot create partitions: ${(e as Error).message}`));
+  await createComingPartitions(analyticsPool()).catch((e) =>
+    console.error(`[analytics] cannot create partitions: ${(e as Error).message}`),
+  );
   const first = setTimeout(maintain, 1000);
   first.unref();
   const flushTimer = setInterval(() => void recorder.flush(), Math.max(50, intervalMs));

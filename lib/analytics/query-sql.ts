@@ -5,7 +5,20 @@ import type { Queryable } from "./sql.ts";
 // filter by adding an entry to FILTERS), and one named function per kind of answer. Values always
 // travel as parameters; only fixed SQL from the tables below is concatenated.
 
-export const TOP_GROUPS = ["countries", "cities", "referrers", "devices", "browsers", "os", "links", "qr", "tags", "utm_source", "utm_medium", "utm_campaign"] as const;
+export const TOP_GROUPS = [
+  "countries",
+  "cities",
+  "referrers",
+  "devices",
+  "browsers",
+  "os",
+  "links",
+  "qr",
+  "tags",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+] as const;
 export type TopGroup = (typeof TOP_GROUPS)[number];
 export const BOT_MODES = ["exclude", "include", "only"] as const;
 export type BotMode = (typeof BOT_MODES)[number];
@@ -50,7 +63,8 @@ const likePrefix = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`) + "/%";
 
 const FILTERS: { [K in keyof ClickFilters]-?: FilterSql<NonNullable<ClickFilters[K]>> } = {
   linkId: (v, p) => `link_id = ${p.add(v)}`,
-  folder: (v, p, ws) => `link_id in (select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))}))`,
+  folder: (v, p, ws) =>
+    `link_id in (select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))}))`,
   tags: (v, p, ws) =>
     `link_id in (select lt."linkId" from "LinkTag" lt join "Tag" t on t.id = lt."tagId" where t."workspaceId" = ${ws} and t."nameKey" = any(${p.add(v)}::text[]))`,
   country: (v, p) => `country = ${p.add(v.toUpperCase())}`,
@@ -160,17 +174,44 @@ export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGro
      group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`,
     params.values,
   );
-  return rows.map((r) => ({ key: cols.map((_, i) => r[`k${i}`] as string | number | boolean | null), clicks: r.clicks, visitors: r.visitors }));
+  return rows.map((r) => ({
+    key: cols.map((_, i) => r[`k${i}`] as string | number | boolean | null),
+    clicks: r.clicks,
+    visitors: r.visitors,
+  }));
 }
 
 /** The raw events of the query, oldest first, in pages of `pageSize` through a cursor (bounded memory). */
 export const EXPORT_COLUMNS = [
-  "at", "link_id", "domain", "target", "country", "city", "referrer_host", "referrer_url", "device", "browser", "os", "bot", "qr",
+  "at",
+  "link_id",
+  "domain",
+  "target",
+  "country",
+  "city",
+  "referrer_host",
+  "referrer_url",
+  "device",
+  "browser",
+  "os",
+  "bot",
+  "qr",
 ] as const;
 
 export type ExportRow = {
-  at: Date; link_id: number; domain: string; target: string; country: string | null; city: string | null; referrer_host: string | null;
-  referrer_url: string | null; device: string; browser: string | null; os: string | null; bot: boolean; qr: boolean;
+  at: Date;
+  link_id: number;
+  domain: string;
+  target: string;
+  country: string | null;
+  city: string | null;
+  referrer_host: string | null;
+  referrer_url: string | null;
+  device: string;
+  browser: string | null;
+  os: string | null;
+  bot: boolean;
+  qr: boolean;
 };
 
 export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 2000): AsyncGenerator<ExportRow[]> {
@@ -180,8 +221,11 @@ export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 200
   try {
     await client.query("begin read only");
     open = true;
-    await client.query(`declare click_export no scroll cursor for
-      select ${EXPORT_COLUMNS.join(", ")} from analytics.click_event ${sql} order by at`, params.values);
+    await client.query(
+      `declare click_export no scroll cursor for
+      select ${EXPORT_COLUMNS.join(", ")} from analytics.click_event ${sql} order by at`,
+      params.values,
+    );
     for (;;) {
       const { rows } = await client.query<ExportRow>(`fetch forward ${Math.max(1, Math.floor(pageSize))} from click_export`);
       if (!rows.length) break;

@@ -97,7 +97,9 @@ export class ClickEventRecorder {
         this.log(`[analytics] gave up on ${batch.length} click events after ${this.attempts} failed writes: ${(e as Error).message}`);
         this.attempts = 0;
       } else {
-        this.log(`[analytics] writing ${batch.length} click events failed (${this.attempts} in a row), kept for the next try: ${(e as Error).message}`);
+        this.log(
+          `[analytics] writing ${batch.length} click events failed (${this.attempts} in a row), kept for the next try: ${(e as Error).message}`,
+        );
         this.failed = batch;
       }
     }

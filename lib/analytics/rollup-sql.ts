@@ -14,7 +14,11 @@ export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number
     await client.query("begin");
     // one builder at a time across processes
     await client.query("select pg_advisory_xact_lock(72120419)");
-    await client.query({ name: "analytics_rollup_clear", text: `delete from analytics.click_day where day = date '1970-01-01' + $1::int`, values: [day] });
+    await client.query({
+      name: "analytics_rollup_clear",
+      text: `delete from analytics.click_day where day = date '1970-01-01' + $1::int`,
+      values: [day],
+    });
     const { rowCount } = await client.query({
       name: "analytics_rollup_build",
       text: `insert into analytics.click_day (workspace_id, day, bot, dim, value, clicks, visitors)
@@ -65,7 +69,11 @@ export async function unmarkRollupDays(q: Queryable, days: number[]): Promise<vo
 }
 
 /** Forgets rollups older than `beforeDay` (retention; the events themselves go their own way). */
-export async function deleteRollupsBefore(q: Queryable, workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number }, now: Date): Promise<void> {
+export async function deleteRollupsBefore(
+  q: Queryable,
+  workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number },
+  now: Date,
+): Promise<void> {
   await q.query({
     name: "analytics_rollup_retention",
     text: `delete from analytics.click_day r
@@ -74,7 +82,11 @@ export async function deleteRollupsBefore(q: Queryable, workspaceRetention: { pl
            where r.workspace_id = k.id and r.day < ($4::timestamptz - make_interval(days => k.days))::date`,
     values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
   });
-  await q.query({ name: "analytics_rollup_done_retention", text: `delete from analytics.click_day_done where day < ($1::timestamptz - interval '4000 days')::date`, values: [now] });
+  await q.query({
+    name: "analytics_rollup_done_retention",
+    text: `delete from analytics.click_day_done where day < ($1::timestamptz - interval '4000 days')::date`,
+    values: [now],
+  });
 }
 
 export type RollupRow = { day: number; value: string; clicks: number; visitors: number };
@@ -83,7 +95,14 @@ export type RollupRow = { day: number; value: string; clicks: number; visitors: 
  * Rollup rows of one workspace and dimension over the built days [fromDay, toDay), for the bot
  * mode: summed per value (perDay false) or per day and value (perDay true).
  */
-export async function readRollup(q: Queryable, workspaceId: number, dim: RollupDim, days: number[], bots: "exclude" | "include" | "only", perDay: boolean): Promise<RollupRow[]> {
+export async function readRollup(
+  q: Queryable,
+  workspaceId: number,
+  dim: RollupDim,
+  days: number[],
+  bots: "exclude" | "include" | "only",
+  perDay: boolean,
+): Promise<RollupRow[]> {
   if (!days.length) return [];
   const bot = bots === "exclude" ? "and not bot" : bots === "only" ? "and bot" : "";
   const { rows } = await q.query<RollupRow>(

@@ -1,5 +1,14 @@
 import type pg from "pg";
-import { queryTimeseries, queryTopGroups, queryTotals, type Bucket, type ClickQuery, type GroupRow, type TopGroup, type Totals } from "./query-sql.ts";
+import {
+  queryTimeseries,
+  queryTopGroups,
+  queryTotals,
+  type Bucket,
+  type ClickQuery,
+  type GroupRow,
+  type TopGroup,
+  type Totals,
+} from "./query-sql.ts";
 import { buildRollupDay, builtDays, readRollup, type RollupDim } from "./rollup-sql.ts";
 import { listMonthPartitions, type Queryable } from "./sql.ts";
 import { DAY_MS, utcDay } from "./visitor.ts";
@@ -11,7 +20,14 @@ import { DAY_MS, utcDay } from "./visitor.ts";
 // the raw events, which the filters' indexes keep small).
 
 const GROUP_DIM: Partial<Record<TopGroup, RollupDim>> = {
-  countries: "country", cities: "city", referrers: "referrer", devices: "device", browsers: "browser", os: "os", links: "link", qr: "qr",
+  countries: "country",
+  cities: "city",
+  referrers: "referrer",
+  devices: "device",
+  browsers: "browser",
+  os: "os",
+  links: "link",
+  qr: "qr",
 };
 
 export function rollupEligible(q: ClickQuery): boolean {
@@ -71,7 +87,8 @@ export async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan)
   for (const r of rolled) add(r.day, r);
   for (const list of raws) for (const b of list) add(utcDay(b.start.getTime()), b);
   const out: Bucket[] = [];
-  for (let d = utcDay(q.start.getTime()); d * DAY_MS < q.end.getTime(); d++) out.push({ start: new Date(d * DAY_MS), ...(byDay.get(d) ?? { clicks: 0, visitors: 0 }) });
+  for (let d = utcDay(q.start.getTime()); d * DAY_MS < q.end.getTime(); d++)
+    out.push({ start: new Date(d * DAY_MS), ...(byDay.get(d) ?? { clicks: 0, visitors: 0 }) });
   return out;
 }
 

@@ -32,7 +32,10 @@ const instant = text()
   .transform((v, ctx) => {
     const ms = parseInstant(v);
     if (ms === null) {
-      ctx.addIssue({ code: "custom", message: "must be unix seconds or an ISO 8601 date or time (e.g. 2026-03-01 or 2026-03-01T12:00:00Z)" });
+      ctx.addIssue({
+        code: "custom",
+        message: "must be unix seconds or an ISO 8601 date or time (e.g. 2026-03-01 or 2026-03-01T12:00:00Z)",
+      });
       return z.NEVER;
     }
     return ms;
@@ -54,32 +57,72 @@ const filterText = (what: string) => text().trim().min(1, "must not be empty").m
 
 /** The filters (shared by the API, the export and the page); campaigns may add more here. */
 export const filterParams = {
-  link: text().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a link code").optional().describe("Only this link (its code); with domain when the code exists on several of your domains."),
-  domain: text().trim().toLowerCase().min(1).max(253).optional().describe("The host of the link named by link (the default short domain for the default domain)."),
-  folder: text().trim().max(200, "must be at most 200 characters").transform((v) => v.replace(/^\/+|\/+$/g, "")).optional().describe("Only links in this folder and its subfolders."),
+  link: text()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a link code")
+    .optional()
+    .describe("Only this link (its code); with domain when the code exists on several of your domains."),
+  domain: text()
+    .trim()
+    .toLowerCase()
+    .min(1)
+    .max(253)
+    .optional()
+    .describe("The host of the link named by link (the default short domain for the default domain)."),
+  folder: text()
+    .trim()
+    .max(200, "must be at most 200 characters")
+    .transform((v) => v.replace(/^\/+|\/+$/g, ""))
+    .optional()
+    .describe("Only links in this folder and its subfolders."),
   tag: z
     .preprocess((v) => (typeof v === "string" ? [v] : v), z.array(tagName).max(20, "at most 20 tags"))
     .optional()
     .describe("Only links with any of these tags (their tags now); repeat for several: tag=a&tag=b."),
-  country: text().trim().regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 alpha-2 code such as US").transform((v) => v.toUpperCase()).optional().describe("ISO 3166 alpha-2 country code."),
+  country: text()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 alpha-2 code such as US")
+    .transform((v) => v.toUpperCase())
+    .optional()
+    .describe("ISO 3166 alpha-2 country code."),
   city: filterText("City name (with a city database, GEOIP_DB).").optional(),
-  device: z.enum(DEVICES, { error: `must be one of ${DEVICES.join(", ")}` }).optional().describe(`One of ${DEVICES.join(", ")}.`),
+  device: z
+    .enum(DEVICES, { error: `must be one of ${DEVICES.join(", ")}` })
+    .optional()
+    .describe(`One of ${DEVICES.join(", ")}.`),
   browser: filterText("Browser name, e.g. Chrome, Safari, Firefox, Edge (any case).").optional(),
   os: filterText("Operating system, e.g. iOS, Android, Windows, macOS (any case).").optional(),
   referrer: filterText(`Referrer host, e.g. t.co; ${DIRECT} for visits without a referrer.`).optional(),
-  qr: z.enum(["true", "false"], { error: "must be true or false" }).transform((v) => v === "true").optional().describe("true: only QR-code scans; false: none."),
-  bots: z.enum(BOT_MODES, { error: `must be one of ${BOT_MODES.join(", ")}` }).optional().describe("exclude (default): people only; include: people and bots; only: bots only."),
+  qr: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .transform((v) => v === "true")
+    .optional()
+    .describe("true: only QR-code scans; false: none."),
+  bots: z
+    .enum(BOT_MODES, { error: `must be one of ${BOT_MODES.join(", ")}` })
+    .optional()
+    .describe("exclude (default): people only; include: people and bots; only: bots only."),
 };
 
 const rangeParams = {
-  interval: z.enum(INTERVALS, { error: `must be one of ${INTERVALS.join(", ")}` }).optional().describe("The last 24h, 7d, 30d (default), 90d, 1y, or all the plan keeps. Not with start/end."),
+  interval: z
+    .enum(INTERVALS, { error: `must be one of ${INTERVALS.join(", ")}` })
+    .optional()
+    .describe("The last 24h, 7d, 30d (default), 90d, 1y, or all the plan keeps. Not with start/end."),
   start: instant.optional(),
   end: instant.optional().describe("End of the range (exclusive; default now). Unix seconds or ISO 8601."),
-  timezone: text().refine(isTimeZone, "must be an IANA time zone such as America/New_York").optional().describe("IANA time zone of hour and day buckets (default UTC)."),
+  timezone: text()
+    .refine(isTimeZone, "must be an IANA time zone such as America/New_York")
+    .optional()
+    .describe("IANA time zone of hour and day buckets (default UTC)."),
 };
 
 export const analyticsQuerySchema = z.strictObject({
-  groupBy: z.enum(GROUP_BYS, { error: `must be one of ${GROUP_BYS.join(", ")}` }).optional().describe("What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones)."),
+  groupBy: z
+    .enum(GROUP_BYS, { error: `must be one of ${GROUP_BYS.join(", ")}` })
+    .optional()
+    .describe(
+      "What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones).",
+    ),
   ...rangeParams,
   ...filterParams,
   limit: text()
@@ -122,11 +165,18 @@ export const analyticsAnswerSchema = z.object({
         device: z.string().optional(),
         browser: z.string().nullable().optional(),
         os: z.string().nullable().optional(),
-        link: z.object({ code: z.string().nullable(), domain: z.string().nullable(), url: z.string().nullable() }).optional().describe("links (null fields: a deleted link)."),
+        link: z
+          .object({ code: z.string().nullable(), domain: z.string().nullable(), url: z.string().nullable() })
+          .optional()
+          .describe("links (null fields: a deleted link)."),
         qr: z.boolean().optional(),
         tag: z.string().optional().describe("tags: the tag's name (a click on a link with several tags counts for each)."),
         color: z.string().optional().describe("tags: the tag's colour."),
-        utm: z.string().nullable().optional().describe("utm_source, utm_medium, utm_campaign: the value in the link's URL, decoded (null: none or a deleted link)."),
+        utm: z
+          .string()
+          .nullable()
+          .optional()
+          .describe("utm_source, utm_medium, utm_campaign: the value in the link's URL, decoded (null: none or a deleted link)."),
         ...measures,
       }),
     )

@@ -13,7 +13,13 @@ import { DAY_MS } from "./visitor.ts";
 // Analytics page) into a click-store query and its answer. Ranges are cut to the plan's retention.
 
 const HOUR_MS = 3_600_000;
-const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = { "24h": 24 * HOUR_MS, "7d": 7 * DAY_MS, "30d": 30 * DAY_MS, "90d": 90 * DAY_MS, "1y": 365 * DAY_MS };
+const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = {
+  "24h": 24 * HOUR_MS,
+  "7d": 7 * DAY_MS,
+  "30d": 30 * DAY_MS,
+  "90d": 90 * DAY_MS,
+  "1y": 365 * DAY_MS,
+};
 /** Ranges up to this long are answered per hour, longer ones per day. */
 export const HOURLY_UP_TO_MS = 48 * HOUR_MS;
 
@@ -44,10 +50,15 @@ export function resolveRange(input: { interval?: Interval; start?: number; end?:
 
 export type AnalyticsWorkspace = LinkWorkspace;
 
-async function buildQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now: number): Promise<{ query: ClickQuery; timezone: string }> {
+async function buildQuery(
+  workspace: AnalyticsWorkspace,
+  input: AnalyticsExportInput,
+  now: number,
+): Promise<{ query: ClickQuery; timezone: string }> {
   const retention = analyticsRetentionDays(planOf(workspace.plan));
   const range = resolveRange(input, retention, now);
-  if (input.domain !== undefined && input.link === undefined) throw ServiceError.validation([{ path: "domain", message: "is only used with link" }]);
+  if (input.domain !== undefined && input.link === undefined)
+    throw ServiceError.validation([{ path: "domain", message: "is only used with link" }]);
   const filters: ClickFilters = {
     folder: input.folder || undefined,
     tags: input.tag?.length ? input.tag.map(tagKey) : undefined,
@@ -80,7 +91,12 @@ export type AnalyticsAnswer = {
   data?: Row[];
 };
 
-export async function analytics(workspace: AnalyticsWorkspace, input: AnalyticsQueryInput, now = Date.now(), store: ClickStore = clickStore()): Promise<AnalyticsAnswer> {
+export async function analytics(
+  workspace: AnalyticsWorkspace,
+  input: AnalyticsQueryInput,
+  now = Date.now(),
+  store: ClickStore = clickStore(),
+): Promise<AnalyticsAnswer> {
   const { query, timezone } = await buildQuery(workspace, input, now);
   const groupBy = input.groupBy ?? "count";
   const head = { groupBy, start: query.start.toISOString(), end: query.end.toISOString(), timezone };
@@ -88,7 +104,11 @@ export async function analytics(workspace: AnalyticsWorkspace, input: AnalyticsQ
   if (groupBy === "timeseries") {
     const granularity = query.end.getTime() - query.start.getTime() <= HOURLY_UP_TO_MS ? "hour" : "day";
     const buckets = query.end > query.start ? await store.query({ kind: "timeseries", query, unit: granularity, timezone }) : [];
-    return { ...head, granularity, data: buckets.map((b: Bucket) => ({ start: isoInZone(b.start, timezone), clicks: b.clicks, visitors: b.visitors })) };
+    return {
+      ...head,
+      granularity,
+      data: buckets.map((b: Bucket) => ({ start: isoInZone(b.start, timezone), clicks: b.clicks, visitors: b.visitors })),
+    };
   }
   const rows = await store.query({ kind: "top", query, group: groupBy, limit: input.limit ?? LIMIT_DEFAULT });
   return { ...head, data: await describeGroups(workspace, groupBy, rows) };
@@ -164,8 +184,18 @@ export async function exportQuery(workspace: AnalyticsWorkspace, input: Analytic
 export function isoInZone(at: Date, timeZone: string): string {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat("en-US", {
-      timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", timeZoneName: "longOffset",
-    }).formatToParts(at).map((p) => [p.type, p.value]),
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      timeZoneName: "longOffset",
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
   );
   const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "");
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;

@@ -43,8 +43,21 @@ export async function insertClickEvents(q: Queryable, events: ClickEvent[]): Pro
                        $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::int8[])
              as t(at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)`,
     values: [
-      col("at"), col("workspaceId"), col("linkId"), col("domain"), col("target"), col("country"), col("city"), col("referrerHost"),
-      col("referrerUrl"), col("device"), col("browser"), col("os"), col("bot"), col("qr"), col("visitor"),
+      col("at"),
+      col("workspaceId"),
+      col("linkId"),
+      col("domain"),
+      col("target"),
+      col("country"),
+      col("city"),
+      col("referrerHost"),
+      col("referrerUrl"),
+      col("device"),
+      col("browser"),
+      col("os"),
+      col("bot"),
+      col("qr"),
+      col("visitor"),
     ],
   });
   return rowCount ?? 0;
@@ -116,7 +129,13 @@ export async function dropMonthPartition(q: Queryable, m: MonthKey): Promise<voi
  * Deletes the events older than their workspace's retention: `days[i]` for workspaces on
  * `planIds[i]`, `fallbackDays` for any other plan id. Returns the number of rows deleted.
  */
-export async function deleteExpiredEvents(q: Queryable, planIds: string[], days: number[], fallbackDays: number, now = new Date()): Promise<number> {
+export async function deleteExpiredEvents(
+  q: Queryable,
+  planIds: string[],
+  days: number[],
+  fallbackDays: number,
+  now = new Date(),
+): Promise<number> {
   const { rowCount } = await q.query({
     name: "analytics_delete_expired",
     text: `delete from analytics.click_event e

@@ -69,7 +69,9 @@ export class PostgresClickStore implements ClickStore {
     // long unfiltered reports: daily rollups for the built days, raw events for the rest
     const rollable =
       rollupEligible(q.query) &&
-      (q.kind === "count" || (q.kind === "timeseries" && q.unit === "day" && q.timezone === "UTC") || (q.kind === "top" && groupHasRollup(q.group)));
+      (q.kind === "count" ||
+        (q.kind === "timeseries" && q.unit === "day" && q.timezone === "UTC") ||
+        (q.kind === "top" && groupHasRollup(q.group)));
     const plan = rollable ? await planRollup(this.pool, q.query) : null;
     if (plan) {
       if (q.kind === "count") return (await rollupTotals(this.pool, q.query, plan)) as StoreAnswer<Q["kind"]>;
@@ -107,7 +109,11 @@ export function analyticsPool(): pg.Pool {
   if (!g.__linkhopAnalyticsPool) {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-    const pool = new pg.Pool({ connectionString: url, max: Math.round(positiveNumber(process.env.ANALYTICS_POOL_SIZE, 4)), idleTimeoutMillis: 30_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: Math.round(positiveNumber(process.env.ANALYTICS_POOL_SIZE, 4)),
+      idleTimeoutMillis: 30_000,
+    });
     pool.on("error", (e) => console.error(`[analytics] idle database connection failed: ${e.message}`));
     g.__linkhopAnalyticsPool = pool;
   }

@@ -16,7 +16,9 @@ export function utcDay(ms: number): number {
 
 /** 64 bits of HMAC-SHA256(salt, address \n userAgent), as a signed bigint in decimal (for a bigint column). */
 export function visitorKey(salt: Buffer, address: string | null | undefined, userAgent: string | undefined): string {
-  const mac = createHmac("sha256", salt).update(`${address ?? ""}\n${userAgent ?? ""}`).digest();
+  const mac = createHmac("sha256", salt)
+    .update(`${address ?? ""}\n${userAgent ?? ""}`)
+    .digest();
   return mac.readBigInt64BE(0).toString();
 }
 

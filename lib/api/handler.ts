@@ -37,7 +37,9 @@ type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = 
   /** query parameters that may be given more than once: the schema gets them as arrays */
   repeatable?: string[];
   maxBodyBytes?: number;
-  run: (call: ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>) => Promise<ApiAnswer>;
+  run: (
+    call: ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>,
+  ) => Promise<ApiAnswer>;
 };
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
@@ -66,7 +68,11 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
       const params = ctx ? await ctx.params : {};
       const answer = await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
-      if ("stream" in answer) return new Response(answer.stream, { status: answer.status, headers: { "Cache-Control": "no-store", ...answer.headers, ...rateLimitHeaders(rate) } });
+      if ("stream" in answer)
+        return new Response(answer.stream, {
+          status: answer.status,
+          headers: { "Cache-Control": "no-store", ...answer.headers, ...rateLimitHeaders(rate) },
+        });
       return json(answer.status, answer.body, rateLimitHeaders(rate));
     } catch (e) {
       return failureResponse(e, where, rateLimitHeaders(rate));

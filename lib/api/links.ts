@@ -56,7 +56,14 @@ export const bulkCreateLinksRoute = apiRoute({
   maxBodyBytes: 4 * 1024 * 1024,
   run: async ({ workspace, body }) => {
     const results = await bulkCreateLinks(workspace, body.links);
-    return { status: 200, body: { results: results.map((r) => ("link" in r ? { index: r.index, status: r.status, link: apiLink(r.link) } : { ...r, error: errorBody(r.error) })) } };
+    return {
+      status: 200,
+      body: {
+        results: results.map((r) =>
+          "link" in r ? { index: r.index, status: r.status, link: apiLink(r.link) } : { ...r, error: errorBody(r.error) },
+        ),
+      },
+    };
   },
 });
 
@@ -66,12 +73,18 @@ export function linkRoutes(fixedCode?: string) {
   return {
     GET: apiRoute({
       query: linkRefQuerySchema,
-      run: async ({ workspace, params, query }) => ({ status: 200, body: apiLink(await getLink(workspace, { code: code(params), ...query })) }),
+      run: async ({ workspace, params, query }) => ({
+        status: 200,
+        body: apiLink(await getLink(workspace, { code: code(params), ...query })),
+      }),
     }),
     PATCH: apiRoute({
       query: linkRefQuerySchema,
       body: updateLinkSchema,
-      run: async ({ workspace, params, query, body }) => ({ status: 200, body: apiLink((await updateLink(workspace, { code: code(params), ...query }, body)).link) }),
+      run: async ({ workspace, params, query, body }) => ({
+        status: 200,
+        body: apiLink((await updateLink(workspace, { code: code(params), ...query }, body)).link),
+      }),
     }),
     DELETE: apiRoute({
       query: linkRefQuerySchema,

@@ -49,7 +49,9 @@ function errorComponent(name: ErrorName): string {
 function componentSchemas(): Record<string, Json> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of COMPONENTS) registry.add(schema, { id });
-  const out = z.toJSONSchema(registry, { io: "input", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as { schemas: Record<string, Json> };
+  const out = z.toJSONSchema(registry, { io: "input", unrepresentable: "any", uri: (id) => `#/components/schemas/${id}` }) as {
+    schemas: Record<string, Json>;
+  };
   const schemas = Object.fromEntries(Object.entries(out.schemas).map(([k, v]) => [k, stripSchemaKeys(v)]));
   // Bulk rows are checked one by one (each gets its own result), so the schema takes any value;
   // document what a row should be.
@@ -70,9 +72,11 @@ function queryParameters(schema: z.ZodType): Json[] {
     const { description, ...rest } = p;
     // size is parsed from the query string's text; document the number it must be.
     const type =
-      name === "size" ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT }
-      : name === "limit" ? { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT }
-      : rest;
+      name === "size"
+        ? { type: "integer", minimum: 1, maximum: PAGE_MAX, default: PAGE_DEFAULT }
+        : name === "limit"
+          ? { type: "integer", minimum: 1, maximum: LIMIT_MAX, default: LIMIT_DEFAULT }
+          : rest;
     const repeat = (rest as { type?: string }).type === "array" ? { style: "form", explode: true } : {};
     return { name, in: "query", required: js.required?.includes(name) ?? false, description, schema: type, ...repeat };
   });
@@ -86,7 +90,15 @@ const rateHeaders = {
 function errorResponses(names: ErrorName[]): Record<string, Json> {
   const byStatus = new Map<number, ErrorName[]>();
   const status: Record<ErrorName, number> = {
-    validation: 400, unauthorized: 401, feature: 403, quota: 403, not_found: 404, alias_taken: 409, ambiguous_code: 409, rate_limit: 429, server_error: 500,
+    validation: 400,
+    unauthorized: 401,
+    feature: 403,
+    quota: 403,
+    not_found: 404,
+    alias_taken: 409,
+    ambiguous_code: 409,
+    rate_limit: 429,
+    server_error: 500,
   };
   for (const n of ["unauthorized", "rate_limit", "server_error", ...names] as ErrorName[]) {
     byStatus.set(status[n], [...new Set([...(byStatus.get(status[n]) ?? []), n])]);
@@ -96,7 +108,12 @@ function errorResponses(names: ErrorName[]): Record<string, Json> {
       .sort(([a], [b]) => a - b)
       .map(([code, list]) => {
         const refs = list.map((n) => ({ $ref: `#/components/schemas/${errorComponent(n)}` }));
-        const headers = code === 401 ? {} : code === 500 ? { ...rateHeaders, "X-Error-Reference": { schema: { type: "string" }, description: "Same as reference in the body." } } : rateHeaders;
+        const headers =
+          code === 401
+            ? {}
+            : code === 500
+              ? { ...rateHeaders, "X-Error-Reference": { schema: { type: "string" }, description: "Same as reference in the body." } }
+              : rateHeaders;
         return [
           String(code),
           {
@@ -110,10 +127,19 @@ function errorResponses(names: ErrorName[]): Record<string, Json> {
 }
 
 function ok(status: number, description: string, ref: string): Record<string, Json> {
-  return { [String(status)]: { description, headers: rateHeaders, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } } };
+  return {
+    [String(status)]: {
+      description,
+      headers: rateHeaders,
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+    },
+  };
 }
 
-const jsonBody = (ref: string) => ({ required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } } });
+const jsonBody = (ref: string) => ({
+  required: true,
+  content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
+});
 
 /** curl examples, one per endpoint (also in the README). */
 export function curlExamples(base = config().APP_URL) {
@@ -140,7 +166,13 @@ export function buildOpenApiDocument(): Json {
   const cfg = config();
   const curl = curlExamples(cfg.APP_URL);
   const sample = (id: keyof typeof curl) => ({ "x-codeSamples": [{ lang: "curl", source: curl[id] }] });
-  const codeParam = { name: "code", in: "path", required: true, description: "The code part of the short URL (case-sensitive).", schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,40}$" } };
+  const codeParam = {
+    name: "code",
+    in: "path",
+    required: true,
+    description: "The code part of the short URL (case-sensitive).",
+    schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,40}$" },
+  };
   const single = [codeParam, ...queryParameters(linkRefQuerySchema)];
   const tagIdParam = { name: "id", in: "path", required: true, description: "The tag's id.", schema: { type: "integer" } };
   return {
@@ -161,7 +193,8 @@ export function buildOpenApiDocument(): Json {
         post: {
           operationId: "createLink",
           summary: "Create a link",
-          description: "Creates a link on the default domain or a verified, active custom domain of the workspace. Counts against the monthly MaxLinks allowance; a refused create creates nothing and spends nothing.",
+          description:
+            "Creates a link on the default domain or a verified, active custom domain of the workspace. Counts against the monthly MaxLinks allowance; a refused create creates nothing and spends nothing.",
           requestBody: jsonBody("CreateLink"),
           responses: { ...ok(201, "The new link.", "Link"), ...errorResponses(["validation", "feature", "quota", "alias_taken"]) },
           ...sample("createLink"),
@@ -197,7 +230,11 @@ export function buildOpenApiDocument(): Json {
             "Streamed: any number of links. Counts as one request. A link whose code is export cannot be read with GET here (PATCH and DELETE still reach it).",
           parameters: queryParameters(exportLinksQuerySchema),
           responses: {
-            "200": { description: "CSV text (UTF-8), a header row and one row per link.", headers: rateHeaders, content: { "text/csv": { schema: { type: "string" } } } },
+            "200": {
+              description: "CSV text (UTF-8), a header row and one row per link.",
+              headers: rateHeaders,
+              content: { "text/csv": { schema: { type: "string" } } },
+            },
             ...errorResponses(["validation", "feature"]),
           },
           ...sample("exportLinks"),
@@ -215,10 +252,14 @@ export function buildOpenApiDocument(): Json {
         patch: {
           operationId: "updateLink",
           summary: "Edit a link",
-          description: "Fields as on create, all optional; null clears a nullable field; domain cannot be changed. An edit that changes nothing writes nothing.",
+          description:
+            "Fields as on create, all optional; null clears a nullable field; domain cannot be changed. An edit that changes nothing writes nothing.",
           parameters: single,
           requestBody: jsonBody("UpdateLink"),
-          responses: { ...ok(200, "The link after the edit.", "Link"), ...errorResponses(["validation", "feature", "not_found", "alias_taken", "ambiguous_code"]) },
+          responses: {
+            ...ok(200, "The link after the edit.", "Link"),
+            ...errorResponses(["validation", "feature", "not_found", "alias_taken", "ambiguous_code"]),
+          },
           ...sample("updateLink"),
         },
         delete: {
@@ -226,7 +267,10 @@ export function buildOpenApiDocument(): Json {
           summary: "Delete a link",
           description: "Deleting does not give back the monthly allowance.",
           parameters: single,
-          responses: { ...ok(200, "Deleted.", "DeleteResult"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
+          responses: {
+            ...ok(200, "Deleted.", "DeleteResult"),
+            ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]),
+          },
           ...sample("deleteLink"),
         },
       },
@@ -241,7 +285,8 @@ export function buildOpenApiDocument(): Json {
         post: {
           operationId: "createTag",
           summary: "Create a tag",
-          description: "Names are unique in the workspace ignoring case (a duplicate is 400 validation), 1 to 50 characters, without commas. Links can also create tags by naming them in tags.",
+          description:
+            "Names are unique in the workspace ignoring case (a duplicate is 400 validation), 1 to 50 characters, without commas. Links can also create tags by naming them in tags.",
           requestBody: jsonBody("CreateTag"),
           responses: { ...ok(201, "The new tag.", "Tag"), ...errorResponses(["validation", "feature"]) },
           ...sample("createTag"),
@@ -251,7 +296,8 @@ export function buildOpenApiDocument(): Json {
         patch: {
           operationId: "updateTag",
           summary: "Rename or recolour a tag",
-          description: "Renaming to the name of another tag of the workspace (ignoring case) is 400 validation. Links keep the tag under its new name; no webhook is sent.",
+          description:
+            "Renaming to the name of another tag of the workspace (ignoring case) is 400 validation. Links keep the tag under its new name; no webhook is sent.",
           parameters: [tagIdParam],
           requestBody: jsonBody("UpdateTag"),
           responses: { ...ok(200, "The tag after the edit.", "Tag"), ...errorResponses(["validation", "feature", "not_found"]) },
@@ -276,7 +322,10 @@ export function buildOpenApiDocument(): Json {
             "The range is interval (default 30d) or start/end, cut to the plan's analyticsRetentionDays. Bots (as isbot judges a User-Agent) are redirected but not counted: " +
             "they are left out unless bots=include or bots=only. Visitors: distinct visitor keys per UTC day, summed. A link of another workspace is 404; a code on several of your domains without domain is 409 ambiguous_code.",
           parameters: queryParameters(analyticsQuerySchema),
-          responses: { ...ok(200, "The answer.", "Analytics"), ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]) },
+          responses: {
+            ...ok(200, "The answer.", "Analytics"),
+            ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]),
+          },
           ...sample("analytics"),
         },
       },
@@ -289,7 +338,11 @@ export function buildOpenApiDocument(): Json {
             "The visitor key is never exported; the visitor's address is never stored. Cells that a spreadsheet would read as a formula start with an apostrophe.",
           parameters: queryParameters(analyticsExportQuerySchema),
           responses: {
-            "200": { description: "CSV, one row per click event.", headers: rateHeaders, content: { "text/csv": { schema: { type: "string" } } } },
+            "200": {
+              description: "CSV, one row per click event.",
+              headers: rateHeaders,
+              content: { "text/csv": { schema: { type: "string" } } },
+            },
             ...errorResponses(["validation", "feature", "not_found", "ambiguous_code"]),
           },
           ...sample("analyticsExport"),

@@ -13,7 +13,9 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, prefix
     return parseInput(schema, input);
   } catch (e) {
     if (!prefix || !(e instanceof ServiceError)) throw e;
-    throw ServiceError.validation(e.issues.map((i) => (i.path ? { path: prefix + i.path, message: i.message } : { path: "", message: prefix + i.message })));
+    throw ServiceError.validation(
+      e.issues.map((i) => (i.path ? { path: prefix + i.path, message: i.message } : { path: "", message: prefix + i.message })),
+    );
   }
 }
 

@@ -36,7 +36,11 @@ export function failureResponse(e: unknown, where: string, headers: Record<strin
   console.error(`[api] server_error ${reference} ${where}\n${stack}`);
   return json(
     500,
-    { error: "server_error", message: "Something went wrong on our side. Check whether the change was made before retrying once.", reference },
+    {
+      error: "server_error",
+      message: "Something went wrong on our side. Check whether the change was made before retrying once.",
+      reference,
+    },
     { ...headers, "X-Error-Reference": reference },
   );
 }

@@ -8,7 +8,13 @@ export const errorSchemas = {
   validation: z.strictObject({ error: z.literal("validation"), messages: z.array(z.string()).min(1) }),
   unauthorized: z.strictObject({ error: z.literal("unauthorized") }),
   feature: z.strictObject({ error: z.literal("feature"), key: z.string(), upgrade: z.literal(true) }),
-  quota: z.strictObject({ error: z.literal("quota"), key: z.string(), limit: z.number().int(), current: z.number().int(), upgrade: z.literal(true) }),
+  quota: z.strictObject({
+    error: z.literal("quota"),
+    key: z.string(),
+    limit: z.number().int(),
+    current: z.number().int(),
+    upgrade: z.literal(true),
+  }),
   not_found: z.strictObject({ error: z.literal("not_found") }),
   alias_taken: z.strictObject({ error: z.literal("alias_taken"), alias: z.string() }),
   ambiguous_code: z.strictObject({ error: z.literal("ambiguous_code"), code: z.string(), domains: z.array(z.string().nullable()) }),
@@ -19,7 +25,15 @@ export type ErrorName = keyof typeof errorSchemas;
 
 const e = errorSchemas;
 export const anyErrorSchema = z.discriminatedUnion("error", [
-  e.validation, e.unauthorized, e.feature, e.quota, e.not_found, e.alias_taken, e.ambiguous_code, e.rate_limit, e.server_error,
+  e.validation,
+  e.unauthorized,
+  e.feature,
+  e.quota,
+  e.not_found,
+  e.alias_taken,
+  e.ambiguous_code,
+  e.rate_limit,
+  e.server_error,
 ]);
 
 /** The error table (README "Endpoints"), for the reference page. */
@@ -32,25 +46,57 @@ export const ERROR_TABLE: { status: number; error: ErrorName; meaning: string; e
     extra: "messages: array of strings",
     retry: "No",
   },
-  { status: 401, error: "unauthorized", meaning: "Key missing, unknown, revoked or expired, or workspace inactive. Identical in every case.", extra: "none", retry: "No" },
+  {
+    status: 401,
+    error: "unauthorized",
+    meaning: "Key missing, unknown, revoked or expired, or workspace inactive. Identical in every case.",
+    extra: "none",
+    retry: "No",
+  },
   {
     status: 403,
     error: "feature",
-    meaning: "The plan lacks something the request asked for: ApiAccess, CustomAliases, LinkExpiry (expiresOn, startsOn), LinkPasswords, CustomDomains, BulkLinks; each checked separately.",
+    meaning:
+      "The plan lacks something the request asked for: ApiAccess, CustomAliases, LinkExpiry (expiresOn, startsOn), LinkPasswords, CustomDomains, BulkLinks; each checked separately.",
     extra: "key (the feature), upgrade: true",
     retry: "No",
   },
-  { status: 403, error: "quota", meaning: "A numeric allowance is used up: MaxLinks, links created per calendar month (UTC); deleting does not free it.", extra: "key, limit, current, upgrade: true", retry: "No; wait for the monthly reset or change plan" },
-  { status: 404, error: "not_found", meaning: "No link with that code in the workspace (also when it belongs to another workspace), or no such endpoint.", extra: "none", retry: "No" },
-  { status: 409, error: "alias_taken", meaning: "The custom alias is already used on that domain (or is one of the app's own paths).", extra: "alias", retry: "Yes, with a different alias or none" },
+  {
+    status: 403,
+    error: "quota",
+    meaning: "A numeric allowance is used up: MaxLinks, links created per calendar month (UTC); deleting does not free it.",
+    extra: "key, limit, current, upgrade: true",
+    retry: "No; wait for the monthly reset or change plan",
+  },
+  {
+    status: 404,
+    error: "not_found",
+    meaning: "No link with that code in the workspace (also when it belongs to another workspace), or no such endpoint.",
+    extra: "none",
+    retry: "No",
+  },
+  {
+    status: 409,
+    error: "alias_taken",
+    meaning: "The custom alias is already used on that domain (or is one of the app's own paths).",
+    extra: "alias",
+    retry: "Yes, with a different alias or none",
+  },
   {
     status: 409,
     error: "ambiguous_code",
-    meaning: "The code exists on more than one of the caller's domains; GET, PATCH and DELETE of /links/{code} without domain. Nothing is read or changed.",
+    meaning:
+      "The code exists on more than one of the caller's domains; GET, PATCH and DELETE of /links/{code} without domain. Nothing is read or changed.",
     extra: "code, domains (hosts; null for the default domain)",
     retry: "Yes, with domain naming one of the listed domains",
   },
-  { status: 429, error: "rate_limit", meaning: "The key used up its budget for the current window.", extra: "limit", retry: "Yes, unchanged, after waiting up to the window length (60 s)" },
+  {
+    status: 429,
+    error: "rate_limit",
+    meaning: "The key used up its budget for the current window.",
+    extra: "limit",
+    retry: "Yes, unchanged, after waiting up to the window length (60 s)",
+  },
   {
     status: 500,
     error: "server_error",

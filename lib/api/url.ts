@@ -20,7 +20,7 @@ function safeSegment(segment: string): string {
     return s;
   } catch {
     const bytes: number[] = [];
-    for (let i = 0; i < s.length; ) {
+    for (let i = 0; i < s.length;) {
       if (s[i] === "%") {
         bytes.push(parseInt(s.slice(i + 1, i + 3), 16));
         i += 3;

@@ -23,7 +23,8 @@ export async function changePassword(userId: number, input: unknown, address?: s
   if (!user.passwordHash) throw ServiceError.validation("This account signs in with GitHub or Google and has no password to change.");
   const gate = await takeSignInAttempt(user.email, address);
   if (!gate.ok) throw new ServiceError("rate_limit", tooManyAttemptsMessage(gate.retryAfterSeconds));
-  if (!(await verifyPassword(current, user.passwordHash))) throw ServiceError.validation([{ path: "current", message: "The current password is wrong." }]);
+  if (!(await verifyPassword(current, user.passwordHash)))
+    throw ServiceError.validation([{ path: "current", message: "The current password is wrong." }]);
   await signInSucceeded(user.email, address);
   const passwordHash = await hashPassword(next);
   // Conditional on the version read above: two changes at once cannot both pass on one check.

@@ -38,7 +38,8 @@ export function signInErrorMessage(e: CredentialsSignin | Error, wrong: string):
 
 const OAUTH_MESSAGES: Record<string, string> = {
   oauth_no_email: "The provider did not share an email address. Allow access to your email address, or sign in with a password.",
-  oauth_unverified_email: "The provider does not confirm that this email address is yours. Verify it with the provider first, or sign in with your password.",
+  oauth_unverified_email:
+    "The provider does not confirm that this email address is yours. Verify it with the provider first, or sign in with your password.",
   oauth_account_unverified:
     "A Linkhop account with this email address exists, but its address is not verified. Sign in with its password and verify the address first; then this sign-in works.",
 };
@@ -114,7 +115,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       const email = String(profile?.email ?? user?.email ?? "");
       const emailVerified = await providerVerifiedEmail(account.provider, email, profile ?? undefined, account.access_token);
       try {
-        await signInWithOAuth({ provider: account.provider, providerAccountId: account.providerAccountId, email, name: user?.name ?? null, emailVerified });
+        await signInWithOAuth({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          email,
+          name: user?.name ?? null,
+          emailVerified,
+        });
         return true;
       } catch (e) {
         if (e instanceof OAuthRefused) return `/login?error=${e.reason}`;

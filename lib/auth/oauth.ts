@@ -54,7 +54,12 @@ export async function signInWithOAuth(identity: OAuthIdentity) {
 }
 
 /** Whether the provider vouches that the address is the user's. */
-export async function providerVerifiedEmail(provider: string, email: string, profile: Record<string, unknown> | undefined, accessToken: string | undefined): Promise<boolean> {
+export async function providerVerifiedEmail(
+  provider: string,
+  email: string,
+  profile: Record<string, unknown> | undefined,
+  accessToken: string | undefined,
+): Promise<boolean> {
   if (provider === "google") return profile?.email_verified === true;
   if (provider === "github") return githubEmailVerified(email, accessToken);
   return false;

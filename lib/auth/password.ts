@@ -1,7 +1,10 @@
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 
 // scrypt with N=2^15, r=8, p=1 (about 32 MiB, ~50 ms here): slow for guessing, fine for sign-in.
-const N = 32768, R = 8, P = 1, KEYLEN = 32;
+const N = 32768,
+  R = 8,
+  P = 1,
+  KEYLEN = 32;
 
 function derive(password: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) =>

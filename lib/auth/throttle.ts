@@ -18,7 +18,10 @@ export const SIGN_UP_WINDOW_SECONDS = 60 * 60;
 const LONGEST_WINDOW_SECONDS = 60 * 60;
 
 const hash = (label: string, ...parts: string[]) =>
-  `${label}:${createHash("sha256").update(`linkhop-throttle\n${label}\n${parts.join("\n")}`).digest("hex").slice(0, 40)}`;
+  `${label}:${createHash("sha256")
+    .update(`linkhop-throttle\n${label}\n${parts.join("\n")}`)
+    .digest("hex")
+    .slice(0, 40)}`;
 
 // Addresses are grouped as for password-protected links: an IPv6 /64 counts as one client (one
 // host usually holds a whole /64), IPv4 and IPv4-mapped addresses count alone.
@@ -32,7 +35,11 @@ export type Gate = { ok: true } | { ok: false; retryAfterSeconds: number };
 /** Takes a sign-in attempt for `email` from `address`; call signInSucceeded when the password was right. */
 export async function takeSignInAttempt(email: string, address: string | undefined): Promise<Gate> {
   const keys = signInKeys(email, address);
-  const pairWait = await takeAttempt(keys.pair, SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.limit, SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.windowSeconds);
+  const pairWait = await takeAttempt(
+    keys.pair,
+    SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.limit,
+    SIGN_IN_LIMIT_PER_ACCOUNT_AND_ADDRESS.windowSeconds,
+  );
   if (pairWait !== null) return { ok: false, retryAfterSeconds: pairWait };
   // Refused attempts are not counted per account: one locked-out address cannot lock everyone out.
   const accountWait = await takeAttempt(keys.account, SIGN_IN_LIMIT_PER_ACCOUNT.limit, SIGN_IN_LIMIT_PER_ACCOUNT.windowSeconds);

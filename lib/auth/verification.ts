@@ -89,7 +89,8 @@ export async function resendVerificationMail(userId: number): Promise<{ mailed: 
   if (!user) throw ServiceError.notFound("Sign in again.");
   if (user.emailVerifiedAt) return { mailed: false, alreadyVerified: true };
   const wait = await takeAttempt(`verify-mail:${userId}`, RESEND_LIMIT.limit, RESEND_LIMIT.windowSeconds);
-  if (wait !== null) throw new ServiceError("rate_limit", `Too many mails sent. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`);
+  if (wait !== null)
+    throw new ServiceError("rate_limit", `Too many mails sent. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`);
   const { mailed } = await sendVerificationMail(userId);
   if (!mailed) throw new ServiceError("conflict", "The mail could not be sent. Try again later.");
   return { mailed, alreadyVerified: false };

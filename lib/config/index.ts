@@ -35,7 +35,14 @@ const schema = z.object({
   DNS_SERVERS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : [])),
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
   WEBHOOK_RETRY_DELAYS: z
     .string()
     .default("1m,5m,30m,2h,6h,12h")
@@ -56,11 +63,21 @@ const schema = z.object({
   PLANS_FILE: z.string().optional(),
   // a testing aid read by lib/clock.ts; validated here so a bad value stops the start
   LINKHOP_CLOCK_START: z.iso.datetime({ offset: true }).optional(),
-  GEO_COUNTRY_HEADER: z.string().default("x-country").transform((v) => v.toLowerCase()),
+  GEO_COUNTRY_HEADER: z
+    .string()
+    .default("x-country")
+    .transform((v) => v.toLowerCase()),
   DESTINATION_DENYLIST: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean) : [])),
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim().toLowerCase())
+            .filter(Boolean)
+        : [],
+    ),
   // a MaxMind-format city database (e.g. GeoLite2-City.mmdb) instead of the bundled country database
   GEOIP_DB: z
     .string()

@@ -66,7 +66,11 @@ const SPECS: Record<ForeignFormat, FormatSpec> = {
     ],
   },
   dub: {
-    signature: [["destinationurl", "url"], ["shortlink", "key"], ["createdat", "linkid", "clicks", "externalid"]],
+    signature: [
+      ["destinationurl", "url"],
+      ["shortlink", "key"],
+      ["createdat", "linkid", "clicks", "externalid"],
+    ],
     rules: [
       { names: ["destinationurl", "url"], target: "url", how: "destination" },
       { names: ["key", "shortlink"], target: "alias", how: `key (or the ${BACK_HALF})` },
@@ -81,10 +85,18 @@ const SPECS: Record<ForeignFormat, FormatSpec> = {
 
 /** A header as compared: lower case without spaces, "_" and "-". */
 export function headerKey(h: string): string {
-  return h.trim().toLowerCase().replace(/[\s_-]+/g, "");
+  return h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, "");
 }
 
-export type MappedColumn = { header: string; target: Target | null; how: string; /** rule order: the first non-empty value wins */ rank: number };
+export type MappedColumn = {
+  header: string;
+  target: Target | null;
+  how: string;
+  /** rule order: the first non-empty value wins */ rank: number;
+};
 export type Detection = { format: ForeignFormat; label: string; columns: MappedColumn[] };
 
 /** The foreign format whose signature the header row carries, with how each column maps; null for Linkhop's own or any other file. */
@@ -116,7 +128,10 @@ export function backHalf(shortLink: string): string {
   const noScheme = s.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
   const slash = noScheme.indexOf("/");
   if (slash === -1) return /[.:]/.test(noScheme) ? "" : noScheme; // a bare code, or a bare host
-  const path = noScheme.slice(slash + 1).split(/[?#]/)[0].replace(/\/+$/, "");
+  const path = noScheme
+    .slice(slash + 1)
+    .split(/[?#]/)[0]
+    .replace(/\/+$/, "");
   const last = path.split("/").pop() ?? "";
   try {
     return decodeURIComponent(last);
@@ -137,7 +152,8 @@ export function splitList(cell: string): string[] {
   if (v.startsWith("[")) {
     try {
       const arr = JSON.parse(v);
-      if (Array.isArray(arr)) return arr.map((x) => String(typeof x === "object" && x && "name" in x ? (x as { name: unknown }).name : x).trim()).filter(Boolean);
+      if (Array.isArray(arr))
+        return arr.map((x) => String(typeof x === "object" && x && "name" in x ? (x as { name: unknown }).name : x).trim()).filter(Boolean);
     } catch {
       // not JSON: split as text below
     }
@@ -171,7 +187,12 @@ export function convertForeignRecord(detection: Detection, record: Record<string
       case "alias": {
         if (out.alias) break;
         const key = headerKey(col.header);
-        const alias = key === "custombitlinks" ? backHalf(firstOfList(v)) : ["link", "bitlink", "shortlink", "shorturl"].includes(key) ? backHalf(v) : v;
+        const alias =
+          key === "custombitlinks"
+            ? backHalf(firstOfList(v))
+            : ["link", "bitlink", "shortlink", "shorturl"].includes(key)
+              ? backHalf(v)
+              : v;
         if (alias) out.alias = alias;
         break;
       }

@@ -3,27 +3,66 @@
 // bodies; the service validates them exactly as the API does.
 
 export const IMPORT_COLUMNS = [
-  "url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "ios", "android", "geo", "tags",
+  "url",
+  "alias",
+  "domain",
+  "title",
+  "notes",
+  "folder",
+  "active",
+  "startsOn",
+  "expiresOn",
+  "maxClicks",
+  "fallbackUrl",
+  "password",
+  "ios",
+  "android",
+  "geo",
+  "tags",
 ] as const;
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
 const ALIASES: Record<string, ImportColumn> = {
-  url: "url", destination: "url", link: "url", longurl: "url",
-  alias: "alias", code: "alias", slug: "alias", key: "alias",
-  domain: "domain", host: "domain",
-  title: "title", name: "title",
-  notes: "notes", note: "notes", description: "notes",
+  url: "url",
+  destination: "url",
+  link: "url",
+  longurl: "url",
+  alias: "alias",
+  code: "alias",
+  slug: "alias",
+  key: "alias",
+  domain: "domain",
+  host: "domain",
+  title: "title",
+  name: "title",
+  notes: "notes",
+  note: "notes",
+  description: "notes",
   folder: "folder",
-  tags: "tags", tag: "tags", labels: "tags",
-  active: "active", enabled: "active",
-  startson: "startsOn", starts: "startsOn", start: "startsOn", startsat: "startsOn",
-  expireson: "expiresOn", expires: "expiresOn", expiry: "expiresOn", expiresat: "expiresOn",
-  maxclicks: "maxClicks", clicklimit: "maxClicks",
-  fallbackurl: "fallbackUrl", fallback: "fallbackUrl",
+  tags: "tags",
+  tag: "tags",
+  labels: "tags",
+  active: "active",
+  enabled: "active",
+  startson: "startsOn",
+  starts: "startsOn",
+  start: "startsOn",
+  startsat: "startsOn",
+  expireson: "expiresOn",
+  expires: "expiresOn",
+  expiry: "expiresOn",
+  expiresat: "expiresOn",
+  maxclicks: "maxClicks",
+  clicklimit: "maxClicks",
+  fallbackurl: "fallbackUrl",
+  fallback: "fallbackUrl",
   password: "password",
-  ios: "ios", iosurl: "ios",
-  android: "android", androidurl: "android",
-  geo: "geo", countries: "geo",
+  ios: "ios",
+  iosurl: "ios",
+  android: "android",
+  androidurl: "android",
+  geo: "geo",
+  countries: "geo",
 };
 
 /** Which import column a CSV header names ("Max Clicks", "max_clicks", "maxClicks" alike), or null. */
@@ -95,7 +134,10 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
         break;
       }
       case "tags":
-        body.tags = v.split(",").map((t) => t.trim()).filter(Boolean);
+        body.tags = v
+          .split(",")
+          .map((t) => t.trim())
+          .filter(Boolean);
         break;
       case "notes":
       case "title":
@@ -113,7 +155,7 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
 /** A starter file for the import page's "Download a template". */
 export const TEMPLATE_CSV =
   "url,alias,domain,title,notes,folder,active,startsOn,expiresOn,maxClicks,fallbackUrl,password,ios,android,geo,tags\r\n" +
-  "https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,\"spring, sale\"\r\n" +
+  'https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,"spring, sale"\r\n' +
   "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de,\r\n";
 
 /** One link as a row of IMPORT_COLUMNS (the CSV export); the password column stays empty (only a hash is stored). */
@@ -137,7 +179,9 @@ export type ExportableLink = {
 const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.000Z$/, "Z") : "");
 
 export function toExportRow(l: ExportableLink): (string | number)[] {
-  const geo = Object.entries(l.targeting?.geo ?? {}).map(([cc, url]) => `${cc}=${url}`).join(" ");
+  const geo = Object.entries(l.targeting?.geo ?? {})
+    .map(([cc, url]) => `${cc}=${url}`)
+    .join(" ");
   const cells: Record<ImportColumn, string | number> = {
     url: l.url,
     alias: l.code,

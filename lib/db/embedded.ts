@@ -15,7 +15,6 @@ export type EmbeddedPostgres = { url: string; owned: boolean; stop: () => Promis
 
 type Meta = { port: number; password: string; user: string };
 
-
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -79,7 +78,16 @@ function initCluster(binDir: string, root: string, dataDir: string): Meta {
   const pwFile = path.join(root, "pwfile");
   fs.writeFileSync(pwFile, meta.password + "\n", { mode: 0o600 });
   const [cmd, args] = postgresCommand(postgresProgram(binDir, "initdb"), [
-    "-D", dataDir, "-U", meta.user, "--pwfile", pwFile, "--auth=scram-sha-256", "-E", "UTF8", "--no-locale",
+    "-D",
+    dataDir,
+    "-U",
+    meta.user,
+    "--pwfile",
+    pwFile,
+    "--auth=scram-sha-256",
+    "-E",
+    "UTF8",
+    "--no-locale",
   ]);
   const r = spawnSync(cmd, args, { encoding: "utf8" });
   fs.rmSync(pwFile, { force: true });
@@ -128,10 +136,20 @@ export async function startEmbeddedPostgres(root: string, database = "linkhop"):
     meta.port = await freePort(meta.port || undefined);
     fs.writeFileSync(metaFile, JSON.stringify(meta), { mode: 0o600 });
     const [cmd, args] = postgresCommand(postgresProgram(binDir, "postgres"), [
-      "-D", dataDir, "-p", String(meta.port), "-h", "127.0.0.1",
+      "-D",
+      dataDir,
+      "-p",
+      String(meta.port),
+      "-h",
+      "127.0.0.1",
       // the Unix socket goes in the data directory, not /tmp (Windows builds listen on TCP only)
       ...(process.platform === "win32" ? [] : ["-k", dataDir]),
-      "-c", "max_connections=200", "-c", "fsync=on", "-c", "listen_addresses=127.0.0.1",
+      "-c",
+      "max_connections=200",
+      "-c",
+      "fsync=on",
+      "-c",
+      "listen_addresses=127.0.0.1",
     ]);
     const out = fs.openSync(logFile, "a");
     const child = spawn(cmd, args, { stdio: ["ignore", out, out], detached: true });

@@ -54,10 +54,11 @@ export async function applyMigrations(url: string, dir = migrationsDir()): Promi
       const sql = fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8");
       const checksum = createHash("sha256").update(sql).digest("hex");
       const id = randomUUID();
-      await client.query(
-        `insert into "_prisma_migrations" (id, checksum, migration_name, started_at) values ($1, $2, $3, now())`,
-        [id, checksum, name],
-      );
+      await client.query(`insert into "_prisma_migrations" (id, checksum, migration_name, started_at) values ($1, $2, $3, now())`, [
+        id,
+        checksum,
+        name,
+      ]);
       try {
         await client.query("begin");
         await client.query(sql);
@@ -67,10 +68,7 @@ export async function applyMigrations(url: string, dir = migrationsDir()): Promi
         await client.query(`update "_prisma_migrations" set logs = $2 where id = $1`, [id, String(e)]);
         throw new MigrationError(`Migration ${name} failed: ${(e as Error).message}`);
       }
-      await client.query(
-        `update "_prisma_migrations" set finished_at = now(), applied_steps_count = 1 where id = $1`,
-        [id],
-      );
+      await client.query(`update "_prisma_migrations" set finished_at = now(), applied_steps_count = 1 where id = $1`, [id]);
       applied.push(name);
     }
   } finally {

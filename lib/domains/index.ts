@@ -66,7 +66,10 @@ function targetHost(): string {
   return config().shortDomain.split(":")[0];
 }
 
-function view(d: { id: number; host: string; txtToken: string; verifiedAt: Date | null; active: boolean; createdAt: Date }, links = 0): DomainView {
+function view(
+  d: { id: number; host: string; txtToken: string; verifiedAt: Date | null; active: boolean; createdAt: Date },
+  links = 0,
+): DomainView {
   return {
     id: d.id,
     host: d.host,
@@ -159,7 +162,12 @@ export async function verifyDomain(workspace: WorkspaceRef, domainId: number): P
     return { domain: view(domain), verified: false, alreadyVerified: false, message: lookup.message };
   }
   if (!lookup.values.includes(txtValue)) {
-    const seen = lookup.values.length ? ` Found: ${lookup.values.slice(0, 3).map((v) => `"${v}"`).join(", ")}.` : "";
+    const seen = lookup.values.length
+      ? ` Found: ${lookup.values
+          .slice(0, 3)
+          .map((v) => `"${v}"`)
+          .join(", ")}.`
+      : "";
     return {
       domain: view(domain),
       verified: false,
@@ -185,7 +193,9 @@ export async function removeDomain(workspace: WorkspaceRef, domainId: number): P
     if (!domain) throw ServiceError.notFound("No such domain in this workspace.");
     const links = await tx.link.count({ where: { domainId: domain.id } });
     if (links > 0) {
-      throw ServiceError.conflict(`${links} link${links === 1 ? "" : "s"} still use${links === 1 ? "s" : ""} ${domain.host}. Delete them first.`);
+      throw ServiceError.conflict(
+        `${links} link${links === 1 ? "" : "s"} still use${links === 1 ? "s" : ""} ${domain.host}. Delete them first.`,
+      );
     }
     await tx.domain.delete({ where: { id: domain.id } });
     return { id: domain.id, host: domain.host };

@@ -79,7 +79,10 @@ function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
  * One transaction for one use case, with an `emit` that records events in it; deliveries are
  * handed off after commit only, so a rolled-back change sends nothing.
  */
-export async function withEvents<T>(fn: (tx: Tx, emit: Emit) => Promise<T>, options?: { timeout?: number; afterCommit?: AfterCommit }): Promise<T> {
+export async function withEvents<T>(
+  fn: (tx: Tx, emit: Emit) => Promise<T>,
+  options?: { timeout?: number; afterCommit?: AfterCommit },
+): Promise<T> {
   const deliveries: number[] = [];
   const result = await db().$transaction(
     async (tx) => {

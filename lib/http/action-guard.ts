@@ -14,7 +14,9 @@ export const MAX_ACTION_NESTING = 64;
 
 /** Whether server.ts must read this request's body before Next sees it. */
 export function isJsonServerAction(req: Pick<IncomingMessage, "method" | "headers">): boolean {
-  return req.method === "POST" && typeof req.headers["next-action"] === "string" && !/^multipart\//i.test(req.headers["content-type"] ?? "");
+  return (
+    req.method === "POST" && typeof req.headers["next-action"] === "string" && !/^multipart\//i.test(req.headers["content-type"] ?? "")
+  );
 }
 
 /** The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). */
@@ -25,7 +27,8 @@ export function jsonNestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

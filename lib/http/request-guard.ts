@@ -17,7 +17,11 @@ export type EarlyAnswer = { status: number; headers: Record<string, string>; bod
 function answer(status: number, api: boolean, message: string, extra: Record<string, string> = {}): EarlyAnswer {
   // API paths answer in the API's error shape; app paths get plain text.
   const body = api ? JSON.stringify({ error: "validation", messages: [message] }) : `${message}\n`;
-  return { status, headers: { "Content-Type": api ? "application/json" : "text/plain; charset=utf-8", "Cache-Control": "no-store", ...extra }, body };
+  return {
+    status,
+    headers: { "Content-Type": api ? "application/json" : "text/plain; charset=utf-8", "Cache-Control": "no-store", ...extra },
+    body,
+  };
 }
 
 /** The answer for a request Next must not see, or null to pass it on. */

@@ -95,7 +95,9 @@ export async function revokeApiKey(workspace: Pick<Workspace, "id">, id: number)
   return { id, revoked: true };
 }
 
-export type KeyView = Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "expiresAt" | "revokedAt" | "lastUsedAt"> & { status: KeyStatus };
+export type KeyView = Pick<ApiKey, "id" | "name" | "prefix" | "createdAt" | "expiresAt" | "revokedAt" | "lastUsedAt"> & {
+  status: KeyStatus;
+};
 
 /** The workspace's keys, newest first, without anything secret. */
 export async function listApiKeys(workspace: Pick<Workspace, "id">): Promise<KeyView[]> {
@@ -133,7 +135,10 @@ export const findLiveApiKey: KeyLookup = (hash, now) =>
  * every case does the same work (one hash of a key-sized string, one lookup that finds nothing),
  * so the answer time does not tell a key that exists from one that does not.
  */
-export async function authenticateApiKey(presented: string | null | undefined, lookup: KeyLookup = findLiveApiKey): Promise<AuthenticatedKey | null> {
+export async function authenticateApiKey(
+  presented: string | null | undefined,
+  lookup: KeyLookup = findLiveApiKey,
+): Promise<AuthenticatedKey | null> {
   const wellFormed = typeof presented === "string" && API_KEY_PATTERN.test(presented);
   const row = await lookup(hashApiKey(wellFormed ? presented : DECOY_KEY), new Date());
   if (!row || !wellFormed) return null;
@@ -154,6 +159,7 @@ function touchLastUsed(keyId: number, lastUsedAt: Date | null) {
   touches.set(keyId, now);
   if (touches.size > 10_000) touches.clear();
   db()
-    .$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${keyId}::int AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`
-    .catch((e) => console.error("[api] could not record lastUsedAt", e));
+    .$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${keyId}::int AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`.catch(
+    (e) => console.error("[api] could not record lastUsedAt", e),
+  );
 }

@@ -24,7 +24,13 @@ export type Reservation = {
  * Otherwise the row (now locked by this transaction) is read and whatever is left is taken.
  * Either way the row stays locked until commit, so concurrent reservations queue behind it.
  */
-export async function reserveLinkAllowance(tx: Tx, workspaceId: number, limit: number, wanted: number, month = monthOf()): Promise<Reservation> {
+export async function reserveLinkAllowance(
+  tx: Tx,
+  workspaceId: number,
+  limit: number,
+  wanted: number,
+  month = monthOf(),
+): Promise<Reservation> {
   if (wanted > 0 && wanted <= limit) {
     const rows = await tx.$queryRaw<{ created: number }[]>`
       INSERT INTO "MonthlyUsage" AS u ("workspaceId", "month", "created")

@@ -16,25 +16,52 @@ import type { LinkWorkspace } from "./service.ts";
 export const EXPORT_BATCH = 1000;
 
 const select = {
-  id: true, createdAt: true, url: true, code: true, domainId: true, title: true, notes: true, folder: true, active: true,
-  startsOn: true, expiresOn: true, maxClicks: true, fallbackUrl: true, targeting: true,
+  id: true,
+  createdAt: true,
+  url: true,
+  code: true,
+  domainId: true,
+  title: true,
+  notes: true,
+  folder: true,
+  active: true,
+  startsOn: true,
+  expiresOn: true,
+  maxClicks: true,
+  fallbackUrl: true,
+  targeting: true,
 } satisfies Prisma.LinkSelect;
 
 /** The export's rows in batches (header excluded). Filters are resolved first: a bad domain throws before any row. */
-export async function exportBatches(workspace: LinkWorkspace, query: ExportLinksQuery, batchSize = EXPORT_BATCH): Promise<AsyncGenerator<(string | number)[][]>> {
+export async function exportBatches(
+  workspace: LinkWorkspace,
+  query: ExportLinksQuery,
+  batchSize = EXPORT_BATCH,
+): Promise<AsyncGenerator<(string | number)[][]>> {
   const filters = await linkFilters(workspace, query);
-  const hosts = new Map((await db().domain.findMany({ where: { workspaceId: workspace.id }, select: { id: true, host: true } })).map((d) => [d.id, d.host]));
+  const hosts = new Map(
+    (await db().domain.findMany({ where: { workspaceId: workspace.id }, select: { id: true, host: true } })).map((d) => [d.id, d.host]),
+  );
   async function* batches() {
     let after: Pick<Link, "createdAt" | "id"> | null = null;
     for (;;) {
       const where: Prisma.LinkWhereInput = {
         // createdAt >= is implied by the OR; said on its own it starts the index scan at the last row
         // seen instead of the workspace's first link (every batch would rescan all earlier ones).
-        AND: after ? [...filters, { createdAt: { gte: after.createdAt } }, { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] }] : filters,
+        AND: after
+          ? [
+              ...filters,
+              { createdAt: { gte: after.createdAt } },
+              { OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, id: { gt: after.id } }] },
+            ]
+          : filters,
       };
       const rows = await db().link.findMany({ where, select, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: batchSize });
       if (rows.length === 0) return;
-      const tags = await tagNamesOf(db(), rows.map((r) => r.id));
+      const tags = await tagNamesOf(
+        db(),
+        rows.map((r) => r.id),
+      );
       yield rows.map((r) =>
         toExportRow({
           ...r,

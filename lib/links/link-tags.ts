@@ -9,7 +9,10 @@ import { byTagName, ensureTags } from "../tags/service.ts";
 /** Tag names of each link, sorted ignoring case (links without tags are absent from the map). */
 export async function tagNamesOf(client: DbOrTx, linkIds: number[]): Promise<Map<number, string[]>> {
   if (linkIds.length === 0) return new Map();
-  const rows = await client.linkTag.findMany({ where: { linkId: { in: linkIds } }, select: { linkId: true, tag: { select: { name: true } } } });
+  const rows = await client.linkTag.findMany({
+    where: { linkId: { in: linkIds } },
+    select: { linkId: true, tag: { select: { name: true } } },
+  });
   const out = new Map<number, { name: string }[]>();
   for (const r of rows) out.set(r.linkId, [...(out.get(r.linkId) ?? []), r.tag]);
   return new Map([...out].map(([id, tags]) => [id, tags.sort(byTagName).map((t) => t.name)]));
@@ -19,7 +22,9 @@ export async function tagNamesOf(client: DbOrTx, linkIds: number[]): Promise<Map
 export async function addTagsToNewLinks(tx: Tx, workspaceId: number, linkIds: number[], names: string[][]): Promise<void> {
   const tags = await ensureTags(tx, workspaceId, names.flat());
   if (tags.size === 0) return;
-  const data = linkIds.flatMap((linkId, i) => [...new Set(names[i].map((n) => tags.get(tagKey(n))!.id))].map((tagId) => ({ linkId, tagId })));
+  const data = linkIds.flatMap((linkId, i) =>
+    [...new Set(names[i].map((n) => tags.get(tagKey(n))!.id))].map((tagId) => ({ linkId, tagId })),
+  );
   if (data.length) await tx.linkTag.createMany({ data, skipDuplicates: true });
 }
 

@@ -124,13 +124,17 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
   const parsed = inputs.map((i) => destinationsOf(i).map((d) => ({ ...d, u: new URL(d.url) })));
   const hostnames = [...new Set(parsed.flat().map((d) => bareHost(d.u.hostname)))];
   const verified = hostnames.length
-    ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map((d) => d.host)
+    ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map(
+        (d) => d.host,
+      )
     : [];
   const own = [cfg.shortDomain, cfg.appHost, ...verified];
   return parsed.map((list) =>
     list.flatMap(({ field, u }) => {
-      if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST)) return [{ path: field, message: `the host ${u.hostname} is not allowed as a destination` }];
-      if (isServiceHost(u, own)) return [{ path: field, message: `${u.host} is a short-link host of this service; a link cannot point to a short link` }];
+      if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST))
+        return [{ path: field, message: `the host ${u.hostname} is not allowed as a destination` }];
+      if (isServiceHost(u, own))
+        return [{ path: field, message: `${u.host} is a short-link host of this service; a link cannot point to a short link` }];
       return [];
     }),
   );
@@ -140,18 +144,25 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
  * Destinations of a stored link whose host is on DESTINATION_DENYLIST now (it may have been added
  * after the link was saved). Such a link does not redirect (lib/redirects/denylist.ts).
  */
-export function denylistedDestinations(stored: { url: string | null; fallbackUrl: string | null; targeting: unknown }): { field: string; host: string }[] {
+export function denylistedDestinations(stored: {
+  url: string | null;
+  fallbackUrl: string | null;
+  targeting: unknown;
+}): { field: string; host: string }[] {
   const denylist = config().DESTINATION_DENYLIST;
   if (denylist.length === 0) return [];
-  const targeting = stored.targeting && typeof stored.targeting === "object" ? (stored.targeting as DestinationFields["targeting"]) : undefined;
-  return destinationsOf({ url: stored.url ?? undefined, fallbackUrl: stored.fallbackUrl ?? undefined, targeting }).flatMap(({ field, url }) => {
-    try {
-      const host = new URL(url).hostname;
-      return isDenylisted(host, denylist) ? [{ field, host }] : [];
-    } catch {
-      return [];
-    }
-  });
+  const targeting =
+    stored.targeting && typeof stored.targeting === "object" ? (stored.targeting as DestinationFields["targeting"]) : undefined;
+  return destinationsOf({ url: stored.url ?? undefined, fallbackUrl: stored.fallbackUrl ?? undefined, targeting }).flatMap(
+    ({ field, url }) => {
+      try {
+        const host = new URL(url).hostname;
+        return isDenylisted(host, denylist) ? [{ field, host }] : [];
+      } catch {
+        return [];
+      }
+    },
+  );
 }
 
 /**
@@ -167,7 +178,10 @@ export function keptDenylistedDestinations(
     fallbackUrl: patch.fallbackUrl === undefined ? stored.fallbackUrl : null,
     targeting: patch.targeting === undefined ? stored.targeting : null,
   });
-  return kept.map(({ field, host }) => ({ path: field, message: `the host ${host} is not allowed as a destination any more; change ${field} to edit this link` }));
+  return kept.map(({ field, host }) => ({
+    path: field,
+    message: `the host ${host} is not allowed as a destination any more; change ${field} to edit this link`,
+  }));
 }
 
 // ---- Features ----
@@ -193,7 +207,8 @@ type Schedule = { startsOn?: number | null; expiresOn?: number | null };
 
 /** startsOn must come before expiresOn when a body sets both: the problem, or none. */
 export function scheduleIssues(input: Schedule): Issue[] {
-  if (input.startsOn != null && input.expiresOn != null && input.startsOn >= input.expiresOn) return [{ path: "startsOn", message: "must be before expiresOn" }];
+  if (input.startsOn != null && input.expiresOn != null && input.startsOn >= input.expiresOn)
+    return [{ path: "startsOn", message: "must be before expiresOn" }];
   return [];
 }
 

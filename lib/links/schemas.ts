@@ -64,7 +64,10 @@ const host = text()
 const folder = text()
   .max(200, "must be at most 200 characters")
   .transform((v) => v.trim().replace(/^\/+|\/+$/g, ""))
-  .refine((v) => v === "" || v.split("/").every((s) => s.trim() === s && s.length > 0), "segments must be non-empty, separated by single slashes, without spaces around them")
+  .refine(
+    (v) => v === "" || v.split("/").every((s) => s.trim() === s && s.length > 0),
+    "segments must be non-empty, separated by single slashes, without spaces around them",
+  )
   .describe('Folder path, segments separated by "/" (e.g. "marketing/2026"). "" is the top level.');
 
 const title = text().max(500, "must be at most 500 characters").describe("Title shown in the app.");
@@ -76,7 +79,11 @@ const maxClicks = z.number().int("must be a whole number").min(1, "must be at le
 export const createLinkSchema = z.strictObject({
   url: httpUrl.describe("Destination URL (http or https)."),
   alias: alias.optional(),
-  domain: host.optional().describe("Host of a verified, active domain of the workspace; omitted or the default short domain for the default domain. Feature CustomDomains for a custom domain."),
+  domain: host
+    .optional()
+    .describe(
+      "Host of a verified, active domain of the workspace; omitted or the default short domain for the default domain. Feature CustomDomains for a custom domain.",
+    ),
   expiresOn: unixSeconds.nullable().optional().describe("Expiry, unix seconds. Feature LinkExpiry."),
   startsOn: unixSeconds.nullable().optional().describe("Start time, unix seconds; before it the link is not active. Feature LinkExpiry."),
   maxClicks: maxClicks.nullable().optional().describe("Click cap."),
@@ -96,7 +103,10 @@ export type CreateLinkInput = z.output<typeof createLinkSchema>;
 export const updateLinkSchema = z.strictObject({
   url: httpUrl.optional().describe("Destination URL (http or https)."),
   alias: alias.optional().describe("A new code for the link (case-sensitive). Feature CustomAliases."),
-  domain: z.never({ message: "cannot be changed; create the link on the other domain instead" }).optional().describe("Cannot be changed (400)."),
+  domain: z
+    .never({ message: "cannot be changed; create the link on the other domain instead" })
+    .optional()
+    .describe("Cannot be changed (400)."),
   expiresOn: unixSeconds.nullable().optional().describe("Expiry, unix seconds; null clears. Feature LinkExpiry."),
   startsOn: unixSeconds.nullable().optional().describe("Start time, unix seconds; null clears. Feature LinkExpiry."),
   maxClicks: maxClicks.nullable().optional().describe("Click cap; null clears."),

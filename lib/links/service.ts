@@ -55,7 +55,9 @@ type PreparedRow = { alias?: string; domain: ResolvedDomain; tags: string[]; dat
 /** The destination with the body's UTM values merged in, or the issue when it grows too long. */
 function mergedUrl(url: string, utm: CreateLinkInput["utm"]): string | Issue {
   const merged = mergeUtm(url, utm);
-  return merged.length > MAX_URL_LENGTH ? { path: "utm", message: `with the UTM parameters, url is longer than ${MAX_URL_LENGTH} characters` } : merged;
+  return merged.length > MAX_URL_LENGTH
+    ? { path: "utm", message: `with the UTM parameters, url is longer than ${MAX_URL_LENGTH} characters` }
+    : merged;
 }
 
 const toDate = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000));
@@ -67,7 +69,10 @@ async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): 
     const u = urls[k];
     return typeof u === "string" ? { ...i, url: u } : i;
   });
-  const domainOf = await resolveCreateDomains(workspace, inputs.map((i) => i.domain));
+  const domainOf = await resolveCreateDomains(
+    workspace,
+    inputs.map((i) => i.domain),
+  );
   const refused = await refusedDestinations(inputs);
   const prepared = inputs.map((input, i): PreparedRow | ServiceError => {
     const domain = domainOf(input.domain);
@@ -126,7 +131,11 @@ async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
   const ids =
     rows.length < 2
       ? []
-      : (await tx.$queryRaw<{ id: number }[]>`SELECT nextval(pg_get_serial_sequence('"Link"', 'id'))::int AS id FROM generate_series(1, ${rows.length}::int)`)
+      : (
+          await tx.$queryRaw<
+            { id: number }[]
+          >`SELECT nextval(pg_get_serial_sequence('"Link"', 'id'))::int AS id FROM generate_series(1, ${rows.length}::int)`
+        )
           .map((r) => Number(r.id))
           .sort((a, b) => a - b);
   const keyOf = (i: number, code: string) => `${rows[i].domain.domainKey}\u0000${code}`;
@@ -147,7 +156,10 @@ async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
     }
     batch.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
     const created = batch.length
-      ? await tx.link.createManyAndReturn({ data: batch.map((p) => ({ ...rows[p.i].data, ...(ids.length ? { id: ids[p.i] } : {}), code: p.code })), skipDuplicates: true })
+      ? await tx.link.createManyAndReturn({
+          data: batch.map((p) => ({ ...rows[p.i].data, ...(ids.length ? { id: ids[p.i] } : {}), code: p.code })),
+          skipDuplicates: true,
+        })
       : [];
     const byKey = new Map(created.map((l) => [`${l.domainKey}\u0000${l.code}`, l]));
     for (const p of batch) {
@@ -176,7 +188,13 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertRows(tx, [row]);
-    const link = inserted === "taken" ? null : { ...linkWithHost(inserted, row.domain.host), tagNames: await tagNew(tx, workspace, [inserted.id], [row.tags]).then((t) => t[0]) };
+    const link =
+      inserted === "taken"
+        ? null
+        : {
+            ...linkWithHost(inserted, row.domain.host),
+            tagNames: await tagNew(tx, workspace, [inserted.id], [row.tags]).then((t) => t[0]),
+          };
     if (link) await emit(workspace, "link.created", { link: webhookLink(link) });
     // The allowance is taken last: its row lock serializes the workspace's creates, so it is held
     // only from here to commit. A refusal rolls back the insert and the event with it.
@@ -194,7 +212,8 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
 export type BulkOptions = { batch?: { index: number; count: number } };
 
 /** A row's result; `error` is what a single create would have thrown (callers map it to a body). */
-export type BulkRowResult = { index: number; status: 201; link: LinkWithHost } | { index: number; status: 400 | 403 | 409; error: ServiceError };
+export type BulkRowResult =
+  { index: number; status: 201; link: LinkWithHost } | { index: number; status: 400 | 403 | 409; error: ServiceError };
 
 /**
  * Creates many links in one transaction and reports a result per row, in input order (index from 0).
@@ -214,7 +233,10 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
       results[index] = { index, status: 400, error: e };
     }
   });
-  const prepared = await prepareRows(workspace, parsed.map((p) => p.input));
+  const prepared = await prepareRows(
+    workspace,
+    parsed.map((p) => p.input),
+  );
   const candidates: { index: number; row: PreparedRow }[] = [];
   prepared.forEach((p, k) => {
     const index = parsed[k].index;
@@ -225,7 +247,10 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
   if (candidates.length > 0) {
     await withEvents(
       async (tx, emit) => {
-        const inserted = await insertRows(tx, candidates.map((c) => c.row));
+        const inserted = await insertRows(
+          tx,
+          candidates.map((c) => c.row),
+        );
         const wanted = inserted.filter((l) => l !== "taken").length;
         const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted);
         // What was left of the allowance before this request: rows past it fail with the quota error.
@@ -249,7 +274,12 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
         });
         if (dropped.length) await tx.link.deleteMany({ where: { id: { in: dropped } } });
         const tagsOf = new Map(candidates.map(({ row }, k) => [inserted[k] === "taken" ? -1 : (inserted[k] as Link).id, row.tags]));
-        const names = await tagNew(tx, workspace, kept.map((l) => l.id), kept.map((l) => tagsOf.get(l.id) ?? []));
+        const names = await tagNew(
+          tx,
+          workspace,
+          kept.map((l) => l.id),
+          kept.map((l) => tagsOf.get(l.id) ?? []),
+        );
         kept.forEach((l, k) => (l.tagNames = names[k]));
         const count = Math.ceil(kept.length / BULK_EVENT_SIZE);
         for (let part = 0; part < count; part++) {
@@ -308,7 +338,10 @@ async function findOwnLink(client: DbOrTx, workspace: LinkWorkspace, ref: Resolv
       if (found.length === 0) throw ServiceError.notFound();
       if (found.length > 1) {
         const hosts = await customHosts(client, found);
-        throw ServiceError.ambiguous(code, found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)));
+        throw ServiceError.ambiguous(
+          code,
+          found.map((l) => (l.domainId === null ? null : hosts.get(l.domainId)!)),
+        );
       }
       link = found[0];
     }
@@ -353,7 +386,10 @@ function sameTargeting(stored: unknown, next: ReturnType<typeof normalizeTargeti
     v === null || v === undefined
       ? "null"
       : typeof v === "object" && !Array.isArray(v)
-        ? `{${Object.keys(v as object).sort().map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`).join(",")}}`
+        ? `{${Object.keys(v as object)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`)
+            .join(",")}}`
         : JSON.stringify(v);
   return canon(stored) === canon(next);
 }
@@ -467,7 +503,10 @@ export function decodeCursor(cursor: string): { createdAt: Date; id: number } | 
  * A page of the workspace's links, newest first (createdAt desc, id desc), with keyset pagination:
  * the cursor names the last link seen, so inserts between pages never shift or repeat a page.
  */
-export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery): Promise<{ links: LinkWithHost[]; nextCursor: string | null }> {
+export async function listLinks(
+  workspace: LinkWorkspace,
+  query: ListLinksQuery,
+): Promise<{ links: LinkWithHost[]; nextCursor: string | null }> {
   const size = query.size ?? PAGE_DEFAULT;
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
   if (after === null) throw linkValidation([{ path: "cursor", message: "is not a cursor from this API" }]);
@@ -475,8 +514,13 @@ export async function listLinks(workspace: LinkWorkspace, query: ListLinksQuery)
   if (after) and.push({ OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }] });
   const rows = await db().link.findMany({ where: { AND: and }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: size + 1 });
   const hosts = await customHosts(db(), rows.slice(0, size));
-  const tags = await tagNamesOf(db(), rows.slice(0, size).map((l) => l.id));
-  const page = rows.slice(0, size).map((l) => ({ ...linkWithHost(l, l.domainId === null ? hostOf(l) : hosts.get(l.domainId)!), tagNames: tags.get(l.id) ?? [] }));
+  const tags = await tagNamesOf(
+    db(),
+    rows.slice(0, size).map((l) => l.id),
+  );
+  const page = rows
+    .slice(0, size)
+    .map((l) => ({ ...linkWithHost(l, l.domainId === null ? hostOf(l) : hosts.get(l.domainId)!), tagNames: tags.get(l.id) ?? [] }));
   return { links: page, nextCursor: rows.length > size ? encodeCursor(page[page.length - 1]) : null };
 }
 

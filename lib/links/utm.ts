@@ -27,7 +27,9 @@ export const utmSchema = z
     term: utmValue.optional().describe("utm_term"),
     content: utmValue.optional().describe("utm_content"),
   })
-  .describe('UTM parameters merged into url\'s query string (an existing parameter of the same name is replaced; "" removes it). The stored url is the merged URL.');
+  .describe(
+    'UTM parameters merged into url\'s query string (an existing parameter of the same name is replaced; "" removes it). The stored url is the merged URL.',
+  );
 
 function decodeName(raw: string): string {
   try {

@@ -14,7 +14,12 @@ import { listUtmTemplates } from "./utm-templates.ts";
 /** What the link forms may offer: the plan's features and the domains links can live on. */
 export async function linkFormContext(workspace: { id: number; plan: string }) {
   const plan = planOf(workspace.plan);
-  const [domains, folders, tags, utmTemplates] = await Promise.all([usableDomains(workspace.id), folderCounts(workspace.id), listTags(workspace), listUtmTemplates(workspace)]);
+  const [domains, folders, tags, utmTemplates] = await Promise.all([
+    usableDomains(workspace.id),
+    folderCounts(workspace.id),
+    listTags(workspace),
+    listUtmTemplates(workspace),
+  ]);
   return {
     features: {
       aliases: hasFeature(plan, "CustomAliases"),

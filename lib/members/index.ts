@@ -49,7 +49,9 @@ export async function addMember(input: unknown): Promise<MemberView> {
     if (!ws) throw ServiceError.notFound(`No workspace ${slug}.`);
     const user = await tx.user.findUnique({ where: { email } });
     if (!user || !user.emailVerifiedAt) {
-      throw ServiceError.notFound(`No verified account with email ${email}. Invite them instead: the invitation mail lets them sign up or sign in and join.`);
+      throw ServiceError.notFound(
+        `No verified account with email ${email}. Invite them instead: the invitation mail lets them sign up or sign in and join.`,
+      );
     }
     return joinWorkspace(tx, emit, ws.id, user.id, role, "added");
   });
@@ -131,7 +133,8 @@ export async function removeMember(actorUserId: number, slug: string, membership
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     const self = actor.id === target.id;
     if (!self && !can(actor.role, "members.manage")) throw ServiceError.forbidden("Only owners and admins can remove members.");
-    if (!self && target.role === "owner" && !can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can remove an owner.");
+    if (!self && target.role === "owner" && !can(actor.role, "owners.manage"))
+      throw ServiceError.forbidden("Only an owner can remove an owner.");
     if (target.role === "owner" && (await ownerCount(tx, actor.workspaceId)) <= 1) {
       throw ServiceError.conflict("The last owner cannot leave. Transfer ownership first.");
     }

@@ -131,7 +131,14 @@ export async function lookupInvitation(token: string): Promise<InvitationLookup>
   if (!inv || !inv.workspace.active) return { state: "invalid" };
   const account = await db().user.findUnique({ where: { email: inv.email }, select: { emailVerifiedAt: true } });
   const state = inv.acceptedAt ? "accepted" : inv.expiresAt <= new Date() ? "expired" : "pending";
-  return { state, email: inv.email, role: inv.role, workspace: { slug: inv.workspace.slug, name: inv.workspace.name }, accountExists: account !== null, accountUnverified: account !== null && !account.emailVerifiedAt };
+  return {
+    state,
+    email: inv.email,
+    role: inv.role,
+    workspace: { slug: inv.workspace.slug, name: inv.workspace.name },
+    accountExists: account !== null,
+    accountUnverified: account !== null && !account.emailVerifiedAt,
+  };
 }
 
 /**

@@ -77,7 +77,13 @@ function poolFor(isHttps: boolean, host: string, port: number, addresses: string
   const key = `${isHttps ? "https" : "http"}|${host}|${port}|${[...addresses].sort().join(",")}`;
   let pool = pools.get(key);
   if (!pool) {
-    const options = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_POOL, maxFreeSockets: MAX_SOCKETS_PER_POOL, timeout: IDLE_SOCKET_MS, scheduling: "lifo" as const };
+    const options = {
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS_PER_POOL,
+      maxFreeSockets: MAX_SOCKETS_PER_POOL,
+      timeout: IDLE_SOCKET_MS,
+      scheduling: "lifo" as const,
+    };
     pool = { agent: isHttps ? new https.Agent(options) : new http.Agent(options), lastUsed: 0 };
     pools.set(key, pool);
     sweeper ??= setInterval(() => {

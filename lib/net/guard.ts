@@ -14,8 +14,7 @@ export type GuardOptions = {
 export type GuardRefusal = "invalid_url" | "scheme" | "port" | "credentials" | "dns" | "address";
 
 export type GuardResult =
-  | { ok: true; url: URL; host: string; port: number; addresses: string[] }
-  | { ok: false; reason: GuardRefusal; message: string };
+  { ok: true; url: URL; host: string; port: number; addresses: string[] } | { ok: false; reason: GuardRefusal; message: string };
 
 const refuse = (reason: GuardRefusal, message: string): GuardResult => ({ ok: false, reason, message });
 

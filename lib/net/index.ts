@@ -2,4 +2,12 @@
 export { classifyAddress, isPublicAddress, type AddressClass } from "./address.ts";
 export { checkDestination, checkUrlShape, type GuardResult, type GuardOptions, type GuardRefusal } from "./guard.ts";
 export { defaultResolve, resolverFor, systemResolve, DnsError, type Resolve } from "./resolve.ts";
-export { postPinned, pinnedLookup, classifyNetworkError, closePooledConnections, type PinnedPost, type PostResult, type PostOutcome } from "./dialer.ts";
+export {
+  postPinned,
+  pinnedLookup,
+  classifyNetworkError,
+  closePooledConnections,
+  type PinnedPost,
+  type PostResult,
+  type PostOutcome,
+} from "./dialer.ts";

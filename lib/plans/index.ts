@@ -24,7 +24,14 @@ export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
   free: { name: "Free", rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, features: ["ApiAccess"] },
   pro: { name: "Pro", rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, features: pro },
   team: { name: "Team", rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, features: [...pro, "BulkLinks", "Webhooks"] },
-  business: { name: "Business", rateLimit: 3000, liveKeys: 25, maxLinks: 500000, webhookEndpoints: 25, features: [...pro, "BulkLinks", "Webhooks"] },
+  business: {
+    name: "Business",
+    rateLimit: 3000,
+    liveKeys: 25,
+    maxLinks: 500000,
+    webhookEndpoints: 25,
+    features: [...pro, "BulkLinks", "Webhooks"],
+  },
 };
 
 /** Retention of click events for the built-in plan ids when a plan does not set its own. */

@@ -74,7 +74,9 @@ export async function startClickFlushing(intervalMs = positiveNumber(process.env
   const recorder = clickRecorder();
   const flushTimer = setInterval(() => void recorder.flush(), Math.max(50, intervalMs));
   const pruneTimer = setInterval(() => {
-    prunePasswordGuesses(redirectPool(), GUESS_WINDOW_SECONDS).catch((e) => console.error(`[redirects] pruning password guesses failed: ${e.message}`));
+    prunePasswordGuesses(redirectPool(), GUESS_WINDOW_SECONDS).catch((e) =>
+      console.error(`[redirects] pruning password guesses failed: ${e.message}`),
+    );
   }, 10 * 60_000);
   flushTimer.unref();
   pruneTimer.unref();

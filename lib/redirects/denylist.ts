@@ -9,12 +9,14 @@ import type { RedirectLink } from "./lifecycle.ts";
 /** Marks the link denied when any of its destinations (url, fallback, targeting) is on the denylist. */
 export function withDenylist(link: RedirectLink | null, denylist: string[]): RedirectLink | null {
   if (!link || denylist.length === 0) return link;
-  const denied = destinationsOf({ url: link.url, fallbackUrl: link.fallbackUrl ?? undefined, targeting: link.targeting ?? undefined }).some((d) => {
-    try {
-      return isDenylisted(new URL(d.url).hostname, denylist);
-    } catch {
-      return false;
-    }
-  });
+  const denied = destinationsOf({ url: link.url, fallbackUrl: link.fallbackUrl ?? undefined, targeting: link.targeting ?? undefined }).some(
+    (d) => {
+      try {
+        return isDenylisted(new URL(d.url).hostname, denylist);
+      } catch {
+        return false;
+      }
+    },
+  );
   return denied ? { ...link, denied } : link;
 }

@@ -8,7 +8,15 @@ import { config } from "../config/index.ts";
 import { DomainTable, LinkCache } from "./cache.ts";
 import { clickRecorder } from "./clicks.ts";
 import { withDenylist } from "./denylist.ts";
-import { blockedAnswer, chooseTarget, lifecycleState, pickDestination, type Blocked, type RedirectLink, type TargetKind } from "./lifecycle.ts";
+import {
+  blockedAnswer,
+  chooseTarget,
+  lifecycleState,
+  pickDestination,
+  type Blocked,
+  type RedirectLink,
+  type TargetKind,
+} from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
 import {
@@ -51,7 +59,9 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
   const pool = redirectPool();
   const clicks = clickRecorder();
   const events = clickEventRecorder();
-  const links = new LinkCache((domainKey, code) => findLinkForRedirect(pool, domainKey, code).then((link) => withDenylist(link, cfg.DESTINATION_DENYLIST)));
+  const links = new LinkCache((domainKey, code) =>
+    findLinkForRedirect(pool, domainKey, code).then((link) => withDenylist(link, cfg.DESTINATION_DENYLIST)),
+  );
   const domains = new DomainTable(() => loadServedDomains(pool));
   const shortDomain = normalizeHost(cfg.shortDomain);
   const geoHeader = cfg.GEO_COUNTRY_HEADER;
@@ -117,7 +127,8 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
 
   function fail(res: ServerResponse, e: unknown, status = 503) {
     console.error(`[redirects] ${(e as Error)?.stack ?? e}`);
-    if (!res.headersSent) send(res, status, status === 503 ? "unavailable" : "error", false, status === 503 ? { "Retry-After": "5" } : undefined);
+    if (!res.headersSent)
+      send(res, status, status === 503 ? "unavailable" : "error", false, status === 503 ? { "Retry-After": "5" } : undefined);
     else res.destroy();
   }
 
@@ -149,11 +160,14 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
         events.add(hitOf(req, link, target.kind, now, true));
         return redirect(res, target.url);
       }
-      readClicks(pool, link.id).then((stored) => {
-        if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
-        events.add(hitOf(req, link, target.kind, now, true));
-        redirect(res, target.url);
-      }, (e) => fail(res, e));
+      readClicks(pool, link.id).then(
+        (stored) => {
+          if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
+          events.add(hitOf(req, link, target.kind, now, true));
+          redirect(res, target.url);
+        },
+        (e) => fail(res, e),
+      );
       return;
     }
     if (link.maxClicks === null) {
@@ -162,16 +176,19 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
       redirect(res, target.url);
       return;
     }
-    countCappedClick(pool, link.id).then((counted) => {
-      if (counted) {
-        clicks.record(link.id, true, now);
-        events.add(hitOf(req, link, target.kind, now, false));
-        redirect(res, target.url);
-      } else {
-        link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
-        sendBlocked(res, link, "cap_reached", false);
-      }
-    }, (e) => fail(res, e));
+    countCappedClick(pool, link.id).then(
+      (counted) => {
+        if (counted) {
+          clicks.record(link.id, true, now);
+          events.add(hitOf(req, link, target.kind, now, false));
+          redirect(res, target.url);
+        } else {
+          link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
+          sendBlocked(res, link, "cap_reached", false);
+        }
+      },
+      (e) => fail(res, e),
+    );
   }
 
   /** GET or HEAD on a code. HEAD answers like GET but never counts. */
@@ -185,16 +202,25 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     if (!head) return sendToDestination(req, res, link, now);
     const destination = pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined);
     if (link.maxClicks === null) return redirect(res, destination);
-    readClicks(pool, link.id).then((stored) => {
-      if (stored === null || stored >= link.maxClicks!) sendBlocked(res, link, "cap_reached", true);
-      else redirect(res, destination);
-    }, (e) => fail(res, e));
+    readClicks(pool, link.id).then(
+      (stored) => {
+        if (stored === null || stored >= link.maxClicks!) sendBlocked(res, link, "cap_reached", true);
+        else redirect(res, destination);
+      },
+      (e) => fail(res, e),
+    );
   }
 
   /** The password form with the visitor's form token (set as a cookie when they have none yet). */
   function sendPasswordForm(req: IncomingMessage, res: ServerResponse, code: string, status: number, wrong: boolean, head: boolean) {
     const { token, setCookie } = formToken(req.headers.cookie);
-    send(res, status, passwordForm(code, wrong, isQrVisit(req.url), token), head, setCookie ? { "Set-Cookie": formTokenCookie(token, secureCookies) } : undefined);
+    send(
+      res,
+      status,
+      passwordForm(code, wrong, isQrVisit(req.url), token),
+      head,
+      setCookie ? { "Set-Cookie": formTokenCookie(token, secureCookies) } : undefined,
+    );
   }
 
   async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string) {
@@ -237,7 +263,10 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
             }
             const cached = links.get(domainKey, code, Date.now());
             if (cached !== undefined) return answer(req, res, cached, code);
-            links.fetch(domainKey, code).then((link) => answer(req, res, link, code), (e) => fail(res, e));
+            links.fetch(domainKey, code).then(
+              (link) => answer(req, res, link, code),
+              (e) => fail(res, e),
+            );
             return;
           }
           case "unknown_host":

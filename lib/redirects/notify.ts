@@ -11,9 +11,7 @@ import pg from "pg";
 export const CHANNEL = "linkhop_redirects";
 
 export type Change =
-  | { kind: "link"; domainKey: number; code: string }
-  | { kind: "domain"; host: string }
-  | { kind: "workspace"; id: number };
+  { kind: "link"; domainKey: number; code: string } | { kind: "domain"; host: string } | { kind: "workspace"; id: number };
 
 export function parseChange(payload: string | undefined): Change | null {
   if (!payload) return null;

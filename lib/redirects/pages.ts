@@ -48,7 +48,10 @@ export const PAGES: Record<PageName, Buffer> = {
   expired: message("Link expired", "This link has expired and no longer leads anywhere."),
   cap_reached: message("Link no longer available", "This link has reached its click limit."),
   too_many_guesses: message("Too many attempts", "Too many wrong passwords for this link. Wait a few minutes, then try again."),
-  link_busy: message("Too many attempts", "This link has had too many wrong passwords in the last few minutes. Wait five minutes, then try again."),
+  link_busy: message(
+    "Too many attempts",
+    "This link has had too many wrong passwords in the last few minutes. Wait five minutes, then try again.",
+  ),
   method_not_allowed: message("Method not allowed", "Short links answer GET and HEAD requests."),
   payload_too_large: message("Request too large", "The form you sent is too large."),
   unavailable: message("Temporarily unavailable", "This link cannot be opened right now. Try again in a moment."),

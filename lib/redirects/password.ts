@@ -34,10 +34,18 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{22}$/;
  * The visitor's address: the peer's, or behind one trusted reverse proxy (TRUST_PROXY=1) the last
  * X-Forwarded-For entry, which that proxy appended (earlier entries are the client's to forge).
  */
-export function clientAddress(peer: string | undefined, forwardedFor: string | string[] | undefined, trustProxy: boolean): string | undefined {
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustProxy: boolean,
+): string | undefined {
   if (!trustProxy || !forwardedFor) return peer;
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor;
-  const last = header.split(",").map((s) => s.trim()).filter(Boolean).pop();
+  const last = header
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .pop();
   return last ?? peer;
 }
 
@@ -57,7 +65,10 @@ export function guessGroup(address: string | undefined): string {
  * form's token (viaForm) and without it are counted as two visitors.
  */
 export function visitorKey(address: string | undefined, viaForm = false): string {
-  return createHash("sha256").update(`linkhop-guess:${viaForm ? "form:" : ""}${guessGroup(address)}`).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(`linkhop-guess:${viaForm ? "form:" : ""}${guessGroup(address)}`)
+    .digest("hex")
+    .slice(0, 32);
 }
 
 function cookieValue(cookieHeader: string | undefined, name: string): string | null {

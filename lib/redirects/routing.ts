@@ -7,9 +7,29 @@ import path from "node:path";
 
 /** Paths of the app on a host it shares with short links: never treated as codes (nor allowed as aliases). */
 export const RESERVED_PATHS = new Set([
-  "api", "w", "login", "signup", "logout", "docs", "invite", "_next", "favicon.ico", "robots.txt", "settings", "new", "app", "static", "public", "account",
+  "api",
+  "w",
+  "login",
+  "signup",
+  "logout",
+  "docs",
+  "invite",
+  "_next",
+  "favicon.ico",
+  "robots.txt",
+  "settings",
+  "new",
+  "app",
+  "static",
+  "public",
+  "account",
   // files Next generates from app/ metadata conventions
-  "icon", "apple-icon", "opengraph-image", "twitter-image", "sitemap.xml", "manifest.webmanifest",
+  "icon",
+  "apple-icon",
+  "opengraph-image",
+  "twitter-image",
+  "sitemap.xml",
+  "manifest.webmanifest",
 ]);
 
 const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})\/?$/;
@@ -134,7 +154,12 @@ const METHOD_NOT_ALLOWED: Route = { kind: "method_not_allowed" };
  *   app answers on whatever name or address it is reached by.
  * POST is accepted on short-link hosts only (the password form posts to the link's own URL).
  */
-export function routeRequest(method: string | undefined, hostHeader: string | undefined, url: string | undefined, ctx: RoutingContext): Route {
+export function routeRequest(
+  method: string | undefined,
+  hostHeader: string | undefined,
+  url: string | undefined,
+  ctx: RoutingContext,
+): Route {
   const host = normalizeHost(hostHeader);
   const code = codeOf(url ?? "/");
   const readOnly = method === "GET" || method === "HEAD";

@@ -20,7 +20,11 @@ export function redirectPool(): pg.Pool {
   if (!g.__linkhopRedirectPool) {
     const url = process.env.DATABASE_URL;
     if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-    const pool = new pg.Pool({ connectionString: url, max: Math.round(positiveNumber(process.env.REDIRECT_POOL_SIZE, 6)), idleTimeoutMillis: 30_000 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: Math.round(positiveNumber(process.env.REDIRECT_POOL_SIZE, 6)),
+      idleTimeoutMillis: 30_000,
+    });
     pool.on("error", (e) => console.error(`[redirects] idle database connection failed: ${e.message}`));
     g.__linkhopRedirectPool = pool;
   }
@@ -189,7 +193,12 @@ export type GuessWindows = { visitorLimit: number; visitorWindowSeconds: number;
  * own limit does not add to the link's count, so one address cannot lock everyone else out.
  * Returns the guesses in each window, this one included (link: null when not counted).
  */
-export async function consumePasswordGuesses(q: Queryable, linkId: number, visitor: string, w: GuessWindows): Promise<{ visitor: number; link: number | null }> {
+export async function consumePasswordGuesses(
+  q: Queryable,
+  linkId: number,
+  visitor: string,
+  w: GuessWindows,
+): Promise<{ visitor: number; link: number | null }> {
   const { rows } = await q.query<{ visitor: number; link: number | null }>({
     name: "redirect_consume_guesses",
     text: `with v as (

@@ -37,7 +37,9 @@ export async function tagLinkCounts(workspace: TagWorkspace): Promise<Map<number
 
 export async function createTag(workspace: TagWorkspace, input: CreateTagInput): Promise<Tag> {
   try {
-    return await db().tag.create({ data: { workspaceId: workspace.id, name: input.name, nameKey: tagKey(input.name), color: input.color ?? "gray" } });
+    return await db().tag.create({
+      data: { workspaceId: workspace.id, name: input.name, nameKey: tagKey(input.name), color: input.color ?? "gray" },
+    });
   } catch (e) {
     if (uniqueViolation(e)) throw duplicate(input.name);
     throw e;

@@ -67,7 +67,12 @@ export async function attemptDelivery(deliveryId: number, opts: AttemptOptions =
   } catch (e) {
     console.error(`[webhooks] delivery ${deliveryId}: attempt failed internally:`, e);
     // The claim (if any) stays until it expires, which spaces out retries of an internal failure.
-    return result(deliveryId, { outcome: "internal_error", done: false, retryInMs: config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS, message: (e as Error)?.message ?? String(e) });
+    return result(deliveryId, {
+      outcome: "internal_error",
+      done: false,
+      retryInMs: config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS,
+      message: (e as Error)?.message ?? String(e),
+    });
   }
 }
 
@@ -87,9 +92,15 @@ async function claim(deliveryId: number, lockMs: number): Promise<AttemptResult 
   if (claimed.count === 1) return null;
   const d = await db().delivery.findUnique({ where: { id: deliveryId }, select: { status: true, nextAttemptAt: true, lockedUntil: true } });
   if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery." });
-  if (d.status !== "pending" || !d.nextAttemptAt) return result(deliveryId, { outcome: "not_due", done: true, message: `The delivery is ${d.status}.` });
+  if (d.status !== "pending" || !d.nextAttemptAt)
+    return result(deliveryId, { outcome: "not_due", done: true, message: `The delivery is ${d.status}.` });
   const until = Math.max(d.nextAttemptAt.getTime(), d.lockedUntil?.getTime() ?? 0);
-  return result(deliveryId, { outcome: "not_due", done: false, retryInMs: Math.max(1000, until - now), message: "Not due yet, or held by another attempt." });
+  return result(deliveryId, {
+    outcome: "not_due",
+    done: false,
+    retryInMs: Math.max(1000, until - now),
+    message: "Not due yet, or held by another attempt.",
+  });
 }
 
 async function attempt(deliveryId: number, opts: AttemptOptions): Promise<AttemptResult> {
@@ -109,10 +120,10 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   const stop = !ep.workspace.active
     ? DEACTIVATED_CANCEL_REASON
     : !ep.enabled
-    ? "the endpoint is disabled"
-    : !webhooksAllowed(planOf(ep.workspace.plan))
-      ? "the workspace's plan does not include webhooks"
-      : null;
+      ? "the endpoint is disabled"
+      : !webhooksAllowed(planOf(ep.workspace.plan))
+        ? "the workspace's plan does not include webhooks"
+        : null;
   if (stop) {
     // A resend is refused without touching the delivery; scheduled work is cancelled for good.
     if (automatic || d.isTest) {
@@ -157,7 +168,8 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
     statusCode = r.statusCode;
     if (r.outcome === "response" && r.statusCode !== null) {
       outcome = outcomeOfStatus(r.statusCode);
-      if (outcome === "redirect") error = `HTTP ${r.statusCode} redirect${r.location ? ` to ${r.location}` : ""} (redirects are not followed)`;
+      if (outcome === "redirect")
+        error = `HTTP ${r.statusCode} redirect${r.location ? ` to ${r.location}` : ""} (redirects are not followed)`;
       else if (outcome === "http_status") error = `HTTP ${r.statusCode}`;
     } else {
       outcome = r.outcome === "response" ? "error" : r.outcome;
@@ -188,7 +200,12 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
       // Only while still pending: a resend may have delivered it, or a disable cancelled it.
       const u = await tx.delivery.updateMany({
         where: { id: deliveryId, status: "pending" },
-        data: { attempts: attemptNumber, status, nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs), lockedUntil: null },
+        data: {
+          attempts: attemptNumber,
+          status,
+          nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+          lockedUntil: null,
+        },
       });
       exhausted = u.count === 1 && status === "failed";
       done = retryInMs === null || u.count === 0;
@@ -250,7 +267,12 @@ async function updateEndpointHealth(
     await tx.webhookEndpoint.updateMany({
       where: {
         id: endpointId,
-        OR: [{ consecutiveFailures: { gt: 0 } }, { failingSince: { not: null } }, { lastSuccessAt: null }, { lastSuccessAt: { lt: new Date(a.now.getTime() - SUCCESS_STAMP_MS) } }],
+        OR: [
+          { consecutiveFailures: { gt: 0 } },
+          { failingSince: { not: null } },
+          { lastSuccessAt: null },
+          { lastSuccessAt: { lt: new Date(a.now.getTime() - SUCCESS_STAMP_MS) } },
+        ],
       },
       data: { consecutiveFailures: 0, failingSince: null, lastSuccessAt: a.now },
     });

@@ -19,23 +19,40 @@ export const eventSelectionSchema = z
     if (v.length === 0) ctx.addIssue({ code: "custom", message: "Select at least one event type, or all events." });
     const unknown = v.filter((t) => !(SELECTABLE_EVENT_TYPES as readonly string[]).includes(t));
     if (unknown.length) {
-      ctx.addIssue({ code: "custom", message: `Unknown event type ${unknown.join(", ")}. Types: ${SELECTABLE_EVENT_TYPES.join(", ")}, or all.` });
+      ctx.addIssue({
+        code: "custom",
+        message: `Unknown event type ${unknown.join(", ")}. Types: ${SELECTABLE_EVENT_TYPES.join(", ")}, or all.`,
+      });
     }
   });
 export type EventSelection = z.infer<typeof eventSelectionSchema>;
 
-const urlSchema = z.string({ message: "Enter the endpoint's URL." }).trim().min(1, "Enter the endpoint's URL.").max(2000, "Use a URL of at most 2000 characters.");
+const urlSchema = z
+  .string({ message: "Enter the endpoint's URL." })
+  .trim()
+  .min(1, "Enter the endpoint's URL.")
+  .max(2000, "Use a URL of at most 2000 characters.");
 const descriptionSchema = z.string().trim().max(200, "Use at most 200 characters for the description.");
 
 const createSchema = z.object({ url: urlSchema, description: descriptionSchema.default(""), events: eventSelectionSchema.default("all") });
-const updateSchema = z.object({ url: urlSchema.optional(), description: descriptionSchema.optional(), events: eventSelectionSchema.optional() });
+const updateSchema = z.object({
+  url: urlSchema.optional(),
+  description: descriptionSchema.optional(),
+  events: eventSelectionSchema.optional(),
+});
 
 const parse = parseInput;
 
 /** "all" or "t1,t2" (admin CLI) to a selection. */
 export function parseEventList(text: string | undefined): EventSelection {
   if (!text || text.trim() === "all") return "all";
-  return parse(eventSelectionSchema, text.split(",").map((s) => s.trim()).filter(Boolean));
+  return parse(
+    eventSelectionSchema,
+    text
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 }
 
 export type EndpointView = {
@@ -91,7 +108,8 @@ export async function createEndpoint(workspaceId: number, input: unknown): Promi
   const ws = await db().workspace.findUnique({ where: { id: workspaceId } });
   if (!ws) throw ServiceError.notFound("Workspace not found.");
   const plan = planOf(ws.plan);
-  if (!webhooksAllowed(plan)) throw ServiceError.feature("Webhooks", `The ${plan.name} plan does not include webhooks. Upgrade to add endpoints.`);
+  if (!webhooksAllowed(plan))
+    throw ServiceError.feature("Webhooks", `The ${plan.name} plan does not include webhooks. Upgrade to add endpoints.`);
   const normalized = await checkUrl(url);
   const row = await db().$transaction(async (tx) => {
     await lockWorkspace(tx, workspaceId);
@@ -99,7 +117,9 @@ export async function createEndpoint(workspaceId: number, input: unknown): Promi
     if (count >= plan.webhookEndpoints) {
       throw ServiceError.limit(`The ${plan.name} plan allows ${plan.webhookEndpoints} webhook endpoints; remove one to add another.`);
     }
-    return tx.webhookEndpoint.create({ data: { workspaceId, url: normalized, description, secret: newSigningSecret(), ...selectionData(events) } });
+    return tx.webhookEndpoint.create({
+      data: { workspaceId, url: normalized, description, secret: newSigningSecret(), ...selectionData(events) },
+    });
   });
   return { ...endpointView(row), secret: row.secret };
 }

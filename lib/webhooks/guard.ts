@@ -11,7 +11,10 @@ export function guardOptions(): GuardOptions {
 export async function checkWebhookUrl(url: string, timeoutMs = config().WEBHOOK_TIMEOUT_MS): Promise<GuardResult> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<GuardResult>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: "dns", message: `Resolving the host took longer than ${timeoutMs} ms.` }), timeoutMs);
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: "dns", message: `Resolving the host took longer than ${timeoutMs} ms.` }),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([checkDestination(url, guardOptions()), deadline]);

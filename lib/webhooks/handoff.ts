@@ -46,7 +46,10 @@ export async function handoffsSettled(): Promise<void> {
 
 /** Sends one Inngest event per delivery and marks them handed off. Throws when Inngest refuses. */
 export async function handOffToInngest(deliveryIds: number[]): Promise<number> {
-  const rows = await db().delivery.findMany({ where: { id: { in: deliveryIds }, status: "pending" }, select: { id: true, endpointId: true } });
+  const rows = await db().delivery.findMany({
+    where: { id: { in: deliveryIds }, status: "pending" },
+    select: { id: true, endpointId: true },
+  });
   if (!rows.length) return 0;
   // Loaded on first use: the SDK costs every process (the admin CLI too) a second or more to import.
   const { DELIVERY_REQUESTED, inngestClient } = await import("./inngest-client.ts");

@@ -7,7 +7,10 @@ import { Inngest } from "inngest";
 export const SEND_TIMEOUT_MS = 5000;
 
 const fetchWithTimeout: typeof fetch = (input, init) =>
-  fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]) : AbortSignal.timeout(SEND_TIMEOUT_MS) });
+  fetch(input, {
+    ...init,
+    signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]) : AbortSignal.timeout(SEND_TIMEOUT_MS),
+  });
 
 const g = globalThis as { __linkhopInngest?: Inngest };
 

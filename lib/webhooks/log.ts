@@ -10,7 +10,12 @@ export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "cancelled"]
 
 export const logFilterSchema = z.object({
   status: z.enum(DELIVERY_STATUSES).optional().catch(undefined),
-  type: z.string().max(100).regex(/^[a-z_.]+$/).optional().catch(undefined),
+  type: z
+    .string()
+    .max(100)
+    .regex(/^[a-z_.]+$/)
+    .optional()
+    .catch(undefined),
   before: idParam.optional().catch(undefined),
 });
 export type LogFilter = z.infer<typeof logFilterSchema>;
@@ -38,7 +43,12 @@ export type LogDelivery = {
   attemptLog: LogAttempt[];
 };
 
-export async function deliveryLog(workspaceId: number, endpointId: number, filter: LogFilter, pageSize = 25): Promise<{ deliveries: LogDelivery[]; nextBefore: number | null }> {
+export async function deliveryLog(
+  workspaceId: number,
+  endpointId: number,
+  filter: LogFilter,
+  pageSize = 25,
+): Promise<{ deliveries: LogDelivery[]; nextBefore: number | null }> {
   const rows = await db().delivery.findMany({
     where: {
       endpointId,
@@ -59,7 +69,17 @@ export async function deliveryLog(workspaceId: number, endpointId: number, filte
       event: { select: { id: true, type: true, createdAt: true } },
       attemptLog: {
         orderBy: { id: "desc" },
-        select: { id: true, number: true, manual: true, startedAt: true, durationMs: true, statusCode: true, outcome: true, error: true, responseBody: true },
+        select: {
+          id: true,
+          number: true,
+          manual: true,
+          startedAt: true,
+          durationMs: true,
+          statusCode: true,
+          outcome: true,
+          error: true,
+          responseBody: true,
+        },
       },
     },
   });

@@ -13,7 +13,10 @@ export const TEST_MESSAGE = "This is a test event from Linkhop. Your endpoint is
 /** Sends webhook.test to one endpoint (of `workspaceId` when given; the admin CLI passes none). */
 export async function sendTestEvent(endpointId: number, workspaceId?: number): Promise<AttemptResult & { eventId: string }> {
   const ep = isId(endpointId)
-    ? await db().webhookEndpoint.findFirst({ where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) }, include: { workspace: true } })
+    ? await db().webhookEndpoint.findFirst({
+        where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) },
+        include: { workspace: true },
+      })
     : null;
   if (!ep) throw ServiceError.notFound("No such webhook endpoint.");
   await assertWritable(ep.workspaceId);
@@ -21,7 +24,13 @@ export async function sendTestEvent(endpointId: number, workspaceId?: number): P
   const at = new Date();
   const delivery = await db().$transaction(async (tx) => {
     await tx.webhookEvent.create({
-      data: { id, workspaceId: ep.workspaceId, type: "webhook.test", createdAt: at, body: serializeEnvelope(id, "webhook.test", at, ep.workspace, { message: TEST_MESSAGE }) },
+      data: {
+        id,
+        workspaceId: ep.workspaceId,
+        type: "webhook.test",
+        createdAt: at,
+        body: serializeEnvelope(id, "webhook.test", at, ep.workspace, { message: TEST_MESSAGE }),
+      },
     });
     return tx.delivery.create({ data: { eventId: id, endpointId: ep.id, isTest: true, nextAttemptAt: null }, select: { id: true } });
   });

@@ -2,15 +2,7 @@
 // page's client components use it too.
 
 export type AttemptOutcome =
-  | "delivered"
-  | "http_status"
-  | "redirect"
-  | "timeout"
-  | "connection_refused"
-  | "dns_error"
-  | "tls_error"
-  | "address_refused"
-  | "error";
+  "delivered" | "http_status" | "redirect" | "timeout" | "connection_refused" | "dns_error" | "tls_error" | "address_refused" | "error";
 
 export const OUTCOME_TEXT: Record<AttemptOutcome, string> = {
   delivered: "Delivered",

@@ -15,7 +15,12 @@ export type ClaimedDelivery = { id: number; endpointId: number };
  * `skipEndpoints`, and holds them for `lockMs`. One atomic statement; concurrent callers get
  * disjoint rows.
  */
-export async function claimDueDeliveries(limit: number, lockMs: number, skipEndpoints: number[] = [], now = new Date()): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  limit: number,
+  lockMs: number,
+  skipEndpoints: number[] = [],
+  now = new Date(),
+): Promise<ClaimedDelivery[]> {
   const until = new Date(now.getTime() + lockMs);
   return db().$queryRaw<ClaimedDelivery[]>`
     UPDATE "Delivery" SET "lockedUntil" = ${until}

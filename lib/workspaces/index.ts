@@ -49,7 +49,12 @@ export const signUpSchema = z.object({
 const parse = parseInput;
 
 async function uniqueSlug(tx: Tx, base: string): Promise<string> {
-  const clean = base.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 30) || "workspace";
+  const clean =
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 30) || "workspace";
   for (let i = 0; i < 20; i++) {
     const slug = i === 0 ? clean : `${clean}-${randomBytes(3).toString("hex")}`;
     if (!(await tx.workspace.findUnique({ where: { slug }, select: { id: true } }))) return slug;

@@ -5,7 +5,8 @@ import { ServiceError } from "../errors.ts";
 // (with a banner), every change is refused with this message, it emits no events and nothing is
 // delivered to its webhook endpoints (lib/events, lib/webhooks). The API already answers 401 for it.
 
-export const DEACTIVATED_MESSAGE = "This workspace is deactivated and read-only: nothing can be changed until an administrator reactivates it.";
+export const DEACTIVATED_MESSAGE =
+  "This workspace is deactivated and read-only: nothing can be changed until an administrator reactivates it.";
 /** The delivery log's reason for deliveries cancelled because their workspace was switched off. */
 export const DEACTIVATED_CANCEL_REASON = "the workspace is deactivated";
 

@@ -36,7 +36,8 @@ for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   if (a === "--datamodels") datamodelPaths.push(argv[++i]);
   else if (a === "--datasource") datasource = JSON.parse(argv[++i]);
-  else if (a === "--enabled-preview-features" || a === "--extension-types") i++; // not used by wasm
+  else if (a === "--enabled-preview-features" || a === "--extension-types")
+    i++; // not used by wasm
   else if (a === "cli") cliCommand = argv[++i];
   else if (a === "--version" || a === "-V") cliCommand = "--version";
 }
@@ -152,9 +153,7 @@ function logLine(line) {
 
 async function newEngine(wasm) {
   // No --datamodels (migrate diff): pass undefined; an empty list panics the schema parser.
-  const datamodels = datamodelPaths.length
-    ? datamodelPaths.map((p) => [p, fs.readFileSync(p, "utf8")])
-    : undefined;
+  const datamodels = datamodelPaths.length ? datamodelPaths.map((p) => [p, fs.readFileSync(p, "utf8")]) : undefined;
   return wasm.SchemaEngine.new({ datamodels }, logLine, adapterFactory());
 }
 

@@ -24,7 +24,7 @@ const MONTHS = 13;
 
 // a small deterministic generator (the same data every run)
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const pick = <T>(list: readonly T[], weights?: number[]) => {
   if (!weights) return list[Math.floor(rand() * list.length)];
   let r = rand() * weights.reduce((a, b) => a + b, 0);
@@ -33,13 +33,35 @@ const pick = <T>(list: readonly T[], weights?: number[]) => {
 };
 const COUNTRIES = ["US", "DE", "GB", "FR", "IN", "BR", "CA", "JP", "ES", "IT", "NL", "SE", "PL", "AU", "MX", "KR", "CH", "AT", "BE", "DK"];
 const COUNTRY_W = COUNTRIES.map((_, i) => 30 / (i + 1));
-const CITIES: Record<string, string[]> = { US: ["New York", "Boston", "Chicago", "Austin"], DE: ["Berlin", "Munich"], GB: ["London"], FR: ["Paris"] };
+const CITIES: Record<string, string[]> = {
+  US: ["New York", "Boston", "Chicago", "Austin"],
+  DE: ["Berlin", "Munich"],
+  GB: ["London"],
+  FR: ["Paris"],
+};
 const AGENTS: [string, string, string][] = [
-  ["mobile", "Safari", "iOS"], ["mobile", "Chrome", "Android"], ["desktop", "Chrome", "Windows"], ["desktop", "Edge", "Windows"],
-  ["desktop", "Safari", "macOS"], ["desktop", "Firefox", "macOS"], ["desktop", "Firefox", "Linux"], ["tablet", "Safari", "iOS"], ["other", "", ""],
+  ["mobile", "Safari", "iOS"],
+  ["mobile", "Chrome", "Android"],
+  ["desktop", "Chrome", "Windows"],
+  ["desktop", "Edge", "Windows"],
+  ["desktop", "Safari", "macOS"],
+  ["desktop", "Firefox", "macOS"],
+  ["desktop", "Firefox", "Linux"],
+  ["tablet", "Safari", "iOS"],
+  ["other", "", ""],
 ];
 const AGENT_W = [30, 25, 20, 8, 7, 4, 2, 3, 1];
-const REFERRERS = ["", "t.co", "www.google.com", "www.facebook.com", "com.slack", "www.linkedin.com", "news.ycombinator.com", "www.reddit.com", ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.com`)];
+const REFERRERS = [
+  "",
+  "t.co",
+  "www.google.com",
+  "www.facebook.com",
+  "com.slack",
+  "www.linkedin.com",
+  "news.ycombinator.com",
+  "www.reddit.com",
+  ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.com`),
+];
 const REFERRER_W = REFERRERS.map((_, i) => (i === 0 ? 40 : 20 / i));
 
 function eventLine(workspaceId: number, firstLink: number, start: number, span: number): string {
@@ -54,10 +76,25 @@ function eventLine(workspaceId: number, firstLink: number, start: number, span: 
   // visitors: a pool per day, so a visitor clicks about 1.5 times a day
   const visitor = day * 100_000 + Math.floor(rand() * 20_000);
   const link = firstLink + Math.floor(Math.pow(rand(), 2) * LINKS);
-  return [
-    new Date(at).toISOString(), workspaceId, link, "short.bench", "destination", country, city,
-    referrer || "\\N", referrer ? `https://${referrer}/p` : "\\N", device, browser || "\\N", os_ || "\\N", bot ? "t" : "f", qr ? "t" : "f", visitor,
-  ].join("\t") + "\n";
+  return (
+    [
+      new Date(at).toISOString(),
+      workspaceId,
+      link,
+      "short.bench",
+      "destination",
+      country,
+      city,
+      referrer || "\\N",
+      referrer ? `https://${referrer}/p` : "\\N",
+      device,
+      browser || "\\N",
+      os_ || "\\N",
+      bot ? "t" : "f",
+      qr ? "t" : "f",
+      visitor,
+    ].join("\t") + "\n"
+  );
 }
 
 async function seed_(url: string): Promise<{ workspace: { id: number; slug: string; name: string; plan: string } }> {
@@ -70,7 +107,9 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
       console.log(`reusing the seeded database: ${rows[0].n} events`);
       return { workspace: existing.rows[0] };
     }
-    const ws = (await client.query(`insert into "Workspace" (slug, name, plan) values ('bench', 'Bench', 'business') returning id, slug, name, plan`)).rows[0];
+    const ws = (
+      await client.query(`insert into "Workspace" (slug, name, plan) values ('bench', 'Bench', 'business') returning id, slug, name, plan`)
+    ).rows[0];
     const links = await client.query(
       `insert into "Link" ("workspaceId", code, url, folder) select $1, 'l' || i, 'https://example.com/' || i, case when i % 10 = 0 then 'promo' else '' end
        from generate_series(0, $2 - 1) as i returning id`,
@@ -103,7 +142,11 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
     );
     await pipeline(
       source,
-      client.query(copyFrom(`copy analytics.click_event (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor) from stdin`)),
+      client.query(
+        copyFrom(
+          `copy analytics.click_event (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor) from stdin`,
+        ),
+      ),
     );
     console.log(`seeded ${EVENTS} events over ${MONTHS} months through COPY in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await client.query(`vacuum analyze analytics.click_event`);
@@ -149,14 +192,18 @@ async function main() {
           const ms = p50(times);
           rows.push({ groupBy, interval, filter: filter || "-", ms });
           const goal = interval === "30d" ? 300 : 1000;
-          console.log(`${interval.padEnd(4)} ${(filter || "-").padEnd(11)} ${groupBy.padEnd(11)} p50 ${ms.toFixed(0).padStart(6)} ms ${ms <= goal ? "" : `(goal ${goal} ms)`}`);
+          console.log(
+            `${interval.padEnd(4)} ${(filter || "-").padEnd(11)} ${groupBy.padEnd(11)} p50 ${ms.toFixed(0).padStart(6)} ms ${ms <= goal ? "" : `(goal ${goal} ms)`}`,
+          );
         }
       }
     }
     for (const interval of ["30d", "1y"]) {
       const list = rows.filter((r) => r.interval === interval);
       const worst = list.reduce((a, b) => (b.ms > a.ms ? b : a));
-      console.log(`${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`);
+      console.log(
+        `${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`,
+      );
     }
     const { closeAnalyticsPool } = await import("../../lib/analytics/store.ts");
     await closeAnalyticsPool();

@@ -15,17 +15,22 @@ import { generateApiKey, hashApiKey, keyPrefix } from "../../lib/keys/index.ts";
 import { startApp } from "../support/app.ts";
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
-const PLANS = { plans: { team: { name: "Team", rateLimit: null, liveKeys: 10, maxLinks: 1000, webhookEndpoints: 0, features: ["ApiAccess"] } } };
+const PLANS = {
+  plans: { team: { name: "Team", rateLimit: null, liveKeys: 10, maxLinks: 1000, webhookEndpoints: 0, features: ["ApiAccess"] } },
+};
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function timed(port: number, authorization: string | null): Promise<{ ms: number; status: number }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.request({ host: "127.0.0.1", port, path: "/api/v1/links", agent, headers: authorization ? { authorization } : {} }, (res) => {
-      res.resume();
-      res.on("end", () => resolve({ ms: performance.now() - t0, status: res.statusCode! }));
-    });
+    const req = http.request(
+      { host: "127.0.0.1", port, path: "/api/v1/links", agent, headers: authorization ? { authorization } : {} },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve({ ms: performance.now() - t0, status: res.statusCode! }));
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -41,11 +46,15 @@ async function main() {
   await client.connect();
   const addKey = async (workspaceId: number, extra: string) => {
     const key = generateApiKey();
-    await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash, "revokedAt", "expiresAt") values ($1, 'bench', $2, $3, ${extra})`, [workspaceId, keyPrefix(key), hashApiKey(key)]);
+    await client.query(
+      `insert into "ApiKey" ("workspaceId", name, prefix, hash, "revokedAt", "expiresAt") values ($1, 'bench', $2, $3, ${extra})`,
+      [workspaceId, keyPrefix(key), hashApiKey(key)],
+    );
     return key;
   };
   const ws = (await client.query(`insert into "Workspace" (slug, name, plan) values ('keys', 'keys', 'team') returning id`)).rows[0].id;
-  const off = (await client.query(`insert into "Workspace" (slug, name, plan, active) values ('off', 'off', 'team', false) returning id`)).rows[0].id;
+  const off = (await client.query(`insert into "Workspace" (slug, name, plan, active) values ('off', 'off', 'team', false) returning id`))
+    .rows[0].id;
   const cases: Record<string, string | null> = {
     missing: null,
     malformed: "Bearer lh_short",

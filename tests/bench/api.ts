@@ -33,7 +33,13 @@ const PLANS = {
 
 type Result = { name: string; requests: number; rps: number; p50: number; p99: number; statuses: Record<number, number> };
 
-async function load(name: string, port: number, request: () => { method: string; path: string; body?: string }, key: string, seconds: number): Promise<Result> {
+async function load(
+  name: string,
+  port: number,
+  request: () => { method: string; path: string; body?: string },
+  key: string,
+  seconds: number,
+): Promise<Result> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
@@ -50,7 +56,10 @@ async function load(name: string, port: number, request: () => { method: string;
           path: r.path,
           method: r.method,
           agent,
-          headers: { authorization: `Bearer ${key}`, ...(r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {}) },
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {}),
+          },
         },
         (res) => {
           res.resume();
@@ -107,19 +116,36 @@ async function main() {
   for (const plan of ["limited", "unlimited"]) {
     const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ($1, $1, $1) returning id`, [plan]);
     const key = generateApiKey();
-    await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash) values ($1, 'bench', $2, $3)`, [ws.rows[0].id, keyPrefix(key), hashApiKey(key)]);
-    await client.query(`insert into "Link" ("workspaceId", code, url) values ($1, $2, 'https://example.com/read')`, [ws.rows[0].id, `read-${plan}`]);
+    await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash) values ($1, 'bench', $2, $3)`, [
+      ws.rows[0].id,
+      keyPrefix(key),
+      hashApiKey(key),
+    ]);
+    await client.query(`insert into "Link" ("workspaceId", code, url) values ($1, $2, 'https://example.com/read')`, [
+      ws.rows[0].id,
+      `read-${plan}`,
+    ]);
     keys[plan] = key;
   }
   await client.end();
 
   const app = await startApp(embedded.url, { PLANS_FILE: plansFile, APP_URL: "http://app.bench" });
   try {
-    console.log(`Linkhop API benchmark: ${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP} s warm-up, median of ${ROUNDS} rounds, ${os.cpus().length} cores (shared with the load generator)\n`);
+    console.log(
+      `Linkhop API benchmark: ${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP} s warm-up, median of ${ROUNDS} rounds, ${os.cpus().length} cores (shared with the load generator)\n`,
+    );
     let n = 0;
     const cases = [
-      { name: "create-link (rate limited)", plan: "limited", req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }) },
-      { name: "create-link (no rate limit)", plan: "unlimited", req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }) },
+      {
+        name: "create-link (rate limited)",
+        plan: "limited",
+        req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }),
+      },
+      {
+        name: "create-link (no rate limit)",
+        plan: "unlimited",
+        req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }),
+      },
       { name: "get-link (rate limited)", plan: "limited", req: () => ({ method: "GET", path: "/api/v1/links/read-limited" }) },
       { name: "get-link (no rate limit)", plan: "unlimited", req: () => ({ method: "GET", path: "/api/v1/links/read-unlimited" }) },
     ];
@@ -127,7 +153,8 @@ async function main() {
     for (const c of cases) await load(c.name, app.port, c.req, keys[c.plan], 1);
     const results = new Map<string, Result[]>();
     for (let round = 0; round < ROUNDS; round++) {
-      for (const c of cases) results.set(c.name, [...(results.get(c.name) ?? []), await load(c.name, app.port, c.req, keys[c.plan], SECONDS)]);
+      for (const c of cases)
+        results.set(c.name, [...(results.get(c.name) ?? []), await load(c.name, app.port, c.req, keys[c.plan], SECONDS)]);
     }
     const med = new Map([...results].map(([k, v]) => [k, median(v)]));
     for (const r of med.values()) print(r);
@@ -136,7 +163,7 @@ async function main() {
       const limited = med.get(`${op} (rate limited)`)!;
       const free = med.get(`${op} (no rate limit)`)!;
       console.log(
-        `${op}: rate limiter cost: throughput ratio limited/unlimited ${(limited.rps / free.rps).toFixed(2)}, p50 ${(limited.p50 - free.p50 >= 0 ? "+" : "")}${(limited.p50 - free.p50).toFixed(1)} ms`,
+        `${op}: rate limiter cost: throughput ratio limited/unlimited ${(limited.rps / free.rps).toFixed(2)}, p50 ${limited.p50 - free.p50 >= 0 ? "+" : ""}${(limited.p50 - free.p50).toFixed(1)} ms`,
       );
     }
   } finally {

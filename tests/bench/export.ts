@@ -24,14 +24,23 @@ function rssMb(pid: number): number {
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-export-"));
   const plansFile = path.join(dir, "plans.json");
-  fs.writeFileSync(plansFile, JSON.stringify({ plans: { open: { name: "Open", rateLimit: null, liveKeys: 10, maxLinks: 1_000_000_000, webhookEndpoints: 0, features: ALL } } }));
+  fs.writeFileSync(
+    plansFile,
+    JSON.stringify({
+      plans: { open: { name: "Open", rateLimit: null, liveKeys: 10, maxLinks: 1_000_000_000, webhookEndpoints: 0, features: ALL } },
+    }),
+  );
   const embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
   await applyMigrations(embedded.url);
   const key = generateApiKey();
   const client = new pg.Client({ connectionString: embedded.url });
   await client.connect();
   const ws = (await client.query(`insert into "Workspace" (slug, name, plan) values ('bench', 'Bench', 'open') returning id`)).rows[0].id;
-  await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash) values ($1, 'bench', $2, $3)`, [ws, keyPrefix(key), hashApiKey(key)]);
+  await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash) values ($1, 'bench', $2, $3)`, [
+    ws,
+    keyPrefix(key),
+    hashApiKey(key),
+  ]);
   await client.query(
     `insert into "Link" ("workspaceId", code, url, title, notes, folder, "createdAt")
      select $1, 'x' || g, 'https://example.com/page/' || g || '?utm_source=bench', 'Title ' || g, 'Notes, with "quotes" ' || g, 'bench/' || (g % 10),
@@ -39,7 +48,8 @@ async function main() {
      from generate_series(1, $2::int) g`,
     [ws, LINKS],
   );
-  const tag = (await client.query(`insert into "Tag" ("workspaceId", name, "nameKey") values ($1, 'bench', 'bench') returning id`, [ws])).rows[0].id;
+  const tag = (await client.query(`insert into "Tag" ("workspaceId", name, "nameKey") values ($1, 'bench', 'bench') returning id`, [ws]))
+    .rows[0].id;
   await client.query(`insert into "LinkTag" ("linkId", "tagId") select id, $1 from "Link" where "workspaceId" = $2`, [tag, ws]);
   await client.end();
 
@@ -48,7 +58,17 @@ async function main() {
     const pid = app.process.pid!;
     // warm the route up (first request compiles and connects)
     await new Promise<void>((resolve, reject) =>
-      http.get({ host: "127.0.0.1", port: app.port, path: "/api/v1/links/export?q=nothing-matches", headers: { authorization: `Bearer ${key}` } }, (res) => res.resume().on("end", resolve)).on("error", reject),
+      http
+        .get(
+          {
+            host: "127.0.0.1",
+            port: app.port,
+            path: "/api/v1/links/export?q=nothing-matches",
+            headers: { authorization: `Bearer ${key}` },
+          },
+          (res) => res.resume().on("end", resolve),
+        )
+        .on("error", reject),
     );
     const before = rssMb(pid);
     let peak = before;
@@ -72,9 +92,15 @@ async function main() {
     });
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    console.log(`Linkhop link export: ${LINKS.toLocaleString("en")} links with a tag each, ${os.cpus().length} cores shared with PostgreSQL`);
-    console.log(`rows: ${(lines - 1).toLocaleString("en")} (+ header), ${(bytes / 1024 / 1024).toFixed(1)} MB in ${seconds.toFixed(1)} s (${Math.round((lines - 1) / seconds).toLocaleString("en")} links/s), first byte after ${firstByteMs.toFixed(0)} ms`);
-    console.log(`app resident memory: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (+${(peak - before).toFixed(0)} MB)`);
+    console.log(
+      `Linkhop link export: ${LINKS.toLocaleString("en")} links with a tag each, ${os.cpus().length} cores shared with PostgreSQL`,
+    );
+    console.log(
+      `rows: ${(lines - 1).toLocaleString("en")} (+ header), ${(bytes / 1024 / 1024).toFixed(1)} MB in ${seconds.toFixed(1)} s (${Math.round((lines - 1) / seconds).toLocaleString("en")} links/s), first byte after ${firstByteMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `app resident memory: ${before.toFixed(0)} MB before, ${peak.toFixed(0)} MB at the peak (+${(peak - before).toFixed(0)} MB)`,
+    );
   } finally {
     await app.stop();
     await embedded.stop();

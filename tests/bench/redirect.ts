@@ -24,7 +24,16 @@ const MISS_LINKS = Number(process.env.BENCH_MISS_LINKS ?? 300_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SHORT = "short.bench";
 
-type Result = { name: string; requests: number; rps: number; p50: number; p99: number; errors: number; statuses: Record<number, number>; redirectsIncludingWarmup: number };
+type Result = {
+  name: string;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  statuses: Record<number, number>;
+  redirectsIncludingWarmup: number;
+};
 
 // ---- load generator ---------------------------------------------------------------------------
 
@@ -60,7 +69,8 @@ function responseLength(buf: Buffer): { length: number; status: number } | null 
 }
 
 // a browser's User-Agent: a bot's (or an HTTP library's) visits are redirected but not counted
-const BROWSER = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67";
+const BROWSER =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67";
 
 async function load(name: string, port: number, nextPath: () => string, host: string): Promise<Result> {
   const latencies: number[] = [];
@@ -120,7 +130,16 @@ async function load(name: string, port: number, nextPath: () => string, host: st
   await Promise.all(all);
   latencies.sort((x, y) => x - y);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { name, requests: latencies.length, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), errors, statuses, redirectsIncludingWarmup: redirects };
+  return {
+    name,
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    errors,
+    statuses,
+    redirectsIncludingWarmup: redirects,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -195,7 +214,9 @@ function print(r: Result) {
 }
 
 async function main() {
-  console.log(`redirect benchmark: ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${os.cpus().length} cores, Node ${process.version}`);
+  console.log(
+    `redirect benchmark: ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${os.cpus().length} cores, Node ${process.version}`,
+  );
   console.log(`preparing a database with ${MISS_LINKS + 1} links ...`);
   const database = await prepareDatabase();
   const bare = await startBareServer();
@@ -212,7 +233,10 @@ async function main() {
   });
   process.once("SIGINT", () => {
     bare.child.kill();
-    void app.stop().then(() => database.stop()).finally(() => process.exit(130));
+    void app
+      .stop()
+      .then(() => database.stop())
+      .finally(() => process.exit(130));
   });
   try {
     // Rounds of (a), (b), (c) back to back, so a change in the machine's other load hits all three;
@@ -228,12 +252,15 @@ async function main() {
       rounds.c.push(await load("(c) Linkhop, cache misses", app.port, () => `/m${next++}`, SHORT));
       print(rounds.c.at(-1)!);
     }
-    if (next > MISS_LINKS) console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
+    if (next > MISS_LINKS)
+      console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
     const median = (list: Result[]) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
     const [a, b, c] = [median(rounds.a), median(rounds.b), median(rounds.c)];
     console.log(`\nmedian of ${ROUNDS} round(s):`);
     for (const r of [a, b, c]) print(r);
-    console.log(`(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`);
+    console.log(
+      `(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`,
+    );
     // counting stays exact under load: every redirect of (b) is in Link.clicks and is one stored
     // click event after a flush
     await sleep(2000);

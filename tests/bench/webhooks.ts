@@ -39,7 +39,16 @@ async function main() {
   fs.writeFileSync(
     plansFile,
     JSON.stringify({
-      plans: { bench: { name: "Bench", rateLimit: null, liveKeys: 5, maxLinks: 10_000_000, webhookEndpoints: 25, features: ["ApiAccess", "Webhooks", "BulkLinks"] } },
+      plans: {
+        bench: {
+          name: "Bench",
+          rateLimit: null,
+          liveKeys: 5,
+          maxLinks: 10_000_000,
+          webhookEndpoints: 25,
+          features: ["ApiAccess", "Webhooks", "BulkLinks"],
+        },
+      },
     }),
   );
   const env = { WEBHOOK_ALLOW_PRIVATE: "1", PLANS_FILE: plansFile, APP_URL: "http://localhost:3000" };
@@ -83,19 +92,25 @@ async function main() {
       const parked = new Date(Date.now() + 86_400_000);
       for (let i = 0; i < events; i += 50) {
         await withEvents(async (_tx, emit) => {
-          for (let j = i; j < Math.min(events, i + 50); j++) await emit(ws, "member.joined", { member: { id: j, email: `m${j}@example.test`, role: "member", via: "added" } }, parked);
+          for (let j = i; j < Math.min(events, i + 50); j++)
+            await emit(ws, "member.joined", { member: { id: j, email: `m${j}@example.test`, role: "member", via: "added" } }, parked);
         });
       }
       const total = events * endpoints;
       received.length = 0;
       const done = new Promise<void>((resolve) => (onReceive = () => received.length >= total && resolve()));
       const t0 = performance.now();
-      await db().delivery.updateMany({ where: { endpoint: { workspaceId: ws.id }, status: "pending" }, data: { nextAttemptAt: new Date() } });
+      await db().delivery.updateMany({
+        where: { endpoint: { workspaceId: ws.id }, status: "pending" },
+        data: { nextAttemptAt: new Date() },
+      });
       await done;
       const seconds = (performance.now() - t0) / 1000;
       await new Promise((r) => setTimeout(r, 500));
       const attempts = await db().deliveryAttempt.count({ where: { delivery: { endpoint: { workspaceId: ws.id } } } });
-      results.push(`throughput, ${endpoints} endpoint${endpoints > 1 ? "s" : ""}: ${total} deliveries in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(0)} deliveries/s (attempts logged: ${attempts})`);
+      results.push(
+        `throughput, ${endpoints} endpoint${endpoints > 1 ? "s" : ""}: ${total} deliveries in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(0)} deliveries/s (attempts logged: ${attempts})`,
+      );
     }
 
     // (b) latency from the API's 201 to the receiver's receipt (one request at a time).

@@ -7,8 +7,10 @@ import { admin, appUrl, shot, signUp } from "./support.ts";
 // bots toggle, the CSV export downloaded, the link page's analytics and the phone layout.
 
 const UA = {
-  iphone: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
-  windows: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
+  iphone:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  windows:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
   mac: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
   slack: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
 };
@@ -17,7 +19,12 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   const { slug } = await signUp(page);
   const { key } = (await admin("key:create", { slug })) as { key: string };
   const auth = { Authorization: `Bearer ${key}` };
-  const make = async (url: string) => (await (await page.request.post(`${appUrl}/api/v1/links`, { headers: auth, data: { url } })).json()) as { code: string; id: number; short: string };
+  const make = async (url: string) =>
+    (await (await page.request.post(`${appUrl}/api/v1/links`, { headers: auth, data: { url } })).json()) as {
+      code: string;
+      id: number;
+      short: string;
+    };
   const spring = await make("https://example.com/spring");
   const summer = await make("https://example.com/summer");
 
@@ -30,12 +37,18 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
     [summer, UA.slack, "US", null], // a bot: redirected, not counted
   ];
   for (const [link, ua, country, referer] of visits) {
-    const r = await page.request.get(link.short, { maxRedirects: 0, headers: { "User-Agent": ua, "X-Country": country, ...(referer ? { Referer: referer } : {}) } });
+    const r = await page.request.get(link.short, {
+      maxRedirects: 0,
+      headers: { "User-Agent": ua, "X-Country": country, ...(referer ? { Referer: referer } : {}) },
+    });
     expect(r.status()).toBe(302);
   }
   // the events are written within a second of the redirects
   await expect
-    .poll(async () => ((await (await page.request.get(`${appUrl}/api/v1/analytics`, { headers: auth })).json()) as { clicks: number }).clicks, { timeout: 10_000 })
+    .poll(
+      async () => ((await (await page.request.get(`${appUrl}/api/v1/analytics`, { headers: auth })).json()) as { clicks: number }).clicks,
+      { timeout: 10_000 },
+    )
     .toBe(5);
 
   await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Analytics" }).click();
@@ -79,7 +92,10 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await expect(page.getByTestId("total-clicks")).toHaveText("5");
 
   // The link page has the same analytics, for that link only.
-  await page.getByRole("table", { name: "Links" }).getByRole("link", { name: new RegExp(`/${spring.code}$`) }).click();
+  await page
+    .getByRole("table", { name: "Links" })
+    .getByRole("link", { name: new RegExp(`/${spring.code}$`) })
+    .click();
   await expect(page).toHaveURL(/link=/);
   await expect(page.getByTestId("total-clicks")).toHaveText("4");
   await page.goto(`/w/${slug}/links/${spring.id}`);

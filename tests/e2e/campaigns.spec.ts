@@ -57,7 +57,24 @@ test("import a Bitly file, bulk tag, filter by tag, export, apply a UTM template
   await page.getByRole("link", { name: "Export CSV" }).click();
   const file = await (await download).path();
   const rows = parseCsv(fs.readFileSync(file!, "utf8")).rows;
-  expect(rows[0]).toEqual(["url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "ios", "android", "geo", "tags"]);
+  expect(rows[0]).toEqual([
+    "url",
+    "alias",
+    "domain",
+    "title",
+    "notes",
+    "folder",
+    "active",
+    "startsOn",
+    "expiresOn",
+    "maxClicks",
+    "fallbackUrl",
+    "password",
+    "ios",
+    "android",
+    "geo",
+    "tags",
+  ]);
   expect(rows.slice(1).map((r) => [r[1], r[15]])).toEqual([
     ["3xTrAil", "launch, shoes, spring"],
     ["summer-sale", "launch, sale"],
@@ -78,11 +95,15 @@ test("import a Bitly file, bulk tag, filter by tag, export, apply a UTM template
   await page.getByLabel("Destination URL").fill("https://example.com/offer?ref=mail#top");
   await page.getByLabel("UTM template").selectOption({ label: "Newsletter" });
   await expect(page.getByLabel("UTM source")).toHaveValue("newsletter");
-  await expect(page.getByTestId("final-url")).toHaveText("https://example.com/offer?ref=mail&utm_source=newsletter&utm_medium=email&utm_campaign=spring%20sale#top");
+  await expect(page.getByTestId("final-url")).toHaveText(
+    "https://example.com/offer?ref=mail&utm_source=newsletter&utm_medium=email&utm_campaign=spring%20sale#top",
+  );
   await page.getByLabel("Tags").fill("launch");
   await shot(page, testInfo, "campaigns-utm-form");
   await page.getByRole("button", { name: "Create link" }).click();
   await page.waitForURL(/\/links\/\d+$/);
-  await expect(page.getByText("https://example.com/offer?ref=mail&utm_source=newsletter&utm_medium=email&utm_campaign=spring%20sale#top").first()).toBeVisible();
+  await expect(
+    page.getByText("https://example.com/offer?ref=mail&utm_source=newsletter&utm_medium=email&utm_campaign=spring%20sale#top").first(),
+  ).toBeVisible();
   await shot(page, testInfo, "campaigns-utm-link");
 });

@@ -51,7 +51,9 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     await shot(page, testInfo, "import-start");
 
     await page.locator('input[type="file"]').setInputFiles({ name: "products.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-    await expect(page.getByTestId("import-preview-summary")).toHaveText("250 rows: 248 ready to import, 2 with problems (reported in the results, not imported).");
+    await expect(page.getByTestId("import-preview-summary")).toHaveText(
+      "250 rows: 248 ready to import, 2 with problems (reported in the results, not imported).",
+    );
     await expect(page.getByRole("cell", { name: "Product 1, imported" })).toBeVisible();
     // The API's own rules, already in the preview.
     await expect(page.getByRole("row", { name: /^10 / })).toContainText("url: must be an absolute http or https URL");
@@ -91,7 +93,14 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     expect(rows[0]).toEqual(["row", "url", "alias", "status", "short", "error"]);
     expect(rows).toHaveLength(251);
     expect(rows.filter((r) => r[3] === "created")).toHaveLength(247);
-    expect(rows[6]).toEqual(["6", `https://example.com/product/6?utm=${tag}`, `dup-${tag}`, "failed", "", `The alias "dup-${tag}" is already taken on that domain.`]);
+    expect(rows[6]).toEqual([
+      "6",
+      `https://example.com/product/6?utm=${tag}`,
+      `dup-${tag}`,
+      "failed",
+      "",
+      `The alias "dup-${tag}" is already taken on that domain.`,
+    ]);
     expect(rows[5][4]).toMatch(new RegExp(`^http://localhost:\\d+/dup-${tag}$`));
 
     // Exactly three link.bulk_created events, numbered as parts of the whole import.

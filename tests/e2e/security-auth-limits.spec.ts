@@ -35,7 +35,9 @@ test("the invitation page's sign-in stops after 10 failures, the right password 
   await other.close();
 });
 
-test("a new account works at once, sees a verify-your-email notice, resends, and verifies by the mailed link", async ({ page }, testInfo) => {
+test("a new account works at once, sees a verify-your-email notice, resends, and verifies by the mailed link", async ({
+  page,
+}, testInfo) => {
   const { email, slug } = await signUp(page);
   const notice = page.getByText("Verify your email: we sent a link to");
   await expect(notice).toBeVisible();
@@ -55,7 +57,10 @@ test("a new account works at once, sees a verify-your-email notice, resends, and
   await expect(notice).toHaveCount(0);
 });
 
-test("an invitee whose address was squatted sets the account's password from the invitation and joins", async ({ page, browser }, testInfo) => {
+test("an invitee whose address was squatted sets the account's password from the invitation and joins", async ({
+  page,
+  browser,
+}, testInfo) => {
   const victim = uniqueEmail("squatted");
   const squatter = await browser.newContext({ baseURL: appUrl });
   await signUp(await squatter.newPage(), { email: victim });
@@ -71,7 +76,10 @@ test("an invitee whose address was squatted sets the account's password from the
   // The squatter's sign-up mailed a verification link to the same address: wait for the invitation.
   let inviteText = "";
   await expect
-    .poll(async () => (inviteText = (await caughtMail()).find((m) => m.to.includes(victim) && m.subject.startsWith("You're invited"))?.text ?? ""))
+    .poll(
+      async () =>
+        (inviteText = (await caughtMail()).find((m) => m.to.includes(victim) && m.subject.startsWith("You're invited"))?.text ?? ""),
+    )
     .not.toBe("");
   const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(inviteText)![0];
 

@@ -13,7 +13,8 @@ for (const name of fs.existsSync("test-results") ? fs.readdirSync("test-results"
   const dir = path.resolve("test-results", name);
   if (name === `e2e-ca-${port}`) continue;
   const stoppedRun = name.startsWith("e2e-data-") && !fs.existsSync(path.join(dir, "pg", "postmaster.pid"));
-  const otherRunsCa = name.startsWith("e2e-ca-") && !fs.existsSync(path.resolve("test-results", `e2e-data-${name.slice(7)}`, "pg", "postmaster.pid"));
+  const otherRunsCa =
+    name.startsWith("e2e-ca-") && !fs.existsSync(path.resolve("test-results", `e2e-data-${name.slice(7)}`, "pg", "postmaster.pid"));
   if (stoppedRun || otherRunsCa) {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -50,15 +50,26 @@ export async function shot(page: Page, testInfo: TestInfo, name: string) {
 
 /** Runs `npm run admin -- <command>` against the e2e app's embedded database; returns its JSON. */
 export async function admin(command: string, flags: Record<string, string>): Promise<Record<string, unknown>> {
-  const args = ["--import", "tsx", path.join(root, "lib/admin/cli.ts"), command, ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])];
+  const args = [
+    "--import",
+    "tsx",
+    path.join(root, "lib/admin/cli.ts"),
+    command,
+    ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v]),
+  ];
   // The same settings as the e2e server (tests/e2e/serve.ts), so the CLI accepts what the app does.
   const env: NodeJS.ProcessEnv = { ...process.env, LINKHOP_DATA_DIR: dataDir, APP_URL: appUrl, WEBHOOK_ALLOW_PRIVATE: "1" };
   delete env.DATABASE_URL; // the CLI reuses the embedded PostgreSQL the e2e server started
   const { stdout, code } = await new Promise<{ stdout: string; code: number }>((resolve) => {
-    const child = execFile(process.execPath, args, {
-      cwd: root,
-      env,
-    }, (err, out) => resolve({ stdout: out, code: err ? ((err as { code?: number }).code ?? 1) : 0 }));
+    const child = execFile(
+      process.execPath,
+      args,
+      {
+        cwd: root,
+        env,
+      },
+      (err, out) => resolve({ stdout: out, code: err ? ((err as { code?: number }).code ?? 1) : 0 }),
+    );
     child.stdin?.end();
   });
   const last = stdout.trim().split("\n").pop() ?? "{}";
@@ -82,10 +93,13 @@ export async function caughtMail(): Promise<CaughtMail[]> {
 export async function waitForMail(to: string, timeoutMs = 15_000): Promise<CaughtMail> {
   let found: CaughtMail | undefined;
   await expect
-    .poll(async () => {
-      found = (await caughtMail()).find((m) => m.to.some((t) => t.toLowerCase().includes(to.toLowerCase())));
-      return !!found;
-    }, { timeout: timeoutMs, message: `mail to ${to}` })
+    .poll(
+      async () => {
+        found = (await caughtMail()).find((m) => m.to.some((t) => t.toLowerCase().includes(to.toLowerCase())));
+        return !!found;
+      },
+      { timeout: timeoutMs, message: `mail to ${to}` },
+    )
     .toBe(true);
   return found!;
 }

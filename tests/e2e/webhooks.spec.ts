@@ -52,7 +52,10 @@ test("add an endpoint, send a test event, see it in the log, resend it", async (
     await expect(page.getByText("No deliveries yet")).toBeVisible();
 
     await page.getByRole("button", { name: "Reveal" }).click();
-    const secret = (await page.locator("code").filter({ hasText: /^whsec_/ }).textContent())!;
+    const secret = (await page
+      .locator("code")
+      .filter({ hasText: /^whsec_/ })
+      .textContent())!;
     expect(secret).toMatch(/^whsec_[0-9A-Za-z]{48}$/);
 
     await page.getByRole("button", { name: "Send test event" }).click();
@@ -142,7 +145,10 @@ test("links made and edited in the UI reach an HTTPS endpoint as signed link eve
     await dialog.getByRole("button", { name: "Add endpoint" }).click();
     await expect(page).toHaveURL(new RegExp(`/w/${slug}/developers/\\d+$`));
     await page.getByRole("button", { name: "Reveal" }).click();
-    const secret = (await page.locator("code").filter({ hasText: /^whsec_/ }).textContent())!;
+    const secret = (await page
+      .locator("code")
+      .filter({ hasText: /^whsec_/ })
+      .textContent())!;
 
     await page.goto(`/w/${slug}/links/new`);
     await page.getByLabel("Destination URL").fill("https://example.com/from-the-ui");
@@ -154,7 +160,11 @@ test("links made and edited in the UI reach an HTTPS endpoint as signed link eve
     expect(created.headers["service-event"]).toBe("link.created");
     expect(verifyWebhookSignature(created.raw, created.headers["service-signature"] as string, secret)).toBe(true);
     const envelope = JSON.parse(created.raw.toString("utf8"));
-    expect(envelope).toMatchObject({ type: "link.created", workspace: { id: slug }, data: { link: { code, url: "https://example.com/from-the-ui" } } });
+    expect(envelope).toMatchObject({
+      type: "link.created",
+      workspace: { id: slug },
+      data: { link: { code, url: "https://example.com/from-the-ui" } },
+    });
 
     await page.getByRole("link", { name: "Edit", exact: true }).click();
     await page.getByLabel("Destination URL").fill("https://example.com/edited-in-the-ui");
@@ -163,7 +173,10 @@ test("links made and edited in the UI reach an HTTPS endpoint as signed link eve
     const updated = (await receiver.waitFor(2, 30_000))[1];
     expect(updated.headers["service-event"]).toBe("link.updated");
     expect(verifyWebhookSignature(updated.raw, updated.headers["service-signature"] as string, secret)).toBe(true);
-    expect(JSON.parse(updated.raw.toString("utf8"))).toMatchObject({ type: "link.updated", data: { link: { code, url: "https://example.com/edited-in-the-ui" } } });
+    expect(JSON.parse(updated.raw.toString("utf8"))).toMatchObject({
+      type: "link.updated",
+      data: { link: { code, url: "https://example.com/edited-in-the-ui" } },
+    });
   } finally {
     await receiver.stop();
   }

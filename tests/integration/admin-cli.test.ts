@@ -60,7 +60,10 @@ describe("admin CLI", () => {
     expect(ws).toMatchObject({ code: 0, json: { slug: "cli-co", plan: "team" } });
     expect(typeof ws.json.id).toBe("number");
 
-    expect(await admin("workspace:plan", "--slug", "cli-co", "--plan", "business")).toMatchObject({ code: 0, json: { slug: "cli-co", plan: "business" } });
+    expect(await admin("workspace:plan", "--slug", "cli-co", "--plan", "business")).toMatchObject({
+      code: 0,
+      json: { slug: "cli-co", plan: "business" },
+    });
     expect(await admin("workspace:deactivate", "--slug", "cli-co")).toMatchObject({ code: 0, json: { slug: "cli-co", active: false } });
     expect(await admin("workspace:activate", "--slug", "cli-co")).toMatchObject({ code: 0, json: { slug: "cli-co", active: true } });
 

@@ -21,7 +21,19 @@ const DAY = 86_400_000;
 
 // Around the end of daylight saving time in New York (2026-11-01 06:00Z: EDT -4 -> EST -5).
 const R = "start=2026-10-30T00:00:00Z&end=2026-11-03T00:00:00Z";
-type Ev = [at: string, link: string, country: string | null, city: string | null, device: string, browser: string | null, os: string | null, referrer: string | null, bot: boolean, qr: boolean, visitor: number];
+type Ev = [
+  at: string,
+  link: string,
+  country: string | null,
+  city: string | null,
+  device: string,
+  browser: string | null,
+  os: string | null,
+  referrer: string | null,
+  bot: boolean,
+  qr: boolean,
+  visitor: number,
+];
 const EVENTS: Ev[] = [
   ["2026-10-31T03:30:00Z", "alpha", "US", "New York", "mobile", "Safari", "iOS", "t.co", false, true, 1], // NY Oct 30, 23:30 EDT
   ["2026-10-31T04:30:00Z", "alpha", "US", "New York", "mobile", "Safari", "iOS", "t.co", false, false, 1], // NY Oct 31, 00:30
@@ -40,8 +52,21 @@ const EVENTS: Ev[] = [
 function event(workspaceId: number, linkIds: Record<string, number>, e: Ev): ClickEvent {
   const [at, link, country, city, device, browser, os, referrer, bot, qr, visitor] = e;
   return {
-    at: Date.parse(at), workspaceId, linkId: linkIds[link], domain: "localhost:3000", target: "destination", country, city,
-    referrerHost: referrer, referrerUrl: referrer ? `https://${referrer}/page` : null, device, browser, os, bot, qr, visitor: String(visitor),
+    at: Date.parse(at),
+    workspaceId,
+    linkId: linkIds[link],
+    domain: "localhost:3000",
+    target: "destination",
+    country,
+    city,
+    referrerHost: referrer,
+    referrerUrl: referrer ? `https://${referrer}/page` : null,
+    device,
+    browser,
+    os,
+    bot,
+    qr,
+    visitor: String(visitor),
   };
 }
 
@@ -73,11 +98,19 @@ const get = async (query: string, status = 200) => {
   expect(r.status, r.text).toBe(status);
   return r.body;
 };
-const strip = (rows: Record<string, unknown>[]) => rows.map(({ clicks, visitors, ...k }) => [Object.values(k).length === 1 ? Object.values(k)[0] : k, clicks, visitors]);
+const strip = (rows: Record<string, unknown>[]) =>
+  rows.map(({ clicks, visitors, ...k }) => [Object.values(k).length === 1 ? Object.values(k)[0] : k, clicks, visitors]);
 
 describe("answers", () => {
   it("count: clicks and unique visitors, bots left out unless asked for", async () => {
-    expect(await get(R)).toEqual({ groupBy: "count", start: "2026-10-30T00:00:00.000Z", end: "2026-11-03T00:00:00.000Z", timezone: "UTC", clicks: 6, visitors: 4 });
+    expect(await get(R)).toEqual({
+      groupBy: "count",
+      start: "2026-10-30T00:00:00.000Z",
+      end: "2026-11-03T00:00:00.000Z",
+      timezone: "UTC",
+      clicks: 6,
+      visitors: 4,
+    });
     expect(await get(`${R}&bots=include`)).toMatchObject({ clicks: 8, visitors: 6 });
     expect(await get(`${R}&bots=only`)).toMatchObject({ clicks: 2, visitors: 2 });
   });
@@ -134,11 +167,30 @@ describe("answers", () => {
       [{ city: "Boston", country: "US" }, 1, 1],
       [{ city: null, country: "FR" }, 1, 1],
     ]);
-    expect(strip((await get(`${R}&groupBy=referrers`)).data)).toEqual([["www.google.com", 2, 2], [null, 2, 2], ["t.co", 2, 1]]);
-    expect(strip((await get(`${R}&groupBy=devices`)).data)).toEqual([["desktop", 3, 2], ["mobile", 2, 1], ["tablet", 1, 1]]);
-    expect(strip((await get(`${R}&groupBy=browsers`)).data)).toEqual([["Safari", 3, 2], ["Chrome", 2, 1], ["Firefox", 1, 1]]);
-    expect(strip((await get(`${R}&groupBy=os`)).data)).toEqual([["iOS", 3, 2], ["Windows", 2, 1], ["macOS", 1, 1]]);
-    expect(strip((await get(`${R}&groupBy=qr`)).data)).toEqual([[false, 4, 3], [true, 2, 2]]);
+    expect(strip((await get(`${R}&groupBy=referrers`)).data)).toEqual([
+      ["www.google.com", 2, 2],
+      [null, 2, 2],
+      ["t.co", 2, 1],
+    ]);
+    expect(strip((await get(`${R}&groupBy=devices`)).data)).toEqual([
+      ["desktop", 3, 2],
+      ["mobile", 2, 1],
+      ["tablet", 1, 1],
+    ]);
+    expect(strip((await get(`${R}&groupBy=browsers`)).data)).toEqual([
+      ["Safari", 3, 2],
+      ["Chrome", 2, 1],
+      ["Firefox", 1, 1],
+    ]);
+    expect(strip((await get(`${R}&groupBy=os`)).data)).toEqual([
+      ["iOS", 3, 2],
+      ["Windows", 2, 1],
+      ["macOS", 1, 1],
+    ]);
+    expect(strip((await get(`${R}&groupBy=qr`)).data)).toEqual([
+      [false, 4, 3],
+      [true, 2, 2],
+    ]);
     expect((await get(`${R}&groupBy=links`)).data).toEqual([
       { link: { code: "alpha", domain: "localhost:3000", url: "https://dest.example/alpha" }, clicks: 3, visitors: 2 },
       { link: { code: "beta", domain: "localhost:3000", url: "https://dest.example/beta" }, clicks: 2, visitors: 1 },
@@ -162,28 +214,54 @@ describe("answers", () => {
     expect(await clicks("qr=true")).toBe(2);
     expect(await clicks("country=US&device=mobile")).toBe(2);
     expect(await clicks("link=beta&bots=include")).toBe(3);
-    expect(strip((await get(`${R}&groupBy=browsers&folder=mkt`)).data)).toEqual([["Safari", 3, 2], ["Chrome", 2, 1]]);
+    expect(strip((await get(`${R}&groupBy=browsers&folder=mkt`)).data)).toEqual([
+      ["Safari", 3, 2],
+      ["Chrome", 2, 1],
+    ]);
   });
 });
 
 describe("daily rollups", () => {
   it("give the same answers as the raw events, and a late event for a built day is counted", async () => {
     const queries = [
-      R, `${R}&bots=include`, `${R}&bots=only`, `${R}&groupBy=timeseries`,
-      ...["countries", "cities", "referrers", "devices", "browsers", "os", "links", "qr"].flatMap((g) => [`${R}&groupBy=${g}`, `${R}&groupBy=${g}&bots=include`]),
+      R,
+      `${R}&bots=include`,
+      `${R}&bots=only`,
+      `${R}&groupBy=timeseries`,
+      ...["countries", "cities", "referrers", "devices", "browsers", "os", "links", "qr"].flatMap((g) => [
+        `${R}&groupBy=${g}`,
+        `${R}&groupBy=${g}&bots=include`,
+      ]),
       "start=2026-10-30T12:00:00Z&end=2026-11-02T12:00:00Z&groupBy=countries", // partial first and last days
       "start=2026-10-30T12:00:00Z&end=2026-11-02T12:00:00Z&groupBy=timeseries",
     ];
     const answers = async () => Promise.all(queries.map((q) => get(q)));
     const raw = await answers();
     for (const day of ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02"]) await buildRollupDay(pool, Date.parse(day) / DAY);
-    const q = { workspaceId: a.workspace.id, start: new Date("2026-10-30T00:00:00Z"), end: new Date("2026-11-03T00:00:00Z"), filters: { bots: "exclude" as const } };
+    const q = {
+      workspaceId: a.workspace.id,
+      start: new Date("2026-10-30T00:00:00Z"),
+      end: new Date("2026-11-03T00:00:00Z"),
+      filters: { bots: "exclude" as const },
+    };
     expect((await planRollup(pool, q))?.days).toHaveLength(4); // the rollups are what answers now
     expect(await answers()).toEqual(raw);
 
     // a late event for a built day: the day is read raw again until it is rebuilt
     const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: a.workspace.id } })).map((l) => [l.code, l.id]));
-    const late = event(a.workspace.id, ids, ["2026-11-01T20:00:00Z", "gamma", "FR", null, "desktop", "Firefox", "macOS", null, false, false, 99]);
+    const late = event(a.workspace.id, ids, [
+      "2026-11-01T20:00:00Z",
+      "gamma",
+      "FR",
+      null,
+      "desktop",
+      "Firefox",
+      "macOS",
+      null,
+      false,
+      false,
+      99,
+    ]);
     await store.record([late]);
     expect((await planRollup(pool, q))?.days).toHaveLength(3);
     expect(await get(R)).toMatchObject({ clicks: 7, visitors: 5 });
@@ -201,8 +279,21 @@ describe("daily rollups", () => {
 describe("errors", () => {
   it("bad parameters are 400 validation with messages", async () => {
     for (const q of [
-      "groupBy=bogus", "limit=0", "limit=101", "limit=ten", "interval=2d", "timezone=Mars/Olympus", "start=yesterday", "start=2026-11-02&end=2026-11-01",
-      "interval=7d&start=2026-11-01", "end=2026-11-01", "country=USA", "device=phone", "bots=some", "foo=1", "domain=localhost:3000",
+      "groupBy=bogus",
+      "limit=0",
+      "limit=101",
+      "limit=ten",
+      "interval=2d",
+      "timezone=Mars/Olympus",
+      "start=yesterday",
+      "start=2026-11-02&end=2026-11-01",
+      "interval=7d&start=2026-11-01",
+      "end=2026-11-01",
+      "country=USA",
+      "device=phone",
+      "bots=some",
+      "foo=1",
+      "domain=localhost:3000",
     ]) {
       const r = await api.get(`/api/v1/analytics?${q}`);
       expect(r.status, q).toBe(400);
@@ -219,7 +310,9 @@ describe("errors", () => {
     expect((await api.get(`/api/v1/analytics/export?link=theirs`)).status).toBe(404);
     const brand = await makeDomain(a.workspace.id, "go.analytics.test");
     await db().link.create({ data: { workspaceId: a.workspace.id, code: "dup", url: "https://dest.example/1" } });
-    await db().link.create({ data: { workspaceId: a.workspace.id, code: "dup", url: "https://dest.example/2", domainId: brand.id, domainKey: brand.id } });
+    await db().link.create({
+      data: { workspaceId: a.workspace.id, code: "dup", url: "https://dest.example/2", domainId: brand.id, domainKey: brand.id },
+    });
     const r = await api.get(`/api/v1/analytics?link=dup`);
     expect(r.status).toBe(409);
     expect(r.body).toEqual({ error: "ambiguous_code", code: "dup", domains: [null, "go.analytics.test"] });
@@ -237,7 +330,19 @@ describe("retention", () => {
     const ids = await links(w.workspace.id, { kept: "" });
     const now = Date.now();
     const ev = (ageDays: number, visitor: number): ClickEvent => ({
-      ...event(w.workspace.id, { kept: ids.kept }, ["2026-01-01T00:00:00Z", "kept", "US", null, "desktop", "Chrome", "Windows", null, false, false, visitor]),
+      ...event(w.workspace.id, { kept: ids.kept }, [
+        "2026-01-01T00:00:00Z",
+        "kept",
+        "US",
+        null,
+        "desktop",
+        "Chrome",
+        "Windows",
+        null,
+        false,
+        false,
+        visitor,
+      ]),
       at: now - ageDays * DAY,
     });
     const ancient = now - 4 * 365 * DAY; // older than any plan keeps: its whole partition goes
@@ -266,7 +371,19 @@ describe("export", () => {
     const ids = await links(w.workspace.id, { ex: "" });
     const base = Date.now() - 3 * DAY;
     const many: ClickEvent[] = Array.from({ length: 4500 }, (_, i) => ({
-      ...event(w.workspace.id, ids, ["2026-01-01T00:00:00Z", "ex", "SE", i === 1 ? "=SUM(A1:A9)" : "Stockholm", "mobile", "Safari", "iOS", "t.co", i % 10 === 0, false, i]),
+      ...event(w.workspace.id, ids, [
+        "2026-01-01T00:00:00Z",
+        "ex",
+        "SE",
+        i === 1 ? "=SUM(A1:A9)" : "Stockholm",
+        "mobile",
+        "Safari",
+        "iOS",
+        "t.co",
+        i % 10 === 0,
+        false,
+        i,
+      ]),
       at: base + i * 1000,
     }));
     await store.record(many);
@@ -276,13 +393,38 @@ describe("export", () => {
     expect(r.headers["content-disposition"]).toMatch(/attachment; filename="clicks-.*\.csv"/);
     const rows: Record<string, string>[] = parse(r.text, { columns: true });
     expect(rows).toHaveLength(4050); // bots left out by default
-    expect(Object.keys(rows[0])).toEqual(["time", "link", "domain", "target", "country", "city", "referrer_host", "referrer_url", "device", "browser", "os", "bot", "qr"]);
+    expect(Object.keys(rows[0])).toEqual([
+      "time",
+      "link",
+      "domain",
+      "target",
+      "country",
+      "city",
+      "referrer_host",
+      "referrer_url",
+      "device",
+      "browser",
+      "os",
+      "bot",
+      "qr",
+    ]);
     expect(r.text).not.toContain("visitor");
-    expect(rows[0]).toMatchObject({ link: "ex", country: "SE", city: "'=SUM(A1:A9)", referrer_host: "t.co", device: "mobile", bot: "false" }); // event 0 is a bot
+    expect(rows[0]).toMatchObject({
+      link: "ex",
+      country: "SE",
+      city: "'=SUM(A1:A9)",
+      referrer_host: "t.co",
+      device: "mobile",
+      bot: "false",
+    }); // event 0 is a bot
     expect(rows.every((x, i) => i === 0 || x.time >= rows[i - 1].time)).toBe(true);
-    const all: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=include`)).text, { columns: true });
+    const all: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=include`)).text, {
+      columns: true,
+    });
     expect(all).toHaveLength(4500);
-    const filtered: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=only&link=ex`)).text, { columns: true });
+    const filtered: unknown[] = parse((await client(env.app, w.key).get(`/api/v1/analytics/export?interval=7d&bots=only&link=ex`)).text, {
+      columns: true,
+    });
     expect(filtered).toHaveLength(450);
   });
 });

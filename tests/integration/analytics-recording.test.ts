@@ -15,9 +15,12 @@ import { clicksOf, createLink, createWorkspace, request, within } from "./redire
 
 const SHORT = "short.test";
 export const UA = {
-  iphoneSafari: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
-  androidChrome: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.6422.113 Mobile Safari/537.36",
-  windowsEdge: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
+  iphoneSafari:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  androidChrome:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.6422.113 Mobile Safari/537.36",
+  windowsEdge:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
   macFirefox: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
   slackbot: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
   twitterbot: "Twitterbot/1.0",
@@ -91,12 +94,46 @@ describe("recorded fields", () => {
     const byAgent = (browser: string) => rows.filter((r) => r.browser === browser && !r.bot);
     const pick = (cols: string[], r: Row) => Object.fromEntries(cols.map((c) => [c, r[c]]));
     const cols = ["workspace_id", "domain", "target", "country", "city", "referrer_host", "device", "browser", "os", "bot", "qr"];
-    expect(pick(cols, byAgent("Safari")[0])).toEqual({ workspace_id: ws.id, domain: SHORT, target: "destination", country: "GB", city: "London", referrer_host: "t.co", device: "mobile", browser: "Safari", os: "iOS", bot: false, qr: false });
-    expect(pick(cols, byAgent("Chrome")[0])).toMatchObject({ country: "SE", city: "Linköping", referrer_host: "com.slack", device: "mobile", browser: "Chrome", os: "Android", bot: false });
-    expect(pick(cols, byAgent("Edge")[0])).toMatchObject({ country: "US", city: "Milton", referrer_host: null, device: "desktop", browser: "Edge", os: "Windows", bot: false });
+    expect(pick(cols, byAgent("Safari")[0])).toEqual({
+      workspace_id: ws.id,
+      domain: SHORT,
+      target: "destination",
+      country: "GB",
+      city: "London",
+      referrer_host: "t.co",
+      device: "mobile",
+      browser: "Safari",
+      os: "iOS",
+      bot: false,
+      qr: false,
+    });
+    expect(pick(cols, byAgent("Chrome")[0])).toMatchObject({
+      country: "SE",
+      city: "Linköping",
+      referrer_host: "com.slack",
+      device: "mobile",
+      browser: "Chrome",
+      os: "Android",
+      bot: false,
+    });
+    expect(pick(cols, byAgent("Edge")[0])).toMatchObject({
+      country: "US",
+      city: "Milton",
+      referrer_host: null,
+      device: "desktop",
+      browser: "Edge",
+      os: "Windows",
+      bot: false,
+    });
     expect(byAgent("Edge")[0].referrer_url).toBeNull();
     const firefox = byAgent("Firefox")[0];
-    expect(pick(cols, firefox)).toMatchObject({ country: "GB", referrer_host: "www.google.com", device: "desktop", browser: "Firefox", os: "macOS" });
+    expect(pick(cols, firefox)).toMatchObject({
+      country: "GB",
+      referrer_host: "www.google.com",
+      device: "desktop",
+      browser: "Firefox",
+      os: "macOS",
+    });
     expect((firefox.referrer_url as string).length).toBe(500);
     const bots = rows.filter((r) => r.bot);
     expect(bots).toHaveLength(3);
@@ -111,16 +148,27 @@ describe("recorded fields", () => {
   });
 
   test("the country header (a CDN in front) wins over the database; targeting kind is recorded", async () => {
-    const link = await createLink(ws.id, { code: "geo", targeting: { ios: "https://apps.apple.com/x", geo: { FR: "https://dest.example/fr" } } });
-    expect((await visit("/geo", { "user-agent": UA.windowsEdge, "x-country": "fr", "x-forwarded-for": "81.2.69.142" })).location).toBe("https://dest.example/fr");
-    expect((await visit("/geo", { "user-agent": UA.iphoneSafari, "x-forwarded-for": "81.2.69.142" })).location).toBe("https://apps.apple.com/x");
+    const link = await createLink(ws.id, {
+      code: "geo",
+      targeting: { ios: "https://apps.apple.com/x", geo: { FR: "https://dest.example/fr" } },
+    });
+    expect((await visit("/geo", { "user-agent": UA.windowsEdge, "x-country": "fr", "x-forwarded-for": "81.2.69.142" })).location).toBe(
+      "https://dest.example/fr",
+    );
+    expect((await visit("/geo", { "user-agent": UA.iphoneSafari, "x-forwarded-for": "81.2.69.142" })).location).toBe(
+      "https://apps.apple.com/x",
+    );
     const rows = await eventsOf(link.id, 2);
-    expect(rows.map((r) => [r.target, r.country, r.city]).sort()).toEqual([["geo", "FR", null], ["ios", "GB", "London"]]);
+    expect(rows.map((r) => [r.target, r.country, r.city]).sort()).toEqual([
+      ["geo", "FR", null],
+      ["ios", "GB", "London"],
+    ]);
   });
 
   test("the same address and browser is one visitor key per day; another browser is another", async () => {
     const link = await createLink(ws.id, { code: "uniq" });
-    for (const ua of [UA.macFirefox, UA.macFirefox, UA.windowsEdge]) await visit("/uniq", { "user-agent": ua, "x-forwarded-for": "81.2.69.50" });
+    for (const ua of [UA.macFirefox, UA.macFirefox, UA.windowsEdge])
+      await visit("/uniq", { "user-agent": ua, "x-forwarded-for": "81.2.69.50" });
     const rows = await eventsOf(link.id, 3);
     expect(new Set(rows.map((r) => r.visitor)).size).toBe(2);
   });
@@ -159,7 +207,10 @@ describe("bots", () => {
     expect((await request(app.port, SHORT, "/headonly", { method: "HEAD", headers: { "user-agent": UA.iphoneSafari } })).status).toBe(302);
     await visit("/headonly", { "user-agent": UA.iphoneSafari }); // a marker that the buffer was flushed
     await eventsOf(live.id, 1);
-    const { rows } = await sql.query(`select count(*)::int as n, link_id from analytics.click_event where link_id = any($1) group by link_id`, [[link.id, live.id]]);
+    const { rows } = await sql.query(
+      `select count(*)::int as n, link_id from analytics.click_event where link_id = any($1) group by link_id`,
+      [[link.id, live.id]],
+    );
     expect(rows).toEqual([{ n: 1, link_id: live.id }]);
   });
 });
@@ -171,12 +222,17 @@ test("graceful shutdown writes every buffered event", async () => {
     const link = await createLink(ws.id, { code: "shutdown" });
     const n = 40;
     for (let i = 0; i < n; i++) {
-      expect((await request(other.port, SHORT, "/shutdown", { headers: { "user-agent": i % 2 ? UA.windowsEdge : UA.slackbot } })).status).toBe(302);
+      expect(
+        (await request(other.port, SHORT, "/shutdown", { headers: { "user-agent": i % 2 ? UA.windowsEdge : UA.slackbot } })).status,
+      ).toBe(302);
     }
     const before = await sql.query(`select count(*)::int as n from analytics.click_event where link_id = $1`, [link.id]);
     expect(before.rows[0].n).toBe(0);
     expect(await other.stop("SIGTERM")).toBe(0);
-    const after = await sql.query(`select count(*)::int as n, count(*) filter (where bot)::int as bots from analytics.click_event where link_id = $1`, [link.id]);
+    const after = await sql.query(
+      `select count(*)::int as n, count(*) filter (where bot)::int as bots from analytics.click_event where link_id = $1`,
+      [link.id],
+    );
     expect(after.rows[0]).toEqual({ n, bots: n / 2 });
     expect(await clicksOf(link.id)).toEqual({ clicks: n / 2, days: n / 2 });
   } finally {

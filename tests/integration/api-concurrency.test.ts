@@ -12,7 +12,14 @@ beforeAll(async () => {
     plans: {
       ...TEST_PLANS,
       budget: { name: "Budget", rateLimit: BUDGET, liveKeys: 5, maxLinks: 100_000, webhookEndpoints: 0, features: ["ApiAccess"] },
-      allowance: { name: "Allowance", rateLimit: null, liveKeys: 5, maxLinks: 10, webhookEndpoints: 0, features: ["ApiAccess", "CustomAliases"] },
+      allowance: {
+        name: "Allowance",
+        rateLimit: null,
+        liveKeys: 5,
+        maxLinks: 10,
+        webhookEndpoints: 0,
+        features: ["ApiAccess", "CustomAliases"],
+      },
     },
   });
 });
@@ -25,7 +32,9 @@ const count = (statuses: number[], s: number) => statuses.filter((x) => x === s)
 it("50 parallel creates with one alias: exactly one 201 and 49 alias_taken", async () => {
   const { key, workspace } = await makeWorkspace("open");
   const api = client(env.app, key);
-  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => api.post("/api/v1/links", { url: `https://example.com/race/${i}`, alias: "race" })));
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => api.post("/api/v1/links", { url: `https://example.com/race/${i}`, alias: "race" })),
+  );
   const statuses = answers.map((a) => a.status);
   expect(count(statuses, 201), JSON.stringify(statuses)).toBe(1);
   expect(count(statuses, 409)).toBe(49);
@@ -38,11 +47,14 @@ it("at the allowance minus one, 20 parallel creates give exactly one 201 and 19 
   const { key, workspace } = await makeWorkspace("allowance");
   const api = client(env.app, key);
   for (let i = 0; i < 9; i++) expect((await api.post("/api/v1/links", { url: `https://example.com/fill/${i}` })).status).toBe(201);
-  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post("/api/v1/links", { url: `https://example.com/last/${i}` })));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => api.post("/api/v1/links", { url: `https://example.com/last/${i}` })),
+  );
   const statuses = answers.map((a) => a.status);
   expect(count(statuses, 201), JSON.stringify(statuses)).toBe(1);
   expect(count(statuses, 403)).toBe(19);
-  for (const a of answers.filter((x) => x.status === 403)) expect(a.text).toBe('{"error":"quota","key":"MaxLinks","limit":10,"current":10,"upgrade":true}');
+  for (const a of answers.filter((x) => x.status === 403))
+    expect(a.text).toBe('{"error":"quota","key":"MaxLinks","limit":10,"current":10,"upgrade":true}');
   expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(10);
   expect((await db().monthlyUsage.findFirstOrThrow({ where: { workspaceId: workspace.id } })).created).toBe(10);
 });
@@ -65,12 +77,28 @@ it("2 x budget parallel requests on one key give exactly budget successes, each 
 it("two keys of one workspace each get the full budget", async () => {
   const { keys } = await makeWorkspace("budget", { keys: 2 });
   const answers = await Promise.all(
-    keys.flatMap((k) => Array.from({ length: 2 * BUDGET }, () => client(env.app, k.key).get("/api/v1/links?size=1").then((a) => ({ key: k.key, status: a.status })))),
+    keys.flatMap((k) =>
+      Array.from({ length: 2 * BUDGET }, () =>
+        client(env.app, k.key)
+          .get("/api/v1/links?size=1")
+          .then((a) => ({ key: k.key, status: a.status })),
+      ),
+    ),
   );
   for (const k of keys) {
     const mine = answers.filter((a) => a.key === k.key);
-    expect(count(mine.map((a) => a.status), 200)).toBe(BUDGET);
-    expect(count(mine.map((a) => a.status), 429)).toBe(BUDGET);
+    expect(
+      count(
+        mine.map((a) => a.status),
+        200,
+      ),
+    ).toBe(BUDGET);
+    expect(
+      count(
+        mine.map((a) => a.status),
+        429,
+      ),
+    ).toBe(BUDGET);
   }
 });
 

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorSchemas } from "../../lib/api/schemas.ts";
 import { db } from "../../lib/db/client.ts";
 import { revokeApiKey } from "../../lib/keys/index.ts";
-import { call, client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type Answer, type ApiTestEnv } from "../support/api.ts";
+import {
+  call,
+  client,
+  makeDomain,
+  makeWorkspace,
+  rateHeaders,
+  startApiTest,
+  TEST_PLANS,
+  type Answer,
+  type ApiTestEnv,
+} from "../support/api.ts";
 
 // Every row of the error table (README "Endpoints", lib/api/schemas.ts) over real HTTP: exact bodies (byte for byte where the body
 // is fixed), the headers each answer owes, and the check order of lib/api/handler.ts.
@@ -130,7 +140,11 @@ describe("rate limit headers, case by case", () => {
     expect(missing.status).toBe(404);
     expect(missing.text).toBe('{"error":"not_found"}');
     expect(rateHeaders(missing)).toEqual({ limit: "3", remaining: "0" });
-    for (const a of [await api.get("/api/v1/links"), await api.post("/api/v1/links", undefined, { body: "{broken" }), await api.post("/api/v1/links/bulk", { links: [] })]) {
+    for (const a of [
+      await api.get("/api/v1/links"),
+      await api.post("/api/v1/links", undefined, { body: "{broken" }),
+      await api.post("/api/v1/links/bulk", { links: [] }),
+    ]) {
       expect(a.status).toBe(429);
       expect(a.text).toBe('{"error":"rate_limit","limit":3}');
       expect(rateHeaders(a)).toEqual({ limit: "3", remaining: "0" });
@@ -170,7 +184,9 @@ describe("400 validation", () => {
   it("refuses malformed bodies, wrong content types and oversized bodies with messages, creating nothing", async () => {
     const { key, workspace } = await makeWorkspace("prohooks");
     // an endpoint subscribed to everything: a create that got through would leave an event and a delivery
-    await db().webhookEndpoint.create({ data: { workspaceId: workspace.id, url: "https://hooks.example.test/in", secret: "s".repeat(32) } });
+    await db().webhookEndpoint.create({
+      data: { workspaceId: workspace.id, url: "https://hooks.example.test/in", secret: "s".repeat(32) },
+    });
     const api = client(env.app, key);
     const written = async () => ({
       links: await db().link.count({ where: { workspaceId: workspace.id } }),
@@ -206,9 +222,15 @@ describe("400 validation", () => {
       ["maxClicks 0", api.post("/api/v1/links", { url: "https://example.com", maxClicks: 0 })],
       ["expiresOn fraction", api.post("/api/v1/links", { url: "https://example.com", expiresOn: 1.5 })],
       ["expiresOn string", api.post("/api/v1/links", { url: "https://example.com", expiresOn: "tomorrow" })],
-      ["startsOn after expiresOn", api.post("/api/v1/links", { url: "https://example.com", startsOn: 2_000_000_000, expiresOn: 1_900_000_000 })],
+      [
+        "startsOn after expiresOn",
+        api.post("/api/v1/links", { url: "https://example.com", startsOn: 2_000_000_000, expiresOn: 1_900_000_000 }),
+      ],
       ["active string", api.post("/api/v1/links", { url: "https://example.com", active: "yes" })],
-      ["targeting country", api.post("/api/v1/links", { url: "https://example.com", targeting: { geo: { usa: "https://example.com/us" } } })],
+      [
+        "targeting country",
+        api.post("/api/v1/links", { url: "https://example.com", targeting: { geo: { usa: "https://example.com/us" } } }),
+      ],
       ["targeting unknown key", api.post("/api/v1/links", { url: "https://example.com", targeting: { windows: "https://example.com/w" } })],
       ["folder empty segment", api.post("/api/v1/links", { url: "https://example.com", folder: "a//b" })],
     ];
@@ -287,7 +309,19 @@ describe("400 validation", () => {
 
   it("refuses bad query strings", async () => {
     const api = client(env.app, (await makeWorkspace("pro")).key);
-    for (const q of ["size=0", "size=101", "size=abc", "size=1.5", "size=-1", "size=", "cursor=nonsense", "cursor=" + "A".repeat(300), "sort=asc", "size=10&size=20", "q=" + "x".repeat(201)]) {
+    for (const q of [
+      "size=0",
+      "size=101",
+      "size=abc",
+      "size=1.5",
+      "size=-1",
+      "size=",
+      "cursor=nonsense",
+      "cursor=" + "A".repeat(300),
+      "sort=asc",
+      "size=10&size=20",
+      "q=" + "x".repeat(201),
+    ]) {
       expectValidation(await api.get(`/api/v1/links?${q}`));
     }
     expectValidation(await api.get("/api/v1/links/abc?foo=bar"));
@@ -403,12 +437,17 @@ describe("409", () => {
     const other = client(env.app, (await makeWorkspace("pro")).key);
     const alias = `promo-${s}`;
     expect((await api.post("/api/v1/links", { url: "https://example.com", alias })).status).toBe(201);
-    for (const a of [await api.post("/api/v1/links", { url: "https://example.com/2", alias }), await other.post("/api/v1/links", { url: "https://example.com/3", alias })]) {
+    for (const a of [
+      await api.post("/api/v1/links", { url: "https://example.com/2", alias }),
+      await other.post("/api/v1/links", { url: "https://example.com/3", alias }),
+    ]) {
       expect(a.status).toBe(409);
       expect(a.text).toBe(`{"error":"alias_taken","alias":"${alias}"}`);
     }
     for (const reserved of ["api", "docs", "login", "w", "_next", "bulk", "export"]) {
-      expect((await api.post("/api/v1/links", { url: "https://example.com", alias: reserved })).text).toBe(`{"error":"alias_taken","alias":"${reserved}"}`);
+      expect((await api.post("/api/v1/links", { url: "https://example.com", alias: reserved })).text).toBe(
+        `{"error":"alias_taken","alias":"${reserved}"}`,
+      );
     }
     // case-sensitive codes, and the same alias on another domain
     expect((await api.post("/api/v1/links", { url: "https://example.com", alias: alias.toUpperCase() })).status).toBe(201);
@@ -429,10 +468,22 @@ describe("409", () => {
     await makeDomain(workspace.id, hostB);
     const api = client(env.app, key);
     for (const domain of [undefined, hostA, hostB]) {
-      expect((await api.post("/api/v1/links", { url: `https://example.com/${domain ?? "default"}`, alias: "dup", ...(domain ? { domain } : {}) })).status).toBe(201);
+      expect(
+        (
+          await api.post("/api/v1/links", {
+            url: `https://example.com/${domain ?? "default"}`,
+            alias: "dup",
+            ...(domain ? { domain } : {}),
+          })
+        ).status,
+      ).toBe(201);
     }
     const AMBIGUOUS = `{"error":"ambiguous_code","code":"dup","domains":[null,"${hostA}","${hostB}"]}`;
-    for (const a of [await api.get("/api/v1/links/dup"), await api.patch("/api/v1/links/dup", { title: "changed" }), await api.delete("/api/v1/links/dup")]) {
+    for (const a of [
+      await api.get("/api/v1/links/dup"),
+      await api.patch("/api/v1/links/dup", { title: "changed" }),
+      await api.delete("/api/v1/links/dup"),
+    ]) {
       expect(a.status).toBe(409);
       expect(a.text).toBe(AMBIGUOUS);
       expect(rateHeaders(a).limit).toBe("120");
@@ -473,12 +524,16 @@ describe("500 server_error", () => {
         IF NEW.url LIKE '%/boom-write%' THEN RAISE EXCEPTION 'boom on write for the API test'; END IF;
         RETURN NEW;
       END $$ LANGUAGE plpgsql`);
-    await db().$executeRawUnsafe(`CREATE TRIGGER api_test_boom_write BEFORE INSERT OR UPDATE OR DELETE ON "Link" FOR EACH ROW EXECUTE FUNCTION api_test_boom_write()`);
+    await db().$executeRawUnsafe(
+      `CREATE TRIGGER api_test_boom_write BEFORE INSERT OR UPDATE OR DELETE ON "Link" FOR EACH ROW EXECUTE FUNCTION api_test_boom_write()`,
+    );
     try {
       const { key, workspace } = await makeWorkspace("team");
       const api = client(env.app, key);
 
-      const bulk = await api.post("/api/v1/links/bulk", { links: [{ url: "https://example.com/fine" }, { url: "https://example.com/boom-write" }] });
+      const bulk = await api.post("/api/v1/links/bulk", {
+        links: [{ url: "https://example.com/fine" }, { url: "https://example.com/boom-write" }],
+      });
       await expectServerError(bulk, /boom on write for the API test/);
       expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
       expect((await db().monthlyUsage.findFirst({ where: { workspaceId: workspace.id } }))?.created ?? 0).toBe(0);
@@ -486,7 +541,9 @@ describe("500 server_error", () => {
       expect((await api.post("/api/v1/links", { url: "https://example.com/before", alias: "boomdel-1" })).status).toBe(201);
       const patch = await api.patch("/api/v1/links/boomdel-1", { url: "https://example.com/boom-write" });
       await expectServerError(patch, /boom on write for the API test/);
-      expect((await db().link.findFirstOrThrow({ where: { workspaceId: workspace.id, code: "boomdel-1" } })).url).toBe("https://example.com/before");
+      expect((await db().link.findFirstOrThrow({ where: { workspaceId: workspace.id, code: "boomdel-1" } })).url).toBe(
+        "https://example.com/before",
+      );
 
       const del = await api.delete("/api/v1/links/boomdel-1");
       await expectServerError(del, /boom on delete for the API test/);

@@ -26,9 +26,14 @@ afterAll(async () => {
 /** A workspace on team (webhooks included) with an enabled endpoint, so its events are recorded. */
 async function workspaceWithEvents(plan = "team") {
   const w = await makeWorkspace(plan);
-  await db().webhookEndpoint.create({ data: { workspaceId: w.workspace.id, url: "https://hooks.invalid/linkhop", secret: "whsec_" + "x".repeat(48), allEvents: true } });
+  await db().webhookEndpoint.create({
+    data: { workspaceId: w.workspace.id, url: "https://hooks.invalid/linkhop", secret: "whsec_" + "x".repeat(48), allEvents: true },
+  });
   const events = async () =>
-    (await db().webhookEvent.findMany({ where: { workspaceId: w.workspace.id }, orderBy: [{ createdAt: "asc" }] })).map((e) => ({ type: e.type, ...JSON.parse(e.body) }));
+    (await db().webhookEvent.findMany({ where: { workspaceId: w.workspace.id }, orderBy: [{ createdAt: "asc" }] })).map((e) => ({
+      type: e.type,
+      ...JSON.parse(e.body),
+    }));
   return { ...w, api: client(env.app, w.key), events };
 }
 
@@ -40,9 +45,41 @@ describe("single links", () => {
     const created = await api.post("/api/v1/links", { url: "https://example.com/landing" });
     expect(created.status).toBe(201);
     const link = apiLinkSchema.parse(created.body);
-    expect(Object.keys(created.body)).toEqual(["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes", "clicks", "hasPassword", "tags"]);
+    expect(Object.keys(created.body)).toEqual([
+      "id",
+      "short",
+      "code",
+      "domain",
+      "url",
+      "active",
+      "expiresOn",
+      "maxClicks",
+      "startsOn",
+      "fallbackUrl",
+      "createdOn",
+      "folder",
+      "title",
+      "notes",
+      "clicks",
+      "hasPassword",
+      "tags",
+    ]);
     expect(link.code).toMatch(/^[A-Za-z0-9]{7}$/);
-    expect(link).toMatchObject({ short: `http://localhost:3000/${link.code}`, domain: "localhost:3000", url: "https://example.com/landing", active: true, expiresOn: null, maxClicks: null, startsOn: null, fallbackUrl: null, folder: "", title: "", notes: null, clicks: 0, hasPassword: false });
+    expect(link).toMatchObject({
+      short: `http://localhost:3000/${link.code}`,
+      domain: "localhost:3000",
+      url: "https://example.com/landing",
+      active: true,
+      expiresOn: null,
+      maxClicks: null,
+      startsOn: null,
+      fallbackUrl: null,
+      folder: "",
+      title: "",
+      notes: null,
+      clicks: 0,
+      hasPassword: false,
+    });
     expect(Math.abs(link.createdOn - now())).toBeLessThan(60);
     expect(rateHeaders(created)).toEqual({ limit: "600", remaining: "599" });
 
@@ -64,7 +101,10 @@ describe("single links", () => {
     const webhookLink = (({ clicks: _c, hasPassword: _h, tags: _t, ...rest }) => rest)(created.body);
     expect(ev[0].data).toEqual({ link: webhookLink });
     webhookLinkSchema.parse(ev[0].data.link);
-    expect(ev[1].data).toEqual({ link: { ...webhookLink, url: "https://example.com/new", title: "New", notes: "n" }, changed: ["url", "title", "notes"] });
+    expect(ev[1].data).toEqual({
+      link: { ...webhookLink, url: "https://example.com/new", title: "New", notes: "n" },
+      changed: ["url", "title", "notes"],
+    });
     expect(ev[2].data).toEqual({ link: { ...webhookLink, url: "https://example.com/new", title: "New", notes: "n" } });
     expect(ev[0].workspace).toEqual({ id: workspace.slug, name: workspace.name });
   });
@@ -87,7 +127,18 @@ describe("single links", () => {
     };
     const a = await api.post("/api/v1/links", body);
     expect(a.status, a.text).toBe(201);
-    expect(a.body).toMatchObject({ code: "All_fields-1", expiresOn: body.expiresOn, startsOn: body.startsOn, maxClicks: 10, fallbackUrl: body.fallbackUrl, title: "Everything", notes: "All the fields", folder: "marketing/2026", active: false, hasPassword: true });
+    expect(a.body).toMatchObject({
+      code: "All_fields-1",
+      expiresOn: body.expiresOn,
+      startsOn: body.startsOn,
+      maxClicks: 10,
+      fallbackUrl: body.fallbackUrl,
+      title: "Everything",
+      notes: "All the fields",
+      folder: "marketing/2026",
+      active: false,
+      hasPassword: true,
+    });
     expect(a.text).not.toContain("open sesame");
     expect(a.text).not.toContain("targeting");
     const row = await db().link.findUniqueOrThrow({ where: { id: a.body.id } });
@@ -141,7 +192,18 @@ describe("bulk", () => {
     expect(a.status).toBe(200);
     expect(rateHeaders(a)).toEqual({ limit: "600", remaining: "598" });
     const { results } = bulkResponseSchema.parse(a.body);
-    expect(results.map((r) => [r.index, r.status])).toEqual([[0, 201], [1, 400], [2, 409], [3, 201], [4, 400], [5, 409], [6, 400], [7, 409], [8, 400], [9, 400]]);
+    expect(results.map((r) => [r.index, r.status])).toEqual([
+      [0, 201],
+      [1, 400],
+      [2, 409],
+      [3, 201],
+      [4, 400],
+      [5, 409],
+      [6, 400],
+      [7, 409],
+      [8, 400],
+      [9, 400],
+    ]);
     expect(a.body.results[2].error).toEqual({ error: "alias_taken", alias: "existing" });
     expect(a.body.results[5].error).toEqual({ error: "alias_taken", alias: "fresh" });
     for (const i of [1, 4, 6, 8, 9]) errorSchemas.validation.parse(a.body.results[i].error);
@@ -162,7 +224,11 @@ describe("bulk", () => {
     expect(a.body.results.every((r: { status: number }, i: number) => r.status === 201 && a.body.results[i].index === i)).toBe(true);
     const ev = await events();
     expect(ev.map((e) => e.type)).toEqual(["link.bulk_created", "link.bulk_created", "link.bulk_created"]);
-    expect(ev.map((e) => e.data.batch)).toEqual([{ index: 1, count: 3 }, { index: 2, count: 3 }, { index: 3, count: 3 }]);
+    expect(ev.map((e) => e.data.batch)).toEqual([
+      { index: 1, count: 3 },
+      { index: 2, count: 3 },
+      { index: 3, count: 3 },
+    ]);
     expect(ev.map((e) => e.data.links.length)).toEqual([100, 100, 50]);
     expect(ev.flatMap((e) => e.data.links.map((l: { title: string }) => l.title))).toEqual(links.map((l) => l.title));
     expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(250);
@@ -188,7 +254,13 @@ describe("bulk", () => {
     expect(a.body.results[4].error).toEqual(QUOTA);
     expect(a.body.results[6].error).toEqual(QUOTA);
     const links = await db().link.findMany({ where: { workspaceId: workspace.id }, orderBy: { id: "asc" } });
-    expect(links.map((l) => l.url)).toEqual(["https://example.com/first", "https://example.com/second", "https://example.com/a", "https://example.com/b", "https://example.com/c"]);
+    expect(links.map((l) => l.url)).toEqual([
+      "https://example.com/first",
+      "https://example.com/second",
+      "https://example.com/a",
+      "https://example.com/b",
+      "https://example.com/c",
+    ]);
     expect((await db().monthlyUsage.findFirstOrThrow({ where: { workspaceId: workspace.id } })).created).toBe(5);
     // Deleting does not give the allowance back.
     expect((await api.delete(`/api/v1/links/${a.body.results[0].link.code}`)).status).toBe(200);
@@ -199,12 +271,20 @@ describe("bulk", () => {
 
   it("refuses the whole request for 0 or more than 1000 rows or a malformed body", async () => {
     const { api } = await workspaceWithEvents();
-    for (const body of [{ links: [] }, { links: Array.from({ length: 1001 }, () => ({ url: "https://example.com" })) }, { links: "x" }, { rows: [] }, [{ url: "https://example.com" }]]) {
+    for (const body of [
+      { links: [] },
+      { links: Array.from({ length: 1001 }, () => ({ url: "https://example.com" })) },
+      { links: "x" },
+      { rows: [] },
+      [{ url: "https://example.com" }],
+    ]) {
       const a = await api.post("/api/v1/links/bulk", body);
       expect(a.status).toBe(400);
       errorSchemas.validation.parse(a.body);
     }
-    const full = await api.post("/api/v1/links/bulk", { links: Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/k/${i}` })) });
+    const full = await api.post("/api/v1/links/bulk", {
+      links: Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/k/${i}` })),
+    });
     expect(full.status).toBe(200);
     expect(full.body.results).toHaveLength(1000);
   });
@@ -279,7 +359,10 @@ describe("API keys", () => {
     const root = path.resolve(import.meta.dirname, "../..");
     const admin = async (...args: string[]) => {
       try {
-        const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], { cwd: root, env: { ...process.env, DATABASE_URL: env.databaseUrl } });
+        const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
+          cwd: root,
+          env: { ...process.env, DATABASE_URL: env.databaseUrl },
+        });
         return { code: 0, out: JSON.parse(stdout) };
       } catch (e) {
         const err = e as { code: number; stdout: string };
@@ -336,14 +419,33 @@ describe("OpenAPI document and reference page", () => {
     const doc = await client(env.app, null).get("/api/v1/openapi.json");
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe("3.1.0");
-    expect(Object.keys(doc.body.paths).sort()).toEqual(["/analytics", "/analytics/export", "/links", "/links/bulk", "/links/export", "/links/{code}", "/tags", "/tags/{id}"]);
+    expect(Object.keys(doc.body.paths).sort()).toEqual([
+      "/analytics",
+      "/analytics/export",
+      "/links",
+      "/links/bulk",
+      "/links/export",
+      "/links/{code}",
+      "/tags",
+      "/tags/{id}",
+    ]);
     expect(doc.body.components.schemas.CreateLink.required).toEqual(["url"]);
     expect(doc.body.components.schemas.CreateLink.additionalProperties).toBe(false);
     expect(Object.keys(doc.body.components.schemas.Link.properties)).toContain("hasPassword");
     const page = await client(env.app, null).get("/docs/api");
     expect(page.status).toBe(200);
     expect(page.headers["content-type"]).toMatch(/text\/html/);
-    for (const text of ["POST", "/api/v1/links/bulk", "ambiguous_code", "X-RateLimit-Remaining", "curl", "hasPassword", "/api/v1/analytics/export", "groupBy"]) expect(page.text).toContain(text);
+    for (const text of [
+      "POST",
+      "/api/v1/links/bulk",
+      "ambiguous_code",
+      "X-RateLimit-Remaining",
+      "curl",
+      "hasPassword",
+      "/api/v1/analytics/export",
+      "groupBy",
+    ])
+      expect(page.text).toContain(text);
     expect(page.text).not.toMatch(/<(script|link)[^>]+(src|href)="https?:\/\//);
   });
 });

@@ -13,7 +13,10 @@ beforeAll(async () => {
   env = await startApiTest({
     processes: 2,
     env: { RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_S) },
-    plans: { ...TEST_PLANS, five: { name: "Five", rateLimit: BUDGET, liveKeys: 2, maxLinks: 1000, webhookEndpoints: 0, features: ["ApiAccess"] } },
+    plans: {
+      ...TEST_PLANS,
+      five: { name: "Five", rateLimit: BUDGET, liveKeys: 2, maxLinks: 1000, webhookEndpoints: 0, features: ["ApiAccess"] },
+    },
   });
 });
 afterAll(async () => {
@@ -23,7 +26,8 @@ afterAll(async () => {
 it("two app processes share one key's budget exactly", async () => {
   // Warm both processes up (first requests compile routes), so the burst fits in one window.
   const warm = await makeWorkspace("open");
-  for (const app of env.apps) for (let i = 0; i < 3; i++) expect((await client(app, warm.key).get("/api/v1/links?size=1")).status).toBe(200);
+  for (const app of env.apps)
+    for (let i = 0; i < 3; i++) expect((await client(app, warm.key).get("/api/v1/links?size=1")).status).toBe(200);
   const { key } = await makeWorkspace("five");
   const [a, b] = env.apps.map((app) => client(app, key));
   const started = Date.now();

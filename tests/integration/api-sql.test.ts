@@ -33,7 +33,12 @@ describe("consumeRateBudget", () => {
   it("allows exactly `limit` of many concurrent requests in one window, counting Remaining down", async () => {
     const decisions = await Promise.all(Array.from({ length: 100 }, () => consumeRateBudget(keyIds[0], 30, 60)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(30);
-    expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 30 }, (_, i) => i));
     for (const d of decisions.filter((x) => !x.allowed)) expect(d).toEqual({ allowed: false, limit: 30, remaining: 0 });
     // The stored count stops just past the limit.
     expect((await db().rateWindow.findUniqueOrThrow({ where: { keyId: keyIds[0] } })).count).toBe(31);
@@ -62,7 +67,7 @@ describe("consumeRateBudget", () => {
 });
 
 describe("reserveLinkAllowance", () => {
-  const inTx = <T,>(fn: Parameters<ReturnType<typeof db>["$transaction"]>[0]) => db().$transaction(fn as never) as Promise<T>;
+  const inTx = <T>(fn: Parameters<ReturnType<typeof db>["$transaction"]>[0]) => db().$transaction(fn as never) as Promise<T>;
 
   it("never grants more than the limit to concurrent transactions", async () => {
     const ws = await db().workspace.create({ data: { slug: "sql-allow-1", name: "A", plan: "team" } });
@@ -70,7 +75,9 @@ describe("reserveLinkAllowance", () => {
       Array.from({ length: 25 }, () => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 10, 1, "2026-11"))),
     );
     expect(results.reduce((n, r) => n + r.granted, 0)).toBe(10);
-    expect((await db().monthlyUsage.findUniqueOrThrow({ where: { workspaceId_month: { workspaceId: ws.id, month: "2026-11" } } })).created).toBe(10);
+    expect(
+      (await db().monthlyUsage.findUniqueOrThrow({ where: { workspaceId_month: { workspaceId: ws.id, month: "2026-11" } } })).created,
+    ).toBe(10);
   });
 
   it("grants part of a larger request, reports the count, and spends nothing when the transaction rolls back", async () => {
@@ -92,7 +99,9 @@ describe("reserveLinkAllowance", () => {
   it("mixes single and bulk reservations under concurrency without passing the limit", async () => {
     const ws = await db().workspace.create({ data: { slug: "sql-allow-3", name: "C", plan: "team" } });
     const wants = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? 5 : 1));
-    const results = await Promise.all(wants.map((w) => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 37, w, "2026-11"))));
+    const results = await Promise.all(
+      wants.map((w) => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 37, w, "2026-11"))),
+    );
     expect(results.reduce((n, r) => n + r.granted, 0)).toBe(37);
   });
 });

@@ -21,11 +21,26 @@ beforeAll(async () => {
   const one = await create({ url: "https://example.com/a?utm_source=news&utm_campaign=spring%20sale", tags: ["red", "blue"] });
   const two = await create({ url: "https://example.com/b?utm_source=ads&utm_campaign=spring+sale#x", tags: ["Red"] });
   const three = await create({ url: "https://example.com/c#?utm_source=not-the-query" });
-  await api.patch(`/api/v1/tags/${(await api.get("/api/v1/tags")).body.tags.find((t: { name: string }) => t.name === "red").id}`, { color: "red" });
+  await api.patch(`/api/v1/tags/${(await api.get("/api/v1/tags")).body.tags.find((t: { name: string }) => t.name === "red").id}`, {
+    color: "red",
+  });
   const at = Date.now() - 3_600_000;
   const ev = (linkId: number, visitor: number): ClickEvent => ({
-    at, workspaceId: w.workspace.id, linkId, domain: "localhost:3000", target: "destination", country: "US", city: null,
-    referrerHost: null, referrerUrl: null, device: "desktop", browser: "Chrome", os: "macOS", bot: false, qr: false, visitor: String(visitor),
+    at,
+    workspaceId: w.workspace.id,
+    linkId,
+    domain: "localhost:3000",
+    target: "destination",
+    country: "US",
+    city: null,
+    referrerHost: null,
+    referrerUrl: null,
+    device: "desktop",
+    browser: "Chrome",
+    os: "macOS",
+    bot: false,
+    qr: false,
+    visitor: String(visitor),
   });
   await new PostgresClickStore(pool).record([ev(one.id, 1), ev(one.id, 1), ev(one.id, 2), ev(two.id, 3), ev(two.id, 4), ev(three.id, 5)]);
 }, 120_000);

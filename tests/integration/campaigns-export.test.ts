@@ -49,7 +49,9 @@ async function allLinks(api: Api) {
   const out = [];
   let cursor: string | null = null;
   do {
-    const page: { body: { links: Record<string, unknown>[]; nextCursor: string | null } } = await api.get(`/api/v1/links?size=100${cursor ? `&cursor=${cursor}` : ""}`);
+    const page: { body: { links: Record<string, unknown>[]; nextCursor: string | null } } = await api.get(
+      `/api/v1/links?size=100${cursor ? `&cursor=${cursor}` : ""}`,
+    );
     out.push(...page.body.links);
     cursor = page.body.nextCursor;
   } while (cursor);
@@ -71,7 +73,24 @@ describe("export", () => {
     const rows = parseCsv(r.text).rows;
     expect(rows[0]).toEqual([...IMPORT_COLUMNS]);
     expect(rows.slice(1).map((x) => x[1])).toEqual(["old-one", "new-one"]);
-    expect(rows[2]).toEqual(["https://example.com/new", "new-one", "", 'Say "hi", then, go', "", "", "true", "", "", "", "", "", "", "", "", "a, b"]);
+    expect(rows[2]).toEqual([
+      "https://example.com/new",
+      "new-one",
+      "",
+      'Say "hi", then, go',
+      "",
+      "",
+      "true",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "a, b",
+    ]);
     expect(r.text.endsWith("\r\n")).toBe(true);
   });
 
@@ -81,7 +100,11 @@ describe("export", () => {
     await api.post("/api/v1/links", { url: "https://example.com/1", alias: "f1", folder: "mkt", tags: ["x"] });
     await api.post("/api/v1/links", { url: "https://example.com/2", alias: "f2", folder: "mkt/2026", tags: ["y"] });
     await api.post("/api/v1/links", { url: "https://example.com/3", alias: "f3", domain: `go-${w.id}.example.net` });
-    const codes = async (q: string) => parseCsv((await api.get(`/api/v1/links/export${q}`)).text).rows.slice(1).map((r) => r[1]).sort();
+    const codes = async (q: string) =>
+      parseCsv((await api.get(`/api/v1/links/export${q}`)).text)
+        .rows.slice(1)
+        .map((r) => r[1])
+        .sort();
     expect(await codes("?folder=mkt")).toEqual(["f1", "f2"]);
     expect(await codes("?tag=x")).toEqual(["f1"]);
     expect(await codes("?tag=X&tag=y")).toEqual(["f1", "f2"]);
@@ -101,7 +124,14 @@ describe("export", () => {
 
   it("neutralises cells a spreadsheet would run as formulas, and the import reads them back unchanged", async () => {
     const { api } = await workspace();
-    const link = (await api.post("/api/v1/links", { url: "https://example.com/f", title: '=HYPERLINK("https://evil.test","x")', notes: "+1 and -2", tags: ["@team", "-minus"] })).body;
+    const link = (
+      await api.post("/api/v1/links", {
+        url: "https://example.com/f",
+        title: '=HYPERLINK("https://evil.test","x")',
+        notes: "+1 and -2",
+        tags: ["@team", "-minus"],
+      })
+    ).body;
     const text = (await api.get("/api/v1/links/export")).text;
     const row = parseCsv(text).rows[1];
     expect(row[3]).toBe(`'=HYPERLINK("https://evil.test","x")`);
@@ -113,7 +143,8 @@ describe("export", () => {
 
   it("reads the links in batches: the generator yields one batch of at most the batch size at a time", async () => {
     const { workspace: w } = await workspace();
-    await db().$executeRaw`INSERT INTO "Link" ("workspaceId", "code", "url", "createdAt") SELECT ${w.id}::int, 'b' || g || '-' || ${w.id}::int, 'https://example.com/' || g, now() - (g || ' seconds')::interval FROM generate_series(1, 2350) g`;
+    await db()
+      .$executeRaw`INSERT INTO "Link" ("workspaceId", "code", "url", "createdAt") SELECT ${w.id}::int, 'b' || g || '-' || ${w.id}::int, 'https://example.com/' || g, now() - (g || ' seconds')::interval FROM generate_series(1, 2350) g`;
     const sizes: number[] = [];
     const codes: string[] = [];
     for await (const batch of await exportBatches(w, {}, 1000)) {
@@ -131,8 +162,30 @@ describe("export", () => {
     const now = Math.floor(Date.now() / 1000);
     const bodies = [
       { url: "https://example.com/plain" },
-      { url: "https://example.com/p?x=1#frag", alias: "rt-full", title: "Full, \"quoted\"\nline", notes: "=not a formula", folder: "mkt/2026", active: false, startsOn: now - 60, expiresOn: now + 86_400, maxClicks: 50, fallbackUrl: "https://example.com/fallback", tags: ["Spring", "sale"], utm: { source: "news" } },
-      { url: "https://example.com/t", alias: "rt-target", targeting: { ios: "https://apps.apple.com/x", android: "https://play.google.com/x", geo: { DE: "https://example.de", US: "https://example.com/us" } }, tags: ["-odd"] },
+      {
+        url: "https://example.com/p?x=1#frag",
+        alias: "rt-full",
+        title: 'Full, "quoted"\nline',
+        notes: "=not a formula",
+        folder: "mkt/2026",
+        active: false,
+        startsOn: now - 60,
+        expiresOn: now + 86_400,
+        maxClicks: 50,
+        fallbackUrl: "https://example.com/fallback",
+        tags: ["Spring", "sale"],
+        utm: { source: "news" },
+      },
+      {
+        url: "https://example.com/t",
+        alias: "rt-target",
+        targeting: {
+          ios: "https://apps.apple.com/x",
+          android: "https://play.google.com/x",
+          geo: { DE: "https://example.de", US: "https://example.com/us" },
+        },
+        tags: ["-odd"],
+      },
       { url: "https://example.com/é?q=a%20b", title: "  spaced  " },
     ];
     for (const b of bodies) expect((await a.api.post("/api/v1/links", b)).status).toBe(201);
@@ -168,33 +221,96 @@ describe("import from other services", () => {
       file: "bitly.csv",
       format: "bitly",
       expected: [
-        { code: "3xTrAil", url: "https://example.com/trail-shoes?ref=bitly", title: "Trail shoes", tags: ["shoes", "spring"], active: true, notes: "Created on Bitly: 2024-03-01T10:15:00+0000" },
-        { code: "summer-sale", url: "https://example.com/sale", title: "Sale, 50% off", tags: ["sale"], active: false, notes: "Created on Bitly: 2024-04-12T08:00:00+0000" },
-        { code: "2nOtAg", url: "https://example.org/docs#start", title: "", tags: [], active: true, notes: "Created on Bitly: 2023-11-30T23:59:59+0000" },
+        {
+          code: "3xTrAil",
+          url: "https://example.com/trail-shoes?ref=bitly",
+          title: "Trail shoes",
+          tags: ["shoes", "spring"],
+          active: true,
+          notes: "Created on Bitly: 2024-03-01T10:15:00+0000",
+        },
+        {
+          code: "summer-sale",
+          url: "https://example.com/sale",
+          title: "Sale, 50% off",
+          tags: ["sale"],
+          active: false,
+          notes: "Created on Bitly: 2024-04-12T08:00:00+0000",
+        },
+        {
+          code: "2nOtAg",
+          url: "https://example.org/docs#start",
+          title: "",
+          tags: [],
+          active: true,
+          notes: "Created on Bitly: 2023-11-30T23:59:59+0000",
+        },
       ],
     },
     {
       file: "rebrandly.csv",
       format: "rebrandly",
       expected: [
-        { code: "spring-launch", url: "https://example.com/launch", title: "Spring launch", tags: ["launch", "spring"], active: true, notes: "Created on Rebrandly: 2024-02-10T09:00:00.000Z" },
-        { code: "pricing", url: "https://example.com/pricing?plan=pro", title: "", tags: [], active: true, notes: "Created on Rebrandly: 2024-05-01T12:30:00.000Z" },
+        {
+          code: "spring-launch",
+          url: "https://example.com/launch",
+          title: "Spring launch",
+          tags: ["launch", "spring"],
+          active: true,
+          notes: "Created on Rebrandly: 2024-02-10T09:00:00.000Z",
+        },
+        {
+          code: "pricing",
+          url: "https://example.com/pricing?plan=pro",
+          title: "",
+          tags: [],
+          active: true,
+          notes: "Created on Rebrandly: 2024-05-01T12:30:00.000Z",
+        },
       ],
     },
     {
       file: "shortio.csv",
       format: "shortio",
       expected: [
-        { code: "webinar", url: "https://example.com/webinar", title: "Webinar sign-up", tags: ["events", "webinar"], active: true, notes: "Created on Short.io: 2024-06-03T14:00:00.000Z" },
-        { code: "careers", url: "https://example.com/jobs", title: "Careers", tags: [], active: true, notes: "Created on Short.io: 2024-06-04T08:45:00.000Z" },
+        {
+          code: "webinar",
+          url: "https://example.com/webinar",
+          title: "Webinar sign-up",
+          tags: ["events", "webinar"],
+          active: true,
+          notes: "Created on Short.io: 2024-06-03T14:00:00.000Z",
+        },
+        {
+          code: "careers",
+          url: "https://example.com/jobs",
+          title: "Careers",
+          tags: [],
+          active: true,
+          notes: "Created on Short.io: 2024-06-04T08:45:00.000Z",
+        },
       ],
     },
     {
       file: "dub.csv",
       format: "dub",
       expected: [
-        { code: "newsletter", url: "https://example.com/newsletter?utm_source=dub", title: "Newsletter", tags: ["email", "monthly"], active: true, notes: "Created on Dub: 2024-07-01T10:00:00.000Z" },
-        { code: "old-offer", url: "https://example.com/offer", title: "Old offer", tags: [], active: false, notes: "Created on Dub: 2024-01-15T16:20:00.000Z" },
+        {
+          code: "newsletter",
+          url: "https://example.com/newsletter?utm_source=dub",
+          title: "Newsletter",
+          tags: ["email", "monthly"],
+          active: true,
+          notes: "Created on Dub: 2024-07-01T10:00:00.000Z",
+        },
+        {
+          code: "old-offer",
+          url: "https://example.com/offer",
+          title: "Old offer",
+          tags: [],
+          active: false,
+          notes: "Created on Dub: 2024-01-15T16:20:00.000Z",
+        },
       ],
     },
   ];
@@ -211,7 +327,8 @@ describe("import from other services", () => {
 
   it("reports a bad row of a foreign file per row and creates the others", async () => {
     const { api } = await workspace();
-    const text = "id,link,long_url,title\r\nx,https://bit.ly/ok1,https://example.com/ok,Ok\r\ny,https://bit.ly/bad1,https://blocked.example/x,Bad\r\n";
+    const text =
+      "id,link,long_url,title\r\nx,https://bit.ly/ok1,https://example.com/ok,Ok\r\ny,https://bit.ly/bad1,https://blocked.example/x,Bad\r\n";
     const { results } = await importCsv(api, text);
     expect(results.map((r: { status: number }) => r.status)).toEqual([201, 400]);
     expect(results[1].error.messages[0]).toMatch(/blocked\.example is not allowed/);
@@ -227,9 +344,14 @@ describe("reference", () => {
     expect(Object.keys(doc.components.schemas.UpdateLink.properties)).toEqual(expect.arrayContaining(["tags", "utm"]));
     expect(Object.keys(doc.components.schemas.Link.properties)).toContain("tags");
     expect(Object.keys(doc.components.schemas.WebhookLink.properties)).not.toContain("tags");
-    expect(doc.paths["/links"].get.parameters.find((p: { name: string }) => p.name === "tag")).toMatchObject({ style: "form", explode: true, schema: { type: "array" } });
+    expect(doc.paths["/links"].get.parameters.find((p: { name: string }) => p.name === "tag")).toMatchObject({
+      style: "form",
+      explode: true,
+      schema: { type: "array" },
+    });
     expect(doc.paths["/links/export"].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(["domain", "folder", "q", "tag"]);
     const page = (await client(env.app, null).get("/docs/api")).text;
-    for (const text of ["/api/v1/links/export", "/api/v1/tags", "exportLinks", "utm_source", "text/csv"]) expect(page, text).toContain(text);
+    for (const text of ["/api/v1/links/export", "/api/v1/tags", "exportLinks", "utm_source", "text/csv"])
+      expect(page, text).toContain(text);
   });
 });

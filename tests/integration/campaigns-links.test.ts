@@ -16,13 +16,32 @@ afterAll(async () => {
 
 async function workspace(plan = "team") {
   const w = await makeWorkspace(plan);
-  await db().webhookEndpoint.create({ data: { workspaceId: w.workspace.id, url: "https://hooks.invalid/linkhop", secret: "whsec_" + "x".repeat(48), allEvents: true } });
+  await db().webhookEndpoint.create({
+    data: { workspaceId: w.workspace.id, url: "https://hooks.invalid/linkhop", secret: "whsec_" + "x".repeat(48), allEvents: true },
+  });
   const events = async () =>
-    (await db().webhookEvent.findMany({ where: { workspaceId: w.workspace.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map((e) => ({ type: e.type, ...JSON.parse(e.body) }));
+    (await db().webhookEvent.findMany({ where: { workspaceId: w.workspace.id }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] })).map(
+      (e) => ({ type: e.type, ...JSON.parse(e.body) }),
+    );
   return { ...w, api: client(env.app, w.key), events };
 }
 
-const WEBHOOK_FIELDS = ["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes"];
+const WEBHOOK_FIELDS = [
+  "id",
+  "short",
+  "code",
+  "domain",
+  "url",
+  "active",
+  "expiresOn",
+  "maxClicks",
+  "startsOn",
+  "fallbackUrl",
+  "createdOn",
+  "folder",
+  "title",
+  "notes",
+];
 
 describe("tags on links", () => {
   it("creates a link with tags (new tags created, existing ones reused ignoring case, duplicates once), sorted in the link object", async () => {
@@ -88,7 +107,10 @@ describe("tags on links", () => {
     expect(r.body.results[0].link.tags).toEqual(["one", "shared"]);
     expect(r.body.results[2].link.tags).toEqual(["shared"]);
     expect(r.body.results[3].error.messages[0]).toMatch(/^tags\.0: must not contain a comma/);
-    expect((await db().tag.findMany({ where: { workspaceId: w.id }, orderBy: { nameKey: "asc" } })).map((t) => t.name)).toEqual(["one", "shared"]);
+    expect((await db().tag.findMany({ where: { workspaceId: w.id }, orderBy: { nameKey: "asc" } })).map((t) => t.name)).toEqual([
+      "one",
+      "shared",
+    ]);
     const ev = await events();
     expect(ev.map((e) => e.type)).toEqual(["link.bulk_created"]);
     for (const l of ev[0].data.links) expect(Object.keys(l)).toEqual(WEBHOOK_FIELDS);
@@ -116,7 +138,9 @@ describe("tags on links", () => {
     expect(await codes("?tag=red&q=example.com/b")).toEqual([b.code]);
     const paged = await api.get("/api/v1/links?tag=red&size=1");
     expect(paged.body.links.map((l: { code: string }) => l.code)).toEqual([b.code]);
-    expect((await api.get(`/api/v1/links?tag=red&size=1&cursor=${paged.body.nextCursor}`)).body.links.map((l: { code: string }) => l.code)).toEqual([a.code]);
+    expect(
+      (await api.get(`/api/v1/links?tag=red&size=1&cursor=${paged.body.nextCursor}`)).body.links.map((l: { code: string }) => l.code),
+    ).toEqual([a.code]);
     // another workspace's tag of the same name does not match
     const other = await workspace();
     await other.api.post("/api/v1/links", { url: "https://example.com/o", tags: ["red"] });
@@ -174,13 +198,23 @@ describe("UTM values", () => {
     const same = await api.patch(`/api/v1/links/${link.code}`, { utm: { campaign: "c2" } });
     expect(same.body.url).toBe("https://example.com/b?utm_campaign=c2");
     const ev = await events();
-    expect(ev.map((e) => [e.type, e.data.changed])).toEqual([["link.created", undefined], ["link.updated", ["url"]], ["link.updated", ["url"]], ["link.updated", ["url"]]]);
+    expect(ev.map((e) => [e.type, e.data.changed])).toEqual([
+      ["link.created", undefined],
+      ["link.updated", ["url"]],
+      ["link.updated", ["url"]],
+      ["link.updated", ["url"]],
+    ]);
   });
 
   it("bulk rows take utm", async () => {
     const { api } = await workspace();
-    const r = await api.post("/api/v1/links/bulk", { links: [{ url: "https://example.com/1", utm: { source: "s" } }, { url: "https://example.com/2" }] });
-    expect(r.body.results.map((x: { link: { url: string } }) => x.link.url)).toEqual(["https://example.com/1?utm_source=s", "https://example.com/2"]);
+    const r = await api.post("/api/v1/links/bulk", {
+      links: [{ url: "https://example.com/1", utm: { source: "s" } }, { url: "https://example.com/2" }],
+    });
+    expect(r.body.results.map((x: { link: { url: string } }) => x.link.url)).toEqual([
+      "https://example.com/1?utm_source=s",
+      "https://example.com/2",
+    ]);
   });
 
   it("refuses unknown utm names, long values and a merged url over 2048 characters with 400", async () => {
@@ -213,7 +247,11 @@ describe("bulk tag edits (the Links page's selection bar)", () => {
     const b = (await api.post("/api/v1/links", { url: "https://example.com/rb" })).body;
     const c = (await api.post("/api/v1/links", { url: "https://example.com/rc", tags: ["old"] })).body;
     expect(await retagLinks(w, { ids: [a.id, b.id, c.id], add: ["Launch"], remove: ["old"] })).toEqual({ changed: 2 });
-    for (const [code, tags] of [[a.code, ["launch"]], [b.code, ["launch"]], [c.code, ["launch"]]] as const) {
+    for (const [code, tags] of [
+      [a.code, ["launch"]],
+      [b.code, ["launch"]],
+      [c.code, ["launch"]],
+    ] as const) {
       expect((await api.get(`/api/v1/links/${code}`)).body.tags).toEqual(tags);
     }
     const updated = (await events()).filter((e) => e.type === "link.updated");
@@ -233,7 +271,9 @@ describe("bulk tag edits (the Links page's selection bar)", () => {
     const theirs = await workspace();
     const own = (await mine.api.post("/api/v1/links", { url: "https://example.com/own" })).body;
     const other = (await theirs.api.post("/api/v1/links", { url: "https://example.com/other" })).body;
-    await expect(retagLinks(mine.workspace, { ids: [own.id, other.id], add: ["x"], remove: [] })).rejects.toMatchObject({ code: "not_found" });
+    await expect(retagLinks(mine.workspace, { ids: [own.id, other.id], add: ["x"], remove: [] })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect((await mine.api.get(`/api/v1/links/${own.code}`)).body.tags).toEqual([]);
     expect(await db().tag.count({ where: { workspaceId: mine.workspace.id } })).toBe(0);
     await expect(retagLinks(mine.workspace, { ids: [own.id], add: [], remove: [] })).rejects.toMatchObject({ code: "validation" });
@@ -245,7 +285,10 @@ describe("UTM templates", () => {
     const { createUtmTemplate, deleteUtmTemplate, listUtmTemplates, utmTemplateSchema } = await import("../../lib/links/utm-templates.ts");
     const { workspace: w } = await workspace();
     const other = await workspace();
-    const news = await createUtmTemplate(w, utmTemplateSchema.parse({ name: "Newsletter", utm: { source: "newsletter", medium: "email" } }));
+    const news = await createUtmTemplate(
+      w,
+      utmTemplateSchema.parse({ name: "Newsletter", utm: { source: "newsletter", medium: "email" } }),
+    );
     await createUtmTemplate(w, utmTemplateSchema.parse({ name: "ads", utm: { source: "google", campaign: "spring" } }));
     expect(await listUtmTemplates(w)).toEqual([
       { id: expect.any(Number), name: "ads", utm: { source: "google", campaign: "spring" } },

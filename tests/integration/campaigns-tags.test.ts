@@ -72,7 +72,11 @@ describe("tag CRUD", () => {
 
   it("creates a name once when many requests race for it (the database decides)", async () => {
     const { api, workspace: w } = await workspace("open");
-    const answers = await pool(Array.from({ length: 8 }, (_, i) => (i % 2 ? "race" : "RACE")), 8, (name) => api.post("/api/v1/tags", { name }));
+    const answers = await pool(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? "race" : "RACE")),
+      8,
+      (name) => api.post("/api/v1/tags", { name }),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 400)).toHaveLength(7);
     expect(await db().tag.count({ where: { workspaceId: w.id } })).toBe(1);

@@ -87,7 +87,11 @@ describe("custom domains", () => {
     r = await domains.verifyDomain(w, d.id);
     expect(r).toMatchObject({ verified: true, alreadyVerified: false, domain: { verified: true } });
     const [event] = await events(w.id);
-    expect(JSON.parse(event.body)).toMatchObject({ type: "domain.verified", workspace: { id: w.slug, name: w.name }, data: { domain: { id: d.id, host: "links.example.test" } } });
+    expect(JSON.parse(event.body)).toMatchObject({
+      type: "domain.verified",
+      workspace: { id: w.slug, name: w.name },
+      data: { domain: { id: d.id, host: "links.example.test" } },
+    });
     expect(JSON.parse(event.body).data).toEqual({ domain: { id: d.id, host: "links.example.test" } });
 
     // Again: nothing new, no second event, even when the record has gone.
@@ -128,7 +132,10 @@ describe("custom domains", () => {
     dns.set(d.txtName, "TXT", [d.txtValue]);
     await domains.verifyDomain(w, d.id);
     const link = await links.createLink(w, { url: "https://example.com/x", domain: "rm.example.test", alias: "rm" });
-    await expect(domains.removeDomain(w, d.id)).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/1 link still uses rm.example.test/) });
+    await expect(domains.removeDomain(w, d.id)).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/1 link still uses rm.example.test/),
+    });
     await links.deleteLink(w, { code: link.code, domain: "rm.example.test" });
     expect(await domains.removeDomain(w, d.id)).toEqual({ id: d.id, host: "rm.example.test" });
     expect(await domains.listDomains(w.id)).toEqual([]);
@@ -158,6 +165,5 @@ describe("custom domains", () => {
     const verified = await run("domain:verify", "--slug", w.slug, "--host", "cli.example.test");
     expect(verified).toEqual({ code: 0, json: { id: added.json.id, host: "cli.example.test", verified: true } });
     expect(await events(w.id)).toHaveLength(1);
-
   });
 });

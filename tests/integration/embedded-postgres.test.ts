@@ -31,12 +31,21 @@ describe("embedded PostgreSQL", () => {
   test("a postmaster left by a killed process is adopted, and a stale pid file is cleaned up", async () => {
     const dir = tempDir();
     // A separate process starts the server and is then SIGKILLed, leaving postgres running.
-    const child = spawn(process.execPath, ["--import", "tsx", "-e", `
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `
       const { startEmbeddedPostgres } = await import(${JSON.stringify(path.join(root, "lib/db/embedded.ts"))});
       await startEmbeddedPostgres(${JSON.stringify(dir)});
       console.log("up");
       setInterval(() => {}, 1000);
-    `], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    `,
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+    );
     await new Promise<void>((resolve) => child.stdout!.on("data", (d) => String(d).includes("up") && resolve()));
     child.kill("SIGKILL");
     const pidBefore = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
@@ -53,12 +62,21 @@ describe("embedded PostgreSQL", () => {
     const fresh = await startEmbeddedPostgres(dir);
     expect(await query(fresh.url, "select 2 as ok")).toEqual([{ ok: 2 }]);
     // A second process (the admin CLI while the app runs) shares it and does not stop it.
-    const second = spawn(process.execPath, ["--import", "tsx", "-e", `
+    const second = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `
       const { startEmbeddedPostgres } = await import(${JSON.stringify(path.join(root, "lib/db/embedded.ts"))});
       const pg = await startEmbeddedPostgres(${JSON.stringify(dir)});
       await pg.stop();
       console.log(JSON.stringify({ owned: pg.owned }));
-    `], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+    `,
+      ],
+      { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+    );
     let out = "";
     second.stdout!.on("data", (d) => (out += d));
     await new Promise((resolve) => second.on("exit", resolve));
@@ -77,11 +95,17 @@ describe("migrations at start", () => {
       fs.writeFileSync(path.join(dir, "20260101000000_one", "migration.sql"), "create table extra_one (id int);");
       expect(await applyMigrations(database.url, dir)).toEqual(["20260101000000_one"]);
       expect(await applyMigrations(database.url, dir)).toEqual([]);
-      const rows = await query(database.url, `select migration_name, checksum, finished_at is not null as done from "_prisma_migrations" where migration_name like '202601%'`);
+      const rows = await query(
+        database.url,
+        `select migration_name, checksum, finished_at is not null as done from "_prisma_migrations" where migration_name like '202601%'`,
+      );
       expect(rows).toEqual([{ migration_name: "20260101000000_one", checksum: expect.stringMatching(/^[0-9a-f]{64}$/), done: true }]);
 
       fs.mkdirSync(path.join(dir, "20260102000000_broken"));
-      fs.writeFileSync(path.join(dir, "20260102000000_broken", "migration.sql"), "create table extra_two (id int); select no_such_function();");
+      fs.writeFileSync(
+        path.join(dir, "20260102000000_broken", "migration.sql"),
+        "create table extra_two (id int); select no_such_function();",
+      );
       await expect(applyMigrations(database.url, dir)).rejects.toBeInstanceOf(MigrationError);
       // The failed migration left nothing half-done, and the next start refuses to serve.
       expect(await query(database.url, "select to_regclass('extra_two') as t")).toEqual([{ t: null }]);

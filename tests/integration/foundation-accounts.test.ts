@@ -29,7 +29,10 @@ afterAll(async () => {
 describe("sign-up", () => {
   test("creates the user, a free workspace and the owner membership together", async () => {
     const r = await svc.signUp({ email: "Ada@Example.com", password: "correct horse", name: "Ada" });
-    const user = await db().user.findUniqueOrThrow({ where: { id: r.user.id }, include: { memberships: { include: { workspace: true } } } });
+    const user = await db().user.findUniqueOrThrow({
+      where: { id: r.user.id },
+      include: { memberships: { include: { workspace: true } } },
+    });
     expect(user.email).toBe("ada@example.com");
     expect(user.passwordHash).toMatch(/^scrypt\$/);
     expect(user.passwordHash).not.toContain("correct horse");
@@ -70,7 +73,10 @@ describe("sign-up", () => {
       const name = /name="([^"]*)"/.exec(input[0])?.[1];
       if (name) body.append(decodeEntities(name), decodeEntities(/value="([^"]*)"/.exec(input[0])?.[1] ?? ""));
     }
-    expect([...body.keys()].some((k) => k.startsWith("$ACTION")), `the form carries its action: ${form}`).toBe(true);
+    expect(
+      [...body.keys()].some((k) => k.startsWith("$ACTION")),
+      `the form carries its action: ${form}`,
+    ).toBe(true);
     const email = "not-an-email";
     body.append("email", email);
     body.append("password", "password1");

@@ -94,12 +94,18 @@ describe("invitations", () => {
     const [admin, member] = [await user("admin"), await user("member")];
     await members.addMember({ slug: w.slug, email: admin.email, role: "admin" });
     await members.addMember({ slug: w.slug, email: member.email, role: "member" });
-    await expect(inv.inviteMember(member.id, w.slug, { email: "x@example.test", role: "member" })).rejects.toMatchObject({ code: "forbidden" });
-    await expect(inv.inviteMember(admin.id, w.slug, { email: "x@example.test", role: "owner" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(inv.inviteMember(member.id, w.slug, { email: "x@example.test", role: "member" })).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    await expect(inv.inviteMember(admin.id, w.slug, { email: "x@example.test", role: "owner" })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     await expect(inv.inviteMember(admin.id, w.slug, { email: member.email, role: "member" })).rejects.toMatchObject({ code: "conflict" });
     await expect(inv.inviteMember(admin.id, w.slug, { email: "nope", role: "member" })).rejects.toMatchObject({ code: "validation" });
     const outsider = await user("outsider");
-    await expect(inv.inviteMember(outsider.id, w.slug, { email: "x@example.test", role: "member" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(inv.inviteMember(outsider.id, w.slug, { email: "x@example.test", role: "member" })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(await inv.inviteMember(admin.id, w.slug, { email: "x@example.test", role: "admin" })).toMatchObject({ mailed: true });
   });
 

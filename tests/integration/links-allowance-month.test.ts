@@ -38,7 +38,8 @@ async function workspace(slug: string) {
   return db().workspace.create({ data: { slug, name: slug, plan: "two" } });
 }
 
-const create = (ws: Awaited<ReturnType<typeof workspace>>, n: number) => createLink(ws, { url: `https://example.com/${n}` } as Parameters<typeof createLink>[1]);
+const create = (ws: Awaited<ReturnType<typeof workspace>>, n: number) =>
+  createLink(ws, { url: `https://example.com/${n}` } as Parameters<typeof createLink>[1]);
 
 it("a workspace that used its allowance on the last second of a month creates again at 00:00 UTC on the 1st", async () => {
   const ws = await workspace("month-boundary");
@@ -53,7 +54,10 @@ it("a workspace that used its allowance on the last second of a month creates ag
   await expect(create(ws, 6)).rejects.toMatchObject({ code: "quota", extra: { limit: 2, current: 2 } });
 
   const usage = await db().monthlyUsage.findMany({ where: { workspaceId: ws.id }, orderBy: { month: "asc" } });
-  expect(usage.map((u) => [u.month, u.created])).toEqual([["2027-01", 2], ["2027-02", 2]]);
+  expect(usage.map((u) => [u.month, u.created])).toEqual([
+    ["2027-01", 2],
+    ["2027-02", 2],
+  ]);
   expect(await db().link.count({ where: { workspaceId: ws.id } })).toBe(4);
 });
 

@@ -49,12 +49,16 @@ describe("members", () => {
     const joined = await m.addMemberAs(admin.id, w.slug, { email: newcomer.email.toUpperCase(), role: "member" });
     expect(joined).toMatchObject({ email: newcomer.email, role: "member", via: "added" });
 
-    const events = await dbc.db().webhookEvent.findMany({ where: { workspaceId: w.id, type: "member.joined" }, orderBy: { createdAt: "asc" } });
+    const events = await dbc
+      .db()
+      .webhookEvent.findMany({ where: { workspaceId: w.id, type: "member.joined" }, orderBy: { createdAt: "asc" } });
     expect(events).toHaveLength(2);
     expect(JSON.parse(events[1].body).data).toEqual({ member: { id: joined.id, email: newcomer.email, role: "member", via: "added" } });
 
     await expect(m.addMemberAs(admin.id, w.slug, { email: newcomer.email, role: "member" })).rejects.toMatchObject({ code: "conflict" });
-    await expect(m.addMemberAs(admin.id, w.slug, { email: "nobody@example.test", role: "member" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(m.addMemberAs(admin.id, w.slug, { email: "nobody@example.test", role: "member" })).rejects.toMatchObject({
+      code: "not_found",
+    });
     const other = await user("other");
     await expect(m.addMemberAs(admin.id, w.slug, { email: other.email, role: "owner" })).rejects.toMatchObject({ code: "forbidden" });
     await expect(m.addMemberAs(newcomer.id, w.slug, { email: other.email, role: "member" })).rejects.toMatchObject({ code: "forbidden" });

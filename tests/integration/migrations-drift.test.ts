@@ -24,14 +24,12 @@ afterAll(async () => {
 
 // --exit-code: 0 = no difference, 2 = difference, 1 = error (e.g. a migration fails to apply).
 const diff = (toSchema: string) =>
-  runPrisma(
-    ["migrate", "diff", "--from-migrations", migrations, "--to-schema", toSchema, "--exit-code"],
-    { DATABASE_URL: pg.url },
-  );
+  runPrisma(["migrate", "diff", "--from-migrations", migrations, "--to-schema", toSchema, "--exit-code"], { DATABASE_URL: pg.url });
 
 test("the migrations produce exactly prisma/schema.prisma", async () => {
   const r = await diff(schema);
-  const report = `prisma migrate diff exited ${r.status}. Schema and migrations have drifted apart:\n` +
+  const report =
+    `prisma migrate diff exited ${r.status}. Schema and migrations have drifted apart:\n` +
     `${r.stdout}${r.stderr}\nCreate a migration with: npm run db:migrate:dev -- --name <name>`;
   expect(r.status, report).toBe(0);
   // Exit 0 alone is not proof: when the engine process dies, the CLI can exit 0 silently.

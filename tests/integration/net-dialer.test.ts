@@ -32,7 +32,14 @@ afterAll(async () => {
 });
 
 const post = (path: string, addresses = ["127.0.0.1"]) =>
-  postPinned({ url: new URL(`http://hook.test:${port}${path}`), addresses, headers: {}, body: "{}", timeoutMs: 2000, maxResponseBytes: 1024 });
+  postPinned({
+    url: new URL(`http://hook.test:${port}${path}`),
+    addresses,
+    headers: {},
+    body: "{}",
+    timeoutMs: 2000,
+    maxResponseBytes: 1024,
+  });
 
 describe("pinned dialer connection pool", () => {
   test("reuses a connection to the same checked address", async () => {

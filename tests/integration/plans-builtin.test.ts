@@ -74,7 +74,11 @@ describe("the built-in plans, as the README's table gives them", () => {
       const { createEndpoint } = await import("../../lib/webhooks/index.ts");
       if (row.webhookEndpoints > 0) {
         await db().webhookEndpoint.createMany({
-          data: Array.from({ length: row.webhookEndpoints - 1 }, (_, i) => ({ workspaceId: workspace.id, url: `https://127.0.0.1:9/e${i}`, secret: "s".repeat(32) })),
+          data: Array.from({ length: row.webhookEndpoints - 1 }, (_, i) => ({
+            workspaceId: workspace.id,
+            url: `https://127.0.0.1:9/e${i}`,
+            secret: "s".repeat(32),
+          })),
         });
         await createEndpoint(workspace.id, { url: "https://127.0.0.1:9/last" });
       }

@@ -192,7 +192,9 @@ describe("password-protected links", () => {
   test("more than 10 wrong guesses per visitor and link answer 429, even with the right password", async () => {
     await createLink(ws.id, { code: "guarded", passwordHash: hash });
     await createLink(ws.id, { code: "guarded2", passwordHash: hash });
-    const tries = await Promise.all(Array.from({ length: 10 }, (_, i) => request(app.port, SHORT, "/guarded", { form: { password: `wrong${i}` } })));
+    const tries = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => request(app.port, SHORT, "/guarded", { form: { password: `wrong${i}` } })),
+    );
     expect(tries.map((t) => t.status)).toEqual(Array(10).fill(401));
     const over = await request(app.port, SHORT, "/guarded", { form: { password: "open sesame" } });
     expect(over.status).toBe(429);
@@ -204,7 +206,10 @@ describe("password-protected links", () => {
   test("an expired protected link answers as expired, not with the form", async () => {
     await createLink(ws.id, { code: "secretold", passwordHash: hash, expiresOn: new Date(Date.now() - 1000), fallbackUrl: FALLBACK });
     expect(await get(SHORT, "/secretold")).toMatchObject({ status: 302, location: FALLBACK });
-    expect(await request(app.port, SHORT, "/secretold", { form: { password: "open sesame" } })).toMatchObject({ status: 302, location: FALLBACK });
+    expect(await request(app.port, SHORT, "/secretold", { form: { password: "open sesame" } })).toMatchObject({
+      status: 302,
+      location: FALLBACK,
+    });
   });
 
   test("an oversized form is refused", async () => {
@@ -226,7 +231,14 @@ describe("targeting", () => {
     expect((await get(SHORT, "/targeted", { "cf-ipcountry": "DE" })).location).toBe("https://dest.example/de");
     expect((await get(SHORT, "/targeted", { "x-country": "DE" })).location).toBe("https://dest.example/t");
     // a desktop browser (curl would be a bot: redirected alike, but not counted)
-    expect((await get(SHORT, "/targeted", { "cf-ipcountry": "FR", "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0" })).location).toBe("https://dest.example/t");
+    expect(
+      (
+        await get(SHORT, "/targeted", {
+          "cf-ipcountry": "FR",
+          "user-agent": "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0",
+        })
+      ).location,
+    ).toBe("https://dest.example/t");
     await within(15_000, async () => (await clicksOf(link.id)).clicks === 5);
   });
 });

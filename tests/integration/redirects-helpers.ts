@@ -45,12 +45,20 @@ let counter = 0;
 
 export async function createWorkspace(active = true) {
   counter++;
-  return db().workspace.create({ data: { slug: `redir-${process.pid}-${counter}`, name: `Redirects ${counter}`, plan: "business", active } });
+  return db().workspace.create({
+    data: { slug: `redir-${process.pid}-${counter}`, name: `Redirects ${counter}`, plan: "business", active },
+  });
 }
 
 export async function createDomain(workspaceId: number, host: string, opts: { verified?: boolean; active?: boolean } = {}) {
   return db().domain.create({
-    data: { workspaceId, host, txtToken: "t".repeat(16), verifiedAt: opts.verified === false ? null : new Date(), active: opts.active ?? true },
+    data: {
+      workspaceId,
+      host,
+      txtToken: "t".repeat(16),
+      verifiedAt: opts.verified === false ? null : new Date(),
+      active: opts.active ?? true,
+    },
   });
 }
 

@@ -126,10 +126,13 @@ describe("changes reach every app process within 1 s", () => {
 
 describe("clicks across processes", () => {
   test("a cap holds across two processes under parallel load", async () => {
-    const link = await createLink(ws.id, { code: "cap", url: "https://dest.example/cap", maxClicks: 50, fallbackUrl: "https://fb.example/" });
-    const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => request(apps[i % 2].port, SHORT, "/cap")),
-    );
+    const link = await createLink(ws.id, {
+      code: "cap",
+      url: "https://dest.example/cap",
+      maxClicks: 50,
+      fallbackUrl: "https://fb.example/",
+    });
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => request(apps[i % 2].port, SHORT, "/cap")));
     expect(answers.filter((a) => a.location === "https://dest.example/cap").length).toBe(50);
     expect(answers.filter((a) => a.location === "https://fb.example/").length).toBe(150);
     await within(15_000, async () => (await clicksOf(link.id)).days === 50);

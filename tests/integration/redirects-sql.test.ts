@@ -38,13 +38,23 @@ describe("redirect SQL", () => {
     const d = await createDomain(ws.id, "sql.brand.test");
     const starts = new Date("2026-01-02T03:04:05.678Z");
     await createLink(ws.id, {
-      code: "f1", url: "https://bücher.example/a b", startsOn: starts, fallbackUrl: "not a url",
+      code: "f1",
+      url: "https://bücher.example/a b",
+      startsOn: starts,
+      fallbackUrl: "not a url",
       targeting: { geo: { de: "https://d.example" }, ios: 5 } as object,
     });
     const found = await findLinkForRedirect(pool, 0, "f1");
     expect(found).toMatchObject({
-      url: "https://xn--bcher-kva.example/a%20b", startsOn: starts.getTime(), expiresOn: null, fallbackUrl: null,
-      targeting: { geo: { DE: "https://d.example/" } }, active: true, clicks: 0, maxClicks: null, passwordHash: null,
+      url: "https://xn--bcher-kva.example/a%20b",
+      startsOn: starts.getTime(),
+      expiresOn: null,
+      fallbackUrl: null,
+      targeting: { geo: { DE: "https://d.example/" } },
+      active: true,
+      clicks: 0,
+      maxClicks: null,
+      passwordHash: null,
     });
     expect(await findLinkForRedirect(pool, d.id, "f1")).toBeNull();
     expect(await findLinkForRedirect(pool, 0, "F1")).toBeNull(); // codes are case-sensitive
@@ -74,9 +84,20 @@ describe("redirect SQL", () => {
     await db().link.delete({ where: { id: gone.id } });
     const today = Math.floor(Date.now() / DAY_MS);
     const batch = {
-      totals: new Map([[a.id, 5], [gone.id, 3], [capped.id, 5]]),
+      totals: new Map([
+        [a.id, 5],
+        [gone.id, 3],
+        [capped.id, 5],
+      ]),
       days: new Map([
-        [today, new Map([[a.id, 4], [gone.id, 3], [capped.id, 5]])],
+        [
+          today,
+          new Map([
+            [a.id, 4],
+            [gone.id, 3],
+            [capped.id, 5],
+          ]),
+        ],
         [today - 1, new Map([[a.id, 1]])],
       ]),
     };
@@ -98,7 +119,12 @@ describe("redirect SQL", () => {
     const counts = await Promise.all(Array.from({ length: 12 }, () => guess(1, "v1")));
     expect(counts.map((c) => c.visitor).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     // Only the 10 guesses within the visitor's limit reached the link's count.
-    expect(counts.filter((c) => c.link !== null).map((c) => c.link).sort((x, y) => x! - y!)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(
+      counts
+        .filter((c) => c.link !== null)
+        .map((c) => c.link)
+        .sort((x, y) => x! - y!),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     expect(await guess(1, "v2")).toEqual({ visitor: 1, link: 11 });
     expect(await guess(2, "v1")).toEqual({ visitor: 1, link: 1 });
     await refundPasswordGuess(pool, 1, "v2");

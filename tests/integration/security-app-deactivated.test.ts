@@ -80,12 +80,18 @@ describe("a deactivated workspace", () => {
     const { workspace } = await makeWorkspace("team");
     const endpoint = await createEndpoint(workspace.id, { url: hookUrl, events: ["member.joined"] });
     await db().workspace.update({ where: { id: workspace.id }, data: { active: false } }); // no cancellation pass: a race with setActive
-    const ev = await db().webhookEvent.create({ data: { id: `evt_race_${workspace.id}`, workspaceId: workspace.id, type: "member.joined", body: "{}", createdAt: new Date() } });
+    const ev = await db().webhookEvent.create({
+      data: { id: `evt_race_${workspace.id}`, workspaceId: workspace.id, type: "member.joined", body: "{}", createdAt: new Date() },
+    });
     const d = await db().delivery.create({ data: { eventId: ev.id, endpointId: endpoint.id, nextAttemptAt: new Date() } });
-    const done = await eventually(async () => {
-      const row = await db().delivery.findUniqueOrThrow({ where: { id: d.id } });
-      return row.status !== "pending" ? row : null;
-    }, 20_000, "the scheduler to pick the delivery up");
+    const done = await eventually(
+      async () => {
+        const row = await db().delivery.findUniqueOrThrow({ where: { id: d.id } });
+        return row.status !== "pending" ? row : null;
+      },
+      20_000,
+      "the scheduler to pick the delivery up",
+    );
     expect(done.status).toBe("cancelled");
     expect(done.cancelReason).toBe(DEACTIVATED_CANCEL_REASON);
     expect(received.some((r) => r.delivery === ev.id)).toBe(false);

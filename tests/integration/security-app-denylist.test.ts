@@ -48,7 +48,11 @@ describe("denylist added after links were made", () => {
 
     // The operator adds the host and restarts.
     await env.app.stop();
-    const app = await startApp(env.databaseUrl, { PLANS_FILE: env.plansFile, APP_URL: "http://localhost:3000", DESTINATION_DENYLIST: "evil.test" });
+    const app = await startApp(env.databaseUrl, {
+      PLANS_FILE: env.plansFile,
+      APP_URL: "http://localhost:3000",
+      DESTINATION_DENYLIST: "evil.test",
+    });
     env.apps[0] = env.app = app;
 
     for (const link of [direct, viaFallback, viaGeo]) {
@@ -88,7 +92,10 @@ describe("denylist added after links were made", () => {
     expect(finePage).not.toContain("This link is blocked");
 
     // Changing the destination is the legitimate way out: the link redirects again.
-    const fixed = await call(app, "PATCH", `/api/v1/links/${direct.code}`, { key, json: { url: "https://example.com/fixed", title: "fixed" } });
+    const fixed = await call(app, "PATCH", `/api/v1/links/${direct.code}`, {
+      key,
+      json: { url: "https://example.com/fixed", title: "fixed" },
+    });
     expect(fixed.status, fixed.text).toBe(200);
     const after = await eventually(async () => {
       const a = await hop(app, "GET", direct.code);

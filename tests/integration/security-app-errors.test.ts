@@ -59,7 +59,17 @@ describe("no 500 from user input", () => {
     const endpoint = await createEndpoint(workspace.id, { url: "http://127.0.0.1:9/hook" });
     const w = `/w/${workspace.slug}`;
     const logs = await logsDuring(async () => {
-      for (const path of [`${w}/developers/99999999999`, `${w}/developers/-1`, `${w}/developers/1e3`, `${w}/developers/abc`, `${w}/links/99999999999`, `${w}/links/99999999999/edit`, `${w}/links/0x10`, "/w/%00/links", `/w/${"a".repeat(5000)}/links`]) {
+      for (const path of [
+        `${w}/developers/99999999999`,
+        `${w}/developers/-1`,
+        `${w}/developers/1e3`,
+        `${w}/developers/abc`,
+        `${w}/links/99999999999`,
+        `${w}/links/99999999999/edit`,
+        `${w}/links/0x10`,
+        "/w/%00/links",
+        `/w/${"a".repeat(5000)}/links`,
+      ]) {
         const res = await fetch(env.app.url + path, { headers: { cookie }, redirect: "manual" });
         // Pages with a loading state have started streaming (200) before they find out; the text is the same.
         expect([200, 404], path).toContain(res.status);
@@ -82,7 +92,14 @@ describe("no 500 from user input", () => {
     const logs = await logsDuring(async () => {
       for (const method of ["TRACE", "PROPFIND", "CONNECT"]) {
         for (const path of ["/api/v1/links", "/login", "/w/x/links"]) {
-          const a = method === "CONNECT" ? { status: Number((await raw(`CONNECT ${path} HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n`)).split(" ")[1]) } : await call(env.app, method, path);
+          const a =
+            method === "CONNECT"
+              ? {
+                  status: Number(
+                    (await raw(`CONNECT ${path} HTTP/1.1\r\nHost: localhost:3000\r\nConnection: close\r\n\r\n`)).split(" ")[1],
+                  ),
+                }
+              : await call(env.app, method, path);
           expect(a.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
           expect(a.status, `${method} ${path}`).toBeLessThan(500);
         }
@@ -118,7 +135,10 @@ describe("no 500 from user input", () => {
       // The same on a password-protected short link's form.
       const link = await call(env.app, "POST", "/api/v1/links", { key, json: { url: "https://example.com/pw", password: "open sesame" } });
       expect(link.status, link.text).toBe(201);
-      await raw(`POST /${link.body.code} HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000\r\n\r\npassword=open`, { abortAfterWrite: true });
+      await raw(
+        `POST /${link.body.code} HTTP/1.1\r\nHost: localhost:3000\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3000\r\n\r\npassword=open`,
+        { abortAfterWrite: true },
+      );
     });
     expect(logs).not.toMatch(SERVER_ERROR);
     const ok = await call(env.app, "POST", "/api/v1/links/bulk", { key, json: { links: [{ url: "https://example.com/a" }] } });

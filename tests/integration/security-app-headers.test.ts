@@ -35,12 +35,17 @@ describe("security headers", () => {
 
   it("a short-link redirect stays a bare 302", async () => {
     const { key } = await makeWorkspace("team");
-    const created = await call(env.app, "POST", "/api/v1/links", { key, json: { url: "https://example.com/lean" }, headers: { host: HOST } });
+    const created = await call(env.app, "POST", "/api/v1/links", {
+      key,
+      json: { url: "https://example.com/lean" },
+      headers: { host: HOST },
+    });
     expect(created.status, created.text).toBe(201);
     const hop = await call(env.app, "GET", `/${created.body.code}`, { headers: { host: HOST } });
     expect(hop.status).toBe(302);
     expect(hop.headers.location).toBe("https://example.com/lean");
-    for (const h of ["content-security-policy", "x-frame-options", "referrer-policy", "strict-transport-security"]) expect(hop.headers[h], h).toBeUndefined();
+    for (const h of ["content-security-policy", "x-frame-options", "referrer-policy", "strict-transport-security"])
+      expect(hop.headers[h], h).toBeUndefined();
     expect(Object.keys(hop.headers).sort()).toEqual(["cache-control", "connection", "content-length", "date", "keep-alive", "location"]);
   });
 });

@@ -49,7 +49,9 @@ async function openForm(code: string, address: string) {
 describe("password guessing", () => {
   it("IPv6 addresses of one /64 share one allowance; another /64 has its own", async () => {
     const link = await protectedLink();
-    const tries = await Promise.all(Array.from({ length: GUESS_LIMIT }, (_, i) => guess(link.code, `2001:db8:aa:1::${(i + 1).toString(16)}`, "wrong")));
+    const tries = await Promise.all(
+      Array.from({ length: GUESS_LIMIT }, (_, i) => guess(link.code, `2001:db8:aa:1::${(i + 1).toString(16)}`, "wrong")),
+    );
     expect(tries.map((a) => a.status)).toEqual(Array(GUESS_LIMIT).fill(401));
     // An 11th address in the same /64 (what one subscriber gets) is over the limit, even with the right password.
     expect((await guess(link.code, "2001:db8:aa:1:ffff:ffff:ffff:ffff", "open sesame")).status).toBe(429);
@@ -65,7 +67,10 @@ describe("password guessing", () => {
     // What another site can make this visitor's browser send: no cookie, so no valid token; or a token the attacker fetched for itself.
     const attackerForm = await openForm(link.code, "203.0.113.66");
     for (let i = 0; i < GUESS_LIMIT; i++) {
-      const forged = i % 2 ? await guess(link.code, address, `wrong${i}`) : await guess(link.code, address, `wrong${i}`, { cookie: "", token: attackerForm.token });
+      const forged =
+        i % 2
+          ? await guess(link.code, address, `wrong${i}`)
+          : await guess(link.code, address, `wrong${i}`, { cookie: "", token: attackerForm.token });
       expect(forged.status).toBe(401);
     }
     expect((await guess(link.code, address, "open sesame")).status).toBe(429);
@@ -86,7 +91,8 @@ describe("password guessing", () => {
     expect(first.filter((a) => a.status === 401)).toHaveLength(GUESS_LIMIT);
     // Then many addresses, GUESS_LIMIT - 1 each (none reaches its own limit), in parallel.
     const addresses: string[] = [];
-    for (let sent = GUESS_LIMIT; sent < LINK_GUESS_LIMIT; sent++) addresses.push(`192.0.2.${2 + Math.floor((sent - GUESS_LIMIT) / (GUESS_LIMIT - 1))}`);
+    for (let sent = GUESS_LIMIT; sent < LINK_GUESS_LIMIT; sent++)
+      addresses.push(`192.0.2.${2 + Math.floor((sent - GUESS_LIMIT) / (GUESS_LIMIT - 1))}`);
     const spread = await Promise.all(addresses.map((address) => guess(link.code, address, "wrong")));
     expect(spread.map((a) => a.status)).toEqual(addresses.map(() => 401));
     // The link is closed to everyone for now, right password or not, and says when to come back.
@@ -95,7 +101,8 @@ describe("password guessing", () => {
     expect(busy.headers["retry-after"]).toBe("300");
     expect(busy.text).toContain("Too many attempts");
     // The refused guess did not count against that visitor: they have their whole allowance after the window.
-    await db().$executeRaw`update "PasswordGuess" set "startedAt" = now() - interval '6 minutes' where "linkId" = ${link.id} and visitor = '*'`;
+    await db()
+      .$executeRaw`update "PasswordGuess" set "startedAt" = now() - interval '6 minutes' where "linkId" = ${link.id} and visitor = '*'`;
     for (let i = 0; i < GUESS_LIMIT - 1; i++) expect((await guess(link.code, "192.0.2.200", "wrong")).status).toBe(401);
     expect((await guess(link.code, "192.0.2.200", "open sesame")).status).toBe(302);
   }, 120_000);

@@ -5,7 +5,12 @@
 export type FormAnswer = { status: number; location: string | null; html: string; cookies: string[] };
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }
 
 /** The page's forms in page order: their inner HTML and hidden fields. */
@@ -15,7 +20,9 @@ export function formsOf(html: string): { html: string; fields: [string, string][
     fields: [...m[1].matchAll(/<input\b[^>]*>/g)]
       .map((i) => i[0])
       .filter((tag) => /type="hidden"/.test(tag) && /name="/.test(tag))
-      .map((tag) => [unescapeHtml(/name="([^"]*)"/.exec(tag)![1]), unescapeHtml(/value="([^"]*)"/.exec(tag)?.[1] ?? "")] as [string, string]),
+      .map(
+        (tag) => [unescapeHtml(/name="([^"]*)"/.exec(tag)![1]), unescapeHtml(/value="([^"]*)"/.exec(tag)?.[1] ?? "")] as [string, string],
+      ),
   }));
 }
 
@@ -31,7 +38,9 @@ export async function submitForm(
 ): Promise<FormAnswer> {
   const page = await fetch(`${baseUrl}${path}`, { headers: opts.headers, redirect: "manual" });
   if (page.status !== 200) throw new Error(`GET ${path} answered ${page.status}`);
-  const form = formsOf(await page.text()).find((f) => f.fields.some(([name]) => name.startsWith("$ACTION")) && (!opts.containing || f.html.includes(opts.containing)));
+  const form = formsOf(await page.text()).find(
+    (f) => f.fields.some(([name]) => name.startsWith("$ACTION")) && (!opts.containing || f.html.includes(opts.containing)),
+  );
   if (!form) throw new Error(`no action form on ${path}`);
   const body = new FormData();
   for (const [name, value] of form.fields) body.append(name, value);

@@ -104,7 +104,9 @@ describe("password change", () => {
     const phone = await signInCookie(app.url, p.email, "password1");
     expect((await openWorkspace(p.slug, phone)).status).toBe(200);
 
-    await expect(account.changePassword(p.userId, { current: "wrong-one", next: "a new password" })).rejects.toMatchObject({ code: "validation" });
+    await expect(account.changePassword(p.userId, { current: "wrong-one", next: "a new password" })).rejects.toMatchObject({
+      code: "validation",
+    });
     expect((await openWorkspace(p.slug, phone)).status).toBe(200);
 
     await account.changePassword(p.userId, { current: "password1", next: "a new password" });
@@ -117,7 +119,9 @@ describe("password change", () => {
   test("guessing the current password through the change form hits the sign-in limit", async () => {
     const p = await person();
     for (let i = 0; i < 10; i++) {
-      await expect(account.changePassword(p.userId, { current: `guess-${i}`, next: "a new password" }, "203.0.113.50")).rejects.toMatchObject({ code: "validation" });
+      await expect(
+        account.changePassword(p.userId, { current: `guess-${i}`, next: "a new password" }, "203.0.113.50"),
+      ).rejects.toMatchObject({ code: "validation" });
     }
     await expect(account.changePassword(p.userId, { current: "password1", next: "a new password" }, "203.0.113.50")).rejects.toMatchObject({
       code: "rate_limit",

@@ -47,7 +47,10 @@ async function attempt(app: RunningApp, email: string, password: string, headers
   });
   const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]);
   const location = res.headers.get("location") ?? "";
-  return { signedIn: Boolean(sessionCookieOf(cookies)), code: location.includes("?") ? new URL(location, app.url).searchParams.get("code") : null };
+  return {
+    signedIn: Boolean(sessionCookieOf(cookies)),
+    code: location.includes("?") ? new URL(location, app.url).searchParams.get("code") : null,
+  };
 }
 
 const wrong = { signedIn: false, code: "credentials" };
@@ -130,7 +133,8 @@ describe("behind a trusted proxy", () => {
 
   test("an IPv6 /64 counts as one client", async () => {
     const email = await account();
-    for (let i = 0; i < 10; i++) expect(await attempt(proxied, email, `v6-${i}`, from(`2001:db8:1:2::${(i + 1).toString(16)}`))).toEqual(wrong);
+    for (let i = 0; i < 10; i++)
+      expect(await attempt(proxied, email, `v6-${i}`, from(`2001:db8:1:2::${(i + 1).toString(16)}`))).toEqual(wrong);
     expect(await attempt(proxied, email, "password1", from("2001:db8:1:2:ffff:ffff:ffff:fffe"))).toEqual(locked(15));
     expect(await attempt(proxied, email, "password1", from("2001:db8:1:3::1"))).toMatchObject({ signedIn: true });
   });
@@ -143,13 +147,23 @@ describe("behind a trusted proxy", () => {
     }
     const ok = await submitForm(proxied.url, "/signup", { email: `su-${++n}@example.test`, password: "password1" }, { headers: address });
     expect(ok.status).toBe(303);
-    const refused = await submitForm(proxied.url, "/signup", { email: `su-${++n}@example.test`, password: "password1" }, { headers: address });
+    const refused = await submitForm(
+      proxied.url,
+      "/signup",
+      { email: `su-${++n}@example.test`, password: "password1" },
+      { headers: address },
+    );
     expect(refused.status).toBe(200);
     expect(refused.html).toContain("Too many attempts. Try again in 60 minutes.");
     const { db } = await import("../../lib/db/client.ts");
     expect(await db().user.count({ where: { email: `su-${n}@example.test` } })).toBe(0);
 
-    const elsewhere = await submitForm(proxied.url, "/signup", { email: `su-${++n}@example.test`, password: "password1" }, { headers: from("192.0.2.45") });
+    const elsewhere = await submitForm(
+      proxied.url,
+      "/signup",
+      { email: `su-${++n}@example.test`, password: "password1" },
+      { headers: from("192.0.2.45") },
+    );
     expect(elsewhere.status).toBe(303);
   });
 });

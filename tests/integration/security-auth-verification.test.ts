@@ -104,7 +104,11 @@ describe("sign-up", () => {
       const res = await fetch(`${app.url}/account/verify/${bad}`);
       expect(await res.text()).toContain("This link is not valid");
     }
-    const stale = verification.verificationToken(other.user.id, (await db().user.findUniqueOrThrow({ where: { id: other.user.id } })).email, Date.now() - 4 * 86_400_000);
+    const stale = verification.verificationToken(
+      other.user.id,
+      (await db().user.findUniqueOrThrow({ where: { id: other.user.id } })).email,
+      Date.now() - 4 * 86_400_000,
+    );
     expect(await (await fetch(`${app.url}/account/verify/${stale}`)).text()).toContain("This link has expired");
     expect(await db().user.count({ where: { email: { in: [email, other.user.email] }, emailVerifiedAt: { not: null } } })).toBe(0);
   });
@@ -128,7 +132,10 @@ describe("add existing account", () => {
     // The legitimate path: the address's owner follows the mailed link, then can be added.
     const path = await verificationPath(victim);
     await fetch(`${app.url}${path}`);
-    await expect(members.addMemberAs(team.id, team.slug, { email: victim, role: "member" })).resolves.toMatchObject({ email: victim, via: "added" });
+    await expect(members.addMemberAs(team.id, team.slug, { email: victim, role: "member" })).resolves.toMatchObject({
+      email: victim,
+      via: "added",
+    });
   });
 
   test("accepting an invitation verifies the address; accounts made with the admin CLI are verified", async () => {
@@ -174,7 +181,13 @@ describe("an address squatted before its owner was invited", () => {
 });
 
 describe("GitHub / Google sign-in", () => {
-  const identity = (email: string, emailVerified: boolean) => ({ provider: "google", providerAccountId: `g-${++n}`, email, name: null, emailVerified });
+  const identity = (email: string, emailVerified: boolean) => ({
+    provider: "google",
+    providerAccountId: `g-${++n}`,
+    email,
+    name: null,
+    emailVerified,
+  });
 
   test("is not linked to an unverified account with the same address (pre-account takeover)", async () => {
     const victim = fresh("pre");

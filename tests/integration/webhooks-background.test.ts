@@ -40,12 +40,16 @@ beforeAll(async () => {
   // minute after the start) must find them whichever test runs first.
   {
     const ws = await newWorkspace("team");
-    const ep = await db().webhookEndpoint.create({ data: { workspaceId: ws.id, url: "https://127.0.0.1:9/old", secret: "s".repeat(32), enabled: false } });
+    const ep = await db().webhookEndpoint.create({
+      data: { workspaceId: ws.id, url: "https://127.0.0.1:9/old", secret: "s".repeat(32), enabled: false },
+    });
     const logAt = async (ageDays: number, id: string) => {
       const at = new Date(Date.now() - ageDays * DAY);
       await db().webhookEvent.create({ data: { id, workspaceId: ws.id, type: "member.joined", createdAt: at, body: "{}" } });
       const d = await db().delivery.create({ data: { eventId: id, endpointId: ep.id, status: "failed", attempts: 1, createdAt: at } });
-      return db().deliveryAttempt.create({ data: { deliveryId: d.id, number: 1, startedAt: at, durationMs: 5, outcome: "http_status", statusCode: 500 } });
+      return db().deliveryAttempt.create({
+        data: { deliveryId: d.id, number: 1, startedAt: at, durationMs: 5, outcome: "http_status", statusCode: 500 },
+      });
     };
     old = await logAt(31, "evt_prune_old");
     recent = await logAt(29, "evt_prune_recent");
@@ -80,13 +84,20 @@ describe("the app's background jobs", () => {
     const attempts = await db().deliveryAttempt.findMany({ where: { deliveryId: deliveryIds[0] } });
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(attempts.every((a) => !a.manual && a.outcome === "http_status")).toBe(true);
-    expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).toMatchObject({ status: "cancelled", nextAttemptAt: null });
+    expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).toMatchObject({
+      status: "cancelled",
+      nextAttemptAt: null,
+    });
     expect(receiver.requests.filter((r) => r.path === "/always-down")).toHaveLength(attempts.length);
   }, 90_000);
 
   it("remove the delivery log older than 30 days and keep the rest", async () => {
     // The app's first pruning run comes a minute after it started.
-    await eventually(async () => (await db().webhookEvent.count({ where: { id: "evt_prune_old" } })) === 0, 100_000, "the old event pruned");
+    await eventually(
+      async () => (await db().webhookEvent.count({ where: { id: "evt_prune_old" } })) === 0,
+      100_000,
+      "the old event pruned",
+    );
     expect(await db().deliveryAttempt.count({ where: { id: old.id } })).toBe(0);
     expect(await db().webhookEvent.count({ where: { id: "evt_prune_recent" } })).toBe(1);
     expect(await db().deliveryAttempt.count({ where: { id: recent.id } })).toBe(1);

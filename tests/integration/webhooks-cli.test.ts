@@ -45,36 +45,52 @@ function cli(...args: string[]): Promise<{ code: number; json: Record<string, un
 const THREE_CLI_RUNS_MS = 120_000;
 
 describe("admin CLI webhook commands", () => {
-  it("webhook:create prints { id, url, secret, events } and webhook:test prints { delivered, status }", async () => {
-    const ws = await newWorkspace("team");
-    const all = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/cli"));
-    expect(all.code).toBe(0);
-    expect(Object.keys(all.json).sort()).toEqual(["events", "id", "secret", "url"]);
-    expect(all.json).toMatchObject({ url: receiver.url("127.0.0.1", "/cli"), events: "all" });
-    expect(all.json.secret).toMatch(/^whsec_[0-9A-Za-z]{48}$/);
+  it(
+    "webhook:create prints { id, url, secret, events } and webhook:test prints { delivered, status }",
+    async () => {
+      const ws = await newWorkspace("team");
+      const all = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/cli"));
+      expect(all.code).toBe(0);
+      expect(Object.keys(all.json).sort()).toEqual(["events", "id", "secret", "url"]);
+      expect(all.json).toMatchObject({ url: receiver.url("127.0.0.1", "/cli"), events: "all" });
+      expect(all.json.secret).toMatch(/^whsec_[0-9A-Za-z]{48}$/);
 
-    const some = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/some"), "--events", "link.created,member.joined");
-    expect(some.json.events).toEqual(["link.created", "member.joined"]);
+      const some = await cli(
+        "webhook:create",
+        "--slug",
+        ws.slug,
+        "--url",
+        receiver.url("127.0.0.1", "/some"),
+        "--events",
+        "link.created,member.joined",
+      );
+      expect(some.json.events).toEqual(["link.created", "member.joined"]);
 
-    const test = await cli("webhook:test", "--id", String(all.json.id));
-    expect(test).toEqual({ code: 0, json: { delivered: true, status: 202 } });
-    const [req] = receiver.requests.filter((r) => r.path === "/cli");
-    expect(req.headers["service-event"]).toBe("webhook.test");
-    expect(verifyWebhookSignature(req.raw, req.headers["service-signature"] as string, all.json.secret as string)).toBe(true);
-  }, THREE_CLI_RUNS_MS);
+      const test = await cli("webhook:test", "--id", String(all.json.id));
+      expect(test).toEqual({ code: 0, json: { delivered: true, status: 202 } });
+      const [req] = receiver.requests.filter((r) => r.path === "/cli");
+      expect(req.headers["service-event"]).toBe("webhook.test");
+      expect(verifyWebhookSignature(req.raw, req.headers["service-signature"] as string, all.json.secret as string)).toBe(true);
+    },
+    THREE_CLI_RUNS_MS,
+  );
 
-  it("refuses unknown event types, plans without webhooks and unknown endpoints", async () => {
-    const ws = await newWorkspace("team");
-    const bad = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url(), "--events", "link.created,nope");
-    expect(bad.code).toBe(1);
-    expect(bad.json.error).toBe("validation");
+  it(
+    "refuses unknown event types, plans without webhooks and unknown endpoints",
+    async () => {
+      const ws = await newWorkspace("team");
+      const bad = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url(), "--events", "link.created,nope");
+      expect(bad.code).toBe(1);
+      expect(bad.json.error).toBe("validation");
 
-    const free = await newWorkspace("free");
-    const refused = await cli("webhook:create", "--slug", free.slug, "--url", receiver.url());
-    expect(refused.code).toBe(1);
-    expect(refused.json.error).toBe("feature");
+      const free = await newWorkspace("free");
+      const refused = await cli("webhook:create", "--slug", free.slug, "--url", receiver.url());
+      expect(refused.code).toBe(1);
+      expect(refused.json.error).toBe("feature");
 
-    const missing = await cli("webhook:test", "--id", "999999");
-    expect(missing).toMatchObject({ code: 1, json: { error: "not_found" } });
-  }, THREE_CLI_RUNS_MS);
+      const missing = await cli("webhook:test", "--id", "999999");
+      expect(missing).toMatchObject({ code: 1, json: { error: "not_found" } });
+    },
+    THREE_CLI_RUNS_MS,
+  );
 });

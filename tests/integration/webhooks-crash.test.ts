@@ -45,8 +45,11 @@ function commitThenDie(ws: { id: number; slug: string; name: string; plan: strin
     console.log("still alive");
   `;
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, env: { ...process.env, DATABASE_URL: database.url, CRASH_WS: JSON.stringify(ws) } }, (err, stdout) =>
-      resolve({ signal: (err as { signal?: string } | null)?.signal ?? null, stdout }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root, env: { ...process.env, DATABASE_URL: database.url, CRASH_WS: JSON.stringify(ws) } },
+      (err, stdout) => resolve({ signal: (err as { signal?: string } | null)?.signal ?? null, stdout }),
     );
   });
 }

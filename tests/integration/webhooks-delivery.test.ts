@@ -136,7 +136,11 @@ describe("webhook delivery over HTTPS", () => {
     await r.waitFor(3);
     // The delivery's final state: once it is delivered no attempt is due any more, so the
     // receiver's count is final.
-    await eventually(async () => (await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).status === "delivered", 15_000, "delivered");
+    await eventually(
+      async () => (await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).status === "delivered",
+      15_000,
+      "delivered",
+    );
     expect(r.requests).toHaveLength(3);
     expect(new Set(r.requests.map((q) => q.raw.toString("utf8")))).toEqual(new Set([event!.body]));
     expect(new Set(r.requests.map((q) => q.headers["service-delivery"]))).toEqual(new Set([event!.id]));
@@ -190,7 +194,7 @@ describe("webhook delivery over HTTPS", () => {
     const ep = await db().webhookEndpoint.findFirstOrThrow({ where: { workspaceId: ws.id } });
     expect(ep.consecutiveFailures).toBe(1);
     expect(ep.failingSince).not.toBeNull();
-   }, 120_000);
+  }, 120_000);
 
   it("records a redirect as a failed attempt and does not follow it", async () => {
     const r = await receiver((req) => (req.path === "/hook" ? { status: 302, headers: { location: "/elsewhere" } } : { status: 200 }));
@@ -280,7 +284,10 @@ describe("webhook delivery over HTTPS", () => {
       expect(Buffer.byteLength(a.responseBody)).toBe(1024);
       expect(a.responseBody.startsWith("HEAD-xxxx")).toBe(true);
       // the app hung up: the answer's stream ends here, and it ended unfinished
-      await Promise.race([closedByApp, new Promise((_, reject) => setTimeout(() => reject(new Error("the app kept the connection open")), 15_000))]);
+      await Promise.race([
+        closedByApp,
+        new Promise((_, reject) => setTimeout(() => reject(new Error("the app kept the connection open")), 15_000)),
+      ]);
       expect(finished).toBe(false);
       expect(written).toBeLessThan(5 * 1024 * 1024);
     } finally {
@@ -317,9 +324,24 @@ describe("the receivers' help page", () => {
   it("/docs/webhooks documents headers, envelope, events, retries and verification with the tested function", async () => {
     const res = await fetch(`${app.url}/docs/webhooks`);
     expect(res.status).toBe(200);
-    const html = (await res.text()).replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+    const html = (await res.text())
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;/g, "'")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&amp;/g, "&");
     expect(html).toContain("Linkhop-Webhooks/0.1.0 (+https://links.example.test/docs/webhooks)");
-    for (const text of ["Service-Event", "Service-Delivery", "Service-Signature", "evt_", "createdAt", "link.bulk_created", "member.joined", "webhook.test", "1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours"]) {
+    for (const text of [
+      "Service-Event",
+      "Service-Delivery",
+      "Service-Signature",
+      "evt_",
+      "createdAt",
+      "link.bulk_created",
+      "member.joined",
+      "webhook.test",
+      "1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours",
+    ]) {
       expect(html).toContain(text);
     }
     expect(html).toContain("verifyWebhookSignature(raw, signature, secret, { toleranceSeconds: 300 })");

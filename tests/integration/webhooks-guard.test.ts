@@ -16,7 +16,12 @@ let ws: Awaited<ReturnType<typeof newWorkspace>>;
 beforeAll(async () => {
   database = await createTestDatabase();
   dns = await startDnsServer({ "public.example.com": { A: ["93.184.216.34"], AAAA: ["2606:2800:220:1:248:1893:25c8:1946"] } });
-  useEnv({ WEBHOOK_ALLOW_PRIVATE: undefined, DNS_SERVERS: dns.address, WEBHOOK_TIMEOUT_MS: "2000", WEBHOOK_RETRY_DELAYS: "1m,5m,30m,2h,6h,12h" });
+  useEnv({
+    WEBHOOK_ALLOW_PRIVATE: undefined,
+    DNS_SERVERS: dns.address,
+    WEBHOOK_TIMEOUT_MS: "2000",
+    WEBHOOK_RETRY_DELAYS: "1m,5m,30m,2h,6h,12h",
+  });
   await useDatabaseInProcess(database.url);
   webhooks = await import("../../lib/webhooks/index.ts");
   ws = await newWorkspace("business");
@@ -76,12 +81,15 @@ describe("address guard on save", () => {
     expect(message).toContain(`a ${cls} address`);
   });
 
-  it.each(["https://127.0.0.1/hook", "https://[::1]/hook", "https://[::ffff:127.0.0.1]/hook", "https://[fe80::1]/hook", "https://10.0.0.1/hook"])(
-    "refuses the address literal %s",
-    async (url) => {
-      expect(await saveError(url)).toMatch(/address/);
-    },
-  );
+  it.each([
+    "https://127.0.0.1/hook",
+    "https://[::1]/hook",
+    "https://[::ffff:127.0.0.1]/hook",
+    "https://[fe80::1]/hook",
+    "https://10.0.0.1/hook",
+  ])("refuses the address literal %s", async (url) => {
+    expect(await saveError(url)).toMatch(/address/);
+  });
 
   it("refuses http, other ports, credentials and names that do not resolve", async () => {
     expect(await saveError("http://public.example.com/hook")).toMatch(/https/);

@@ -25,12 +25,21 @@ export async function newWorkspace(plan = "team", ownerEmail?: string) {
 }
 
 /** Emits one event in its own transaction; returns the event row and its delivery ids. */
-export async function emitEvent(ws: { id: number; slug: string; name: string; plan: string }, type: EventType = "member.joined", data?: unknown) {
+export async function emitEvent(
+  ws: { id: number; slug: string; name: string; plan: string },
+  type: EventType = "member.joined",
+  data?: unknown,
+) {
   const marker = randomBytes(6).toString("hex");
-  const payload = data ?? { member: { id: Math.floor(Math.random() * 1e6), email: `m-${marker}@example.test`, role: "member", via: "added" } };
+  const payload = data ?? {
+    member: { id: Math.floor(Math.random() * 1e6), email: `m-${marker}@example.test`, role: "member", via: "added" },
+  };
   const before = new Set((await db().webhookEvent.findMany({ where: { workspaceId: ws.id }, select: { id: true } })).map((e) => e.id));
   await withEvents(async (_tx, emit) => emit(ws, type, payload));
-  const events = await db().webhookEvent.findMany({ where: { workspaceId: ws.id, type }, include: { deliveries: { orderBy: { id: "asc" } } } });
+  const events = await db().webhookEvent.findMany({
+    where: { workspaceId: ws.id, type },
+    include: { deliveries: { orderBy: { id: "asc" } } },
+  });
   const event = events.find((e) => !before.has(e.id)) ?? null;
   return { event, deliveryIds: event?.deliveries.map((d) => d.id) ?? [] };
 }

@@ -111,12 +111,24 @@ describe("Inngest function deliver-webhook", () => {
     vi.useRealTimers();
     expect(error).toBeUndefined();
     expect(result).toMatchObject({ outcome: "http_status", done: true, delivered: false });
-    expect(ctx.step.run.mock.calls.map((c) => c[0])).toEqual(["attempt-1", "attempt-2", "attempt-3", "attempt-4", "attempt-5", "attempt-6", "attempt-7"]);
+    expect(ctx.step.run.mock.calls.map((c) => c[0])).toEqual([
+      "attempt-1",
+      "attempt-2",
+      "attempt-3",
+      "attempt-4",
+      "attempt-5",
+      "attempt-6",
+      "attempt-7",
+    ]);
     expect(ctx.step.sleep.mock.calls.map((c) => [c[0], c[1]])).toEqual(SCHEDULE.map((ms, i) => [`wait-${i + 1}`, ms]));
     expect(receiver.requests).toHaveLength(7);
     const attempts = await attemptsOf(deliveryId);
     expect(attempts.map((a) => a.outcome)).toEqual(Array(7).fill("http_status"));
-    expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: "failed", attempts: 7, nextAttemptAt: null });
+    expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({
+      status: "failed",
+      attempts: 7,
+      nextAttemptAt: null,
+    });
   });
 
   it("stops after the success at attempt 3", async () => {
@@ -152,7 +164,11 @@ describe("hand-off to Inngest", () => {
     inngestEvents.length = 0;
     const { deliveryId, ep } = await newDelivery();
     const event = await eventually(async () => inngestEvents.find((e) => e.data.deliveryId === deliveryId));
-    expect(event).toMatchObject({ name: "linkhop/webhook.delivery.requested", id: `delivery-${deliveryId}`, data: { deliveryId, endpointId: ep.id } });
+    expect(event).toMatchObject({
+      name: "linkhop/webhook.delivery.requested",
+      id: `delivery-${deliveryId}`,
+      data: { deliveryId, endpointId: ep.id },
+    });
     await eventually(async () => (await db().delivery.findUniqueOrThrow({ where: { id: deliveryId } })).handedOffAt);
   });
 

@@ -23,7 +23,7 @@ const cookies: Record<"member" | "admin" | "owner", string> = { member: "", admi
  * Calls the action as its page does, (slug, input): from the endpoint's page when the input names
  * one ({ id }), else from the list.
  */
-const act = <T,>(as: keyof typeof cookies, name: string, slug: string, input: unknown) => {
+const act = <T>(as: keyof typeof cookies, name: string, slug: string, input: unknown) => {
   const id = (input as { id?: unknown })?.id;
   const page = typeof id === "number" ? `/w/${ws.slug}/developers/${id}` : `/w/${ws.slug}/developers`;
   return callAction<Result<T>>(app.url, { page, file: FILE, name, cookie: cookies[as] }, [slug, input]);

@@ -37,7 +37,13 @@ beforeAll(async () => {
       return { status: 200 };
     },
   });
-  useEnv({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_DELAYS: "1m,5m,30m,2h,6h,12h", WEBHOOK_TIMEOUT_MS: "30000", DNS_SERVERS: undefined, DATABASE_POOL_SIZE: "1" });
+  useEnv({
+    WEBHOOK_ALLOW_PRIVATE: "1",
+    WEBHOOK_RETRY_DELAYS: "1m,5m,30m,2h,6h,12h",
+    WEBHOOK_TIMEOUT_MS: "30000",
+    DNS_SERVERS: undefined,
+    DATABASE_POOL_SIZE: "1",
+  });
   await useDatabaseInProcess(database.url);
   webhooks = await import("../../lib/webhooks/index.ts");
   db = (await import("../../lib/db/client.ts")).db;
@@ -66,7 +72,9 @@ describe("recording an attempt", () => {
     expect(receiver.requests).toHaveLength(1);
     expect(r).toMatchObject({ attempted: true, outcome: "delivered", delivered: true, done: true, statusCode: 200 });
     const attempts = await db().deliveryAttempt.findMany({ where: { deliveryId: deliveryIds[0] } });
-    expect(attempts.map((a) => ({ number: a.number, outcome: a.outcome, statusCode: a.statusCode }))).toEqual([{ number: 1, outcome: "delivered", statusCode: 200 }]);
+    expect(attempts.map((a) => ({ number: a.number, outcome: a.outcome, statusCode: a.statusCode }))).toEqual([
+      { number: 1, outcome: "delivered", statusCode: 200 },
+    ]);
     const d = await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } });
     expect(d).toMatchObject({ status: "delivered", attempts: 1, lockedUntil: null, nextAttemptAt: null });
 

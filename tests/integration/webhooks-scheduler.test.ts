@@ -61,26 +61,55 @@ describe("built-in scheduler in two processes", () => {
 
     // On failure: the attempts of the deliveries that went wrong, and what the processes logged.
     const report = async () => {
-      const attempts = await db().deliveryAttempt.findMany({ where: { deliveryId: { in: deliveryIds } }, orderBy: [{ deliveryId: "asc" }, { number: "asc" }] });
+      const attempts = await db().deliveryAttempt.findMany({
+        where: { deliveryId: { in: deliveryIds } },
+        orderBy: [{ deliveryId: "asc" }, { number: "asc" }],
+      });
       const per = new Map<number, typeof attempts>();
       for (const a of attempts) per.set(a.deliveryId, [...(per.get(a.deliveryId) ?? []), a]);
-      const odd = deliveryIds.filter((id) => (per.get(id) ?? []).map((a) => `${a.number}:${a.outcome}`).join(",") !== "1:http_status,2:delivered");
-      const lines = odd.slice(0, 10).map((id) => `delivery ${id}: ${JSON.stringify((per.get(id) ?? []).map((a) => ({ number: a.number, outcome: a.outcome, startedAt: a.startedAt, durationMs: a.durationMs, error: a.error })))}`);
-      const logged = apps.flatMap((a) => a.logs().split("\n").filter((l) => /\[webhooks\] (?!deliveries run|built-in scheduler stopped)/.test(l))).slice(0, 20);
-      return { attempts, per, odd, text: [`${odd.length} deliveries without exactly the attempts 1 (500) and 2 (200)`, ...lines, "logs:", ...logged].join("\n") };
+      const odd = deliveryIds.filter(
+        (id) => (per.get(id) ?? []).map((a) => `${a.number}:${a.outcome}`).join(",") !== "1:http_status,2:delivered",
+      );
+      const lines = odd
+        .slice(0, 10)
+        .map(
+          (id) =>
+            `delivery ${id}: ${JSON.stringify((per.get(id) ?? []).map((a) => ({ number: a.number, outcome: a.outcome, startedAt: a.startedAt, durationMs: a.durationMs, error: a.error })))}`,
+        );
+      const logged = apps
+        .flatMap((a) =>
+          a
+            .logs()
+            .split("\n")
+            .filter((l) => /\[webhooks\] (?!deliveries run|built-in scheduler stopped)/.test(l)),
+        )
+        .slice(0, 20);
+      return {
+        attempts,
+        per,
+        odd,
+        text: [`${odd.length} deliveries without exactly the attempts 1 (500) and 2 (200)`, ...lines, "logs:", ...logged].join("\n"),
+      };
     };
 
     await receiver.waitFor(2 * ENDPOINTS * EVENTS, 90_000).catch(async (e) => {
       throw new Error(`${(e as Error).message}\n${(await report()).text}`);
     });
-    await eventually(async () => (await db().delivery.count({ where: { id: { in: deliveryIds }, status: "delivered" } })) === deliveryIds.length, 60_000, "all delivered");
+    await eventually(
+      async () => (await db().delivery.count({ where: { id: { in: deliveryIds }, status: "delivered" } })) === deliveryIds.length,
+      60_000,
+      "all delivered",
+    );
     // Stop both processes (each waits for its attempts in flight): after that no duplicate can
     // still be on its way, so the counts below are final.
     await Promise.all(apps.map((a) => a.stop()));
 
     const { attempts, per, odd, text } = await report();
     expect(receiver.requests.length, text).toBe(2 * ENDPOINTS * EVENTS);
-    expect([...seen.entries()].filter(([, n]) => n !== 2), `requests seen other than twice\n${text}`).toEqual([]);
+    expect(
+      [...seen.entries()].filter(([, n]) => n !== 2),
+      `requests seen other than twice\n${text}`,
+    ).toEqual([]);
     expect(seen.size).toBe(ENDPOINTS * EVENTS);
     expect(odd, text).toEqual([]);
     expect(attempts).toHaveLength(2 * ENDPOINTS * EVENTS);
@@ -93,7 +122,10 @@ describe("built-in scheduler in two processes", () => {
 
     // Both processes took part (each reported its count when it stopped).
     const counts = apps.map((a) => Number(/built-in scheduler stopped after (\d+) attempts/.exec(a.logs())?.[1] ?? -1));
-    expect(counts.every((n) => n > 0), `attempts per process: ${counts.join(", ")}`).toBe(true);
+    expect(
+      counts.every((n) => n > 0),
+      `attempts per process: ${counts.join(", ")}`,
+    ).toBe(true);
     expect(counts[0] + counts[1]).toBe(2 * ENDPOINTS * EVENTS);
   }, 240_000);
 });

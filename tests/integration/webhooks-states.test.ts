@@ -111,7 +111,7 @@ describe("endpoint switched off", () => {
     expect(next.deliveryIds).toHaveLength(1);
     expect(await webhooks.attemptDelivery(next.deliveryIds[0])).toMatchObject({ delivered: true, done: true });
     expect(receiver.requests.length).toBe(sent + 1);
-   }, 180_000);
+  }, 180_000);
 
   it("when failing with nothing delivered for WEBHOOK_DISABLE_AFTER; a delivery in between restarts the clock", async () => {
     const PERIOD_MS = 3000;
@@ -141,7 +141,9 @@ describe("endpoint switched off", () => {
       await webhooks.attemptDelivery(first.deliveryIds[0]);
       const attempts = await db().deliveryAttempt.findMany({ where: { deliveryId: first.deliveryIds[0] }, orderBy: { number: "asc" } });
       const lastStarted = attempts[attempts.length - 1].startedAt.getTime();
-      expect(lastStarted - since.getTime(), "this attempt must fall inside the period for the check to mean anything").toBeLessThan(PERIOD_MS);
+      expect(lastStarted - since.getTime(), "this attempt must fall inside the period for the check to mean anything").toBeLessThan(
+        PERIOD_MS,
+      );
       expect((await endpoint()).enabled).toBe(true);
 
       // Once the period since the failures began has passed, the next failure switches it off.
@@ -232,7 +234,9 @@ describe("endpoint selection and tenancy", () => {
     expect(targets.map((t) => t.endpointId)).toEqual([all.id]);
     expect(event!.type).toBe("member.joined");
     const d2 = await emitEvent(ws, "domain.verified", { domain: { id: 1, host: "go.example.com" } });
-    expect((await db().delivery.findMany({ where: { id: { in: d2.deliveryIds } } })).map((t) => t.endpointId).sort()).toEqual([onlyDomains.id, all.id].sort());
+    expect((await db().delivery.findMany({ where: { id: { in: d2.deliveryIds } } })).map((t) => t.endpointId).sort()).toEqual(
+      [onlyDomains.id, all.id].sort(),
+    );
     await expect(webhooks.getEndpoint(other.id, all.id)).rejects.toMatchObject({ code: "not_found" });
     await expect(webhooks.resendDelivery(other.id, deliveryIds[0])).rejects.toMatchObject({ code: "not_found" });
     await expect(webhooks.sendTestEvent(all.id, other.id)).rejects.toMatchObject({ code: "not_found" });

@@ -23,7 +23,14 @@ const ALL = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "Custo
 /** Plans most API tests use; a file may add its own. */
 export const TEST_PLANS: Record<string, TestPlan> = {
   free: { name: "Free", rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, features: ["ApiAccess"] },
-  pro: { name: "Pro", rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, features: ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains"] },
+  pro: {
+    name: "Pro",
+    rateLimit: 120,
+    liveKeys: 3,
+    maxLinks: 5000,
+    webhookEndpoints: 0,
+    features: ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains"],
+  },
   team: { name: "Team", rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, features: ALL },
   // no rate limit: no X-RateLimit headers at all
   open: { name: "Open", rateLimit: null, liveKeys: 25, maxLinks: 1_000_000, webhookEndpoints: 25, features: ALL },
@@ -47,7 +54,9 @@ export const TEST_SHORT_DOMAIN = "localhost:3000";
  * A fresh database, a PLANS_FILE, this process's services pointed at the database, and `processes`
  * app processes (default 1) started against it with `env`.
  */
-export async function startApiTest(opts: { plans?: Record<string, TestPlan>; env?: Record<string, string>; processes?: number } = {}): Promise<ApiTestEnv> {
+export async function startApiTest(
+  opts: { plans?: Record<string, TestPlan>; env?: Record<string, string>; processes?: number } = {},
+): Promise<ApiTestEnv> {
   const database = await createTestDatabase();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-api-"));
   const plansFile = path.join(dir, "plans.json");
@@ -112,7 +121,13 @@ export async function makeWorkspace(plan: string, opts: { keys?: number; active?
 export async function makeDomain(workspaceId: number, host: string, opts: { verified?: boolean; active?: boolean } = {}) {
   const { db } = await import("../../lib/db/client.ts");
   return db().domain.create({
-    data: { workspaceId, host, txtToken: "token-" + host, verifiedAt: opts.verified === false ? null : new Date(), active: opts.active ?? true },
+    data: {
+      workspaceId,
+      host,
+      txtToken: "token-" + host,
+      verifiedAt: opts.verified === false ? null : new Date(),
+      active: opts.active ?? true,
+    },
   });
 }
 
@@ -181,7 +196,10 @@ export function client(app: { port: number }, key: string | null) {
 }
 
 export function rateHeaders(a: Answer): { limit?: string; remaining?: string } {
-  return { limit: a.headers["x-ratelimit-limit"] as string | undefined, remaining: a.headers["x-ratelimit-remaining"] as string | undefined };
+  return {
+    limit: a.headers["x-ratelimit-limit"] as string | undefined,
+    remaining: a.headers["x-ratelimit-remaining"] as string | undefined,
+  };
 }
 
 /** Runs `fn` for every item with at most `concurrency` in flight; results in item order. */

@@ -34,14 +34,36 @@ export function createTestCa(existingDir?: string): TestCa {
   const dir = existingDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-ca-"));
   if (!fs.existsSync(path.join(dir, "ca.key"))) {
     fs.mkdirSync(dir, { recursive: true });
-    openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Linkhop Test CA"], dir);
+    openssl(
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Linkhop Test CA",
+      ],
+      dir,
+    );
   }
   // file names unique across processes sharing the directory
   let serial = Math.floor(Math.random() * 1e9) * 1000;
   const ext = (names: string[]) => {
     const file = path.join(dir, `ext-${++serial}.cnf`);
     const alt = [...names.map((n) => `DNS:${n}`), "IP:127.0.0.1", "IP:::1"].join(",");
-    fs.writeFileSync(file, `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${alt}\n`);
+    fs.writeFileSync(
+      file,
+      `basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${alt}\n`,
+    );
     return file;
   };
   const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
@@ -52,14 +74,73 @@ export function createTestCa(existingDir?: string): TestCa {
     issue(names) {
       const n = ++serial;
       const extFile = ext(names);
-      openssl(["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `s${n}.key`, "-out", `s${n}.csr`, "-subj", `/CN=${names[0] ?? "localhost"}`], dir);
-      openssl(["x509", "-req", "-in", `s${n}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", String(n), "-out", `s${n}.crt`, "-days", "2", "-extfile", extFile], dir);
+      openssl(
+        [
+          "req",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          `s${n}.key`,
+          "-out",
+          `s${n}.csr`,
+          "-subj",
+          `/CN=${names[0] ?? "localhost"}`,
+        ],
+        dir,
+      );
+      openssl(
+        [
+          "x509",
+          "-req",
+          "-in",
+          `s${n}.csr`,
+          "-CA",
+          "ca.crt",
+          "-CAkey",
+          "ca.key",
+          "-set_serial",
+          String(n),
+          "-out",
+          `s${n}.crt`,
+          "-days",
+          "2",
+          "-extfile",
+          extFile,
+        ],
+        dir,
+      );
       return { key: read(`s${n}.key`), cert: read(`s${n}.crt`) };
     },
     untrusted(names) {
       const n = ++serial;
       const extFile = ext(names);
-      openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `u${n}.key`, "-out", `u${n}.crt`, "-days", "2", "-subj", `/CN=${names[0] ?? "localhost"}`, "-extensions", "v3", "-config", writeSelfSignedConfig(dir, n, extFile)], dir);
+      openssl(
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          `u${n}.key`,
+          "-out",
+          `u${n}.crt`,
+          "-days",
+          "2",
+          "-subj",
+          `/CN=${names[0] ?? "localhost"}`,
+          "-extensions",
+          "v3",
+          "-config",
+          writeSelfSignedConfig(dir, n, extFile),
+        ],
+        dir,
+      );
       return { key: read(`u${n}.key`), cert: read(`u${n}.crt`) };
     },
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
@@ -95,7 +176,9 @@ export type Receiver = {
   stop: () => Promise<void>;
 };
 
-export async function startReceiver(opts: { tls?: { key: string; cert: string }; host?: string; respond?: Responder } = {}): Promise<Receiver> {
+export async function startReceiver(
+  opts: { tls?: { key: string; cert: string }; host?: string; respond?: Responder } = {},
+): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let responder: Responder = opts.respond ?? (() => ({ status: 200, body: "ok" }));
   const waiters: (() => void)[] = [];
@@ -103,7 +186,13 @@ export async function startReceiver(opts: { tls?: { key: string; cert: string };
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
-      const r: ReceivedRequest = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, raw: Buffer.concat(chunks), at: Date.now() };
+      const r: ReceivedRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        raw: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       const index = requests.push(r) - 1;
       waiters.splice(0).forEach((w) => w());
       const reply = await responder(r, index);
@@ -130,7 +219,10 @@ export async function startReceiver(opts: { tls?: { key: string; cert: string };
     respond: (fn) => (responder = fn),
     waitFor: (count, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
-        const deadline = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        const deadline = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         const check = () => {
           if (requests.length >= count) {
             clearTimeout(deadline);

@@ -71,15 +71,24 @@ export function buildMmdb(networks: Record<string, Value>, databaseType = "GeoLi
   });
   const meta = Buffer.concat([
     encodeSize(7, 9),
-    encode("node_count"), encode(count, "uint32"),
-    encode("record_size"), encode(24, "uint16"),
-    encode("ip_version"), encode(4, "uint16"),
-    encode("database_type"), encode(databaseType),
-    encode("languages"), encode(["en"]),
-    encode("binary_format_major_version"), encode(2, "uint16"),
-    encode("binary_format_minor_version"), encode(0, "uint16"),
-    encode("build_epoch"), encode(Math.floor(Date.now() / 1000), "uint64"),
-    encode("description"), encode({ en: "Linkhop test database" }),
+    encode("node_count"),
+    encode(count, "uint32"),
+    encode("record_size"),
+    encode(24, "uint16"),
+    encode("ip_version"),
+    encode(4, "uint16"),
+    encode("database_type"),
+    encode(databaseType),
+    encode("languages"),
+    encode(["en"]),
+    encode("binary_format_major_version"),
+    encode(2, "uint16"),
+    encode("binary_format_minor_version"),
+    encode(0, "uint16"),
+    encode("build_epoch"),
+    encode(Math.floor(Date.now() / 1000), "uint64"),
+    encode("description"),
+    encode({ en: "Linkhop test database" }),
   ]);
   return Buffer.concat([tree, Buffer.alloc(16), ...data, Buffer.from("ABCDEF4D61784D696E642E636F6D", "hex"), meta]);
 }

@@ -48,7 +48,12 @@ export function parseMail(raw: string, envelope: { from: string; to: string[] })
   const boundary = /boundary="?([^";\r\n]+)"?/i.exec(head.replace(/\r?\n[ \t]+/g, " "))?.[1];
   const decode = (partHead: string, content: string) => {
     const encoding = headerValue(partHead, "Content-Transfer-Encoding").toLowerCase();
-    const out = encoding === "quoted-printable" ? decodeQuotedPrintable(content) : encoding === "base64" ? Buffer.from(content, "base64").toString("utf8") : content;
+    const out =
+      encoding === "quoted-printable"
+        ? decodeQuotedPrintable(content)
+        : encoding === "base64"
+          ? Buffer.from(content, "base64").toString("utf8")
+          : content;
     return out.replace(/\r\n/g, "\n").trimEnd();
   };
   if (!boundary) return { from: envelope.from, to: envelope.to, subject: headerValue(head, "Subject"), text: decode(head, body), raw };
@@ -59,7 +64,16 @@ export function parseMail(raw: string, envelope: { from: string; to: string[] })
     .map((p) => {
       const i = p.search(/\r?\n\r?\n/);
       const partHead = i >= 0 ? p.slice(0, i) : p;
-      return { head: partHead, content: i >= 0 ? p.slice(i).replace(/^\r?\n\r?\n/, "").replace(/\r?\n$/, "") : "" };
+      return {
+        head: partHead,
+        content:
+          i >= 0
+            ? p
+                .slice(i)
+                .replace(/^\r?\n\r?\n/, "")
+                .replace(/\r?\n$/, "")
+            : "",
+      };
     });
   const plain = parts.find((p) => /content-type:\s*text\/plain/i.test(p.head));
   const html = parts.find((p) => /content-type:\s*text\/html/i.test(p.head));
@@ -113,7 +127,11 @@ export async function startSmtpServer(): Promise<SmtpServer> {
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`no matching mail within ${timeoutMs} ms (${messages.length} received: ${messages.map((m) => m.subject).join("; ")})`));
+          reject(
+            new Error(
+              `no matching mail within ${timeoutMs} ms (${messages.length} received: ${messages.map((m) => m.subject).join("; ")})`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(check);
       }),

@@ -9,7 +9,9 @@ const DAY = 86_400_000;
 describe("page URLs", () => {
   it("keeps the known parameters, single-valued, and changes or removes some in a stable order", () => {
     expect(pageParams({ country: "DE", interval: ["7d", "30d"], foo: "x", device: "" })).toEqual({ country: "DE", interval: "7d" });
-    expect(withParams("/w/a/analytics", { interval: "7d", country: "DE" }, { device: "mobile" })).toBe("/w/a/analytics?country=DE&device=mobile&interval=7d");
+    expect(withParams("/w/a/analytics", { interval: "7d", country: "DE" }, { device: "mobile" })).toBe(
+      "/w/a/analytics?country=DE&device=mobile&interval=7d",
+    );
     expect(withParams("/w/a/analytics", { country: "DE" }, { country: null })).toBe("/w/a/analytics");
     expect(withParams("/x", {}, { referrer: "(direct)" })).toBe("/x?referrer=%28direct%29");
   });

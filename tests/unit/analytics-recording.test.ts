@@ -8,10 +8,13 @@ import { chooseTarget } from "../../lib/redirects/lifecycle.ts";
 import { isQrVisit } from "../../lib/redirects/routing.ts";
 
 const UA = {
-  iphoneSafari: "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+  iphoneSafari:
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
   ipad: "Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
-  androidChrome: "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.6422.113 Mobile Safari/537.36",
-  windowsEdge: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
+  androidChrome:
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.6422.113 Mobile Safari/537.36",
+  windowsEdge:
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67",
   macFirefox: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
   slackbot: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
   twitterbot: "Twitterbot/1.0",
@@ -29,14 +32,19 @@ describe("user agents", () => {
     expect(describeAgent(UA.curl).device).toBe("other");
   });
   it("bots, crawlers, preview fetchers and HTTP libraries are bots; browsers and a missing agent are not", () => {
-    for (const ua of [UA.slackbot, UA.twitterbot, UA.curl, "python-requests/2.31", "Googlebot/2.1 (+http://www.google.com/bot.html)"]) expect(isBotAgent(ua), ua).toBe(true);
-    for (const ua of [UA.iphoneSafari, UA.androidChrome, UA.windowsEdge, UA.macFirefox, undefined, ""]) expect(isBotAgent(ua), String(ua)).toBe(false);
+    for (const ua of [UA.slackbot, UA.twitterbot, UA.curl, "python-requests/2.31", "Googlebot/2.1 (+http://www.google.com/bot.html)"])
+      expect(isBotAgent(ua), ua).toBe(true);
+    for (const ua of [UA.iphoneSafari, UA.androidChrome, UA.windowsEdge, UA.macFirefox, undefined, ""])
+      expect(isBotAgent(ua), String(ua)).toBe(false);
   });
 });
 
 describe("referrers, places, visitors", () => {
   it("keeps the referrer's host and a bounded URL", () => {
-    expect(parseReferrer("https://WWW.Google.com/search?q=a")).toEqual({ host: "www.google.com", url: "https://www.google.com/search?q=a" });
+    expect(parseReferrer("https://WWW.Google.com/search?q=a")).toEqual({
+      host: "www.google.com",
+      url: "https://www.google.com/search?q=a",
+    });
     expect(parseReferrer("https://x.test/" + "a".repeat(1000)).url).toHaveLength(500);
     expect(parseReferrer("not a url")).toEqual({ host: null, url: null });
     expect(parseReferrer(undefined)).toEqual({ host: null, url: null });
@@ -61,11 +69,28 @@ describe("referrers, places, visitors", () => {
   });
   it("an enriched event holds no address", () => {
     const hit: ClickHit = {
-      at: 0, workspaceId: 1, linkId: 2, domain: "s.test", target: "destination", address: "::ffff:81.2.69.142", userAgent: UA.macFirefox,
-      referrer: "https://t.co/x", countryHeader: "de", bot: false, qr: true,
+      at: 0,
+      workspaceId: 1,
+      linkId: 2,
+      domain: "s.test",
+      target: "destination",
+      address: "::ffff:81.2.69.142",
+      userAgent: UA.macFirefox,
+      referrer: "https://t.co/x",
+      countryHeader: "de",
+      bot: false,
+      qr: true,
     };
     const e = enrichHit(hit, null, Buffer.alloc(32));
-    expect(e).toMatchObject({ country: "DE", city: null, referrerHost: "t.co", device: "desktop", browser: "Firefox", os: "macOS", qr: true });
+    expect(e).toMatchObject({
+      country: "DE",
+      city: null,
+      referrerHost: "t.co",
+      device: "desktop",
+      browser: "Firefox",
+      os: "macOS",
+      qr: true,
+    });
     expect(JSON.stringify(e)).not.toContain("81.2.69");
   });
 });

@@ -9,7 +9,12 @@ import { isApiUrl, normalizeApiUrl } from "../../lib/api/url.ts";
 
 const schema = z.strictObject({ url: z.string() });
 const post = (body: BodyInit | null, contentType: string | null = "application/json") =>
-  new Request("http://x.test/api/v1/links", { method: "POST", body, headers: contentType ? { "content-type": contentType } : {}, duplex: "half" } as RequestInit);
+  new Request("http://x.test/api/v1/links", {
+    method: "POST",
+    body,
+    headers: contentType ? { "content-type": contentType } : {},
+    duplex: "half",
+  } as RequestInit);
 const refusal = async (p: Promise<unknown>) => {
   try {
     await p;
@@ -32,8 +37,18 @@ describe("error bodies", () => {
     const polluted = ServiceError.aliasTaken("x");
     (polluted.extra as Record<string, unknown>).internal = "secret";
     expect(errorBody(polluted)).toEqual({ error: "alias_taken", alias: "x" });
-    expect(errorBody(ServiceError.quota("MaxLinks", 5, 5))).toEqual({ error: "quota", key: "MaxLinks", limit: 5, current: 5, upgrade: true });
-    expect(errorBody(ServiceError.ambiguous("c", [null, "a.test"]))).toEqual({ error: "ambiguous_code", code: "c", domains: [null, "a.test"] });
+    expect(errorBody(ServiceError.quota("MaxLinks", 5, 5))).toEqual({
+      error: "quota",
+      key: "MaxLinks",
+      limit: 5,
+      current: 5,
+      upgrade: true,
+    });
+    expect(errorBody(ServiceError.ambiguous("c", [null, "a.test"]))).toEqual({
+      error: "ambiguous_code",
+      code: "c",
+      domains: [null, "a.test"],
+    });
   });
 
   it("401 is always the same bytes", async () => {
@@ -43,7 +58,10 @@ describe("error bodies", () => {
 
   it("an unexpected failure is a 500 with a reference in the body, the header and the log (with the stack)", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
-    const r = failureResponse(new Error("database on fire"), "POST /api/v1/links", { "X-RateLimit-Limit": "30", "X-RateLimit-Remaining": "3" });
+    const r = failureResponse(new Error("database on fire"), "POST /api/v1/links", {
+      "X-RateLimit-Limit": "30",
+      "X-RateLimit-Remaining": "3",
+    });
     const body = await r.json();
     expect(r.status).toBe(500);
     expect(Object.keys(body)).toEqual(["error", "message", "reference"]);
@@ -113,7 +131,11 @@ describe("API path normalization", () => {
 
 describe("OpenAPI document", () => {
   it("is OpenAPI 3.1 with every operation, a curl example each, and every $ref resolving", () => {
-    const doc = buildOpenApiDocument() as { openapi: string; paths: Record<string, Record<string, { "x-codeSamples": unknown[] }>>; components: { schemas: Record<string, unknown> } };
+    const doc = buildOpenApiDocument() as {
+      openapi: string;
+      paths: Record<string, Record<string, { "x-codeSamples": unknown[] }>>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(doc.openapi).toBe("3.1.0");
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
     expect(ops).toHaveLength(13);

@@ -22,11 +22,32 @@ describe("detectForeignFormat", () => {
     const { detection, rows } = convert("bitly.csv");
     expect(detection.format).toBe("bitly");
     expect(mapping(detection)).toEqual({
-      id: null, link: "alias", long_url: "url", title: "title", created_at: "createdNote", archived: "active", tags: "tags", custom_bitlinks: "alias",
+      id: null,
+      link: "alias",
+      long_url: "url",
+      title: "title",
+      created_at: "createdNote",
+      archived: "active",
+      tags: "tags",
+      custom_bitlinks: "alias",
     });
     expect(rows).toEqual([
-      { url: "https://example.com/trail-shoes?ref=bitly", alias: "3xTrAil", title: "Trail shoes", tags: "spring, shoes", active: "true", notes: "Created on Bitly: 2024-03-01T10:15:00+0000" },
-      { url: "https://example.com/sale", alias: "summer-sale", title: "Sale, 50% off", tags: "sale", active: "false", notes: "Created on Bitly: 2024-04-12T08:00:00+0000" },
+      {
+        url: "https://example.com/trail-shoes?ref=bitly",
+        alias: "3xTrAil",
+        title: "Trail shoes",
+        tags: "spring, shoes",
+        active: "true",
+        notes: "Created on Bitly: 2024-03-01T10:15:00+0000",
+      },
+      {
+        url: "https://example.com/sale",
+        alias: "summer-sale",
+        title: "Sale, 50% off",
+        tags: "sale",
+        active: "false",
+        notes: "Created on Bitly: 2024-04-12T08:00:00+0000",
+      },
       { url: "https://example.org/docs#start", alias: "2nOtAg", active: "true", notes: "Created on Bitly: 2023-11-30T23:59:59+0000" },
     ]);
   });
@@ -34,9 +55,24 @@ describe("detectForeignFormat", () => {
   it("recognises a Rebrandly export: destination, slashtag, title, tags (semicolons), createdAt", () => {
     const { detection, rows } = convert("rebrandly.csv");
     expect(detection.format).toBe("rebrandly");
-    expect(mapping(detection)).toMatchObject({ destination: "url", slashtag: "alias", title: "title", tags: "tags", createdAt: "createdNote", shortUrl: null, domain: null, clicks: null });
+    expect(mapping(detection)).toMatchObject({
+      destination: "url",
+      slashtag: "alias",
+      title: "title",
+      tags: "tags",
+      createdAt: "createdNote",
+      shortUrl: null,
+      domain: null,
+      clicks: null,
+    });
     expect(rows).toEqual([
-      { url: "https://example.com/launch", alias: "spring-launch", title: "Spring launch", tags: "launch, spring", notes: "Created on Rebrandly: 2024-02-10T09:00:00.000Z" },
+      {
+        url: "https://example.com/launch",
+        alias: "spring-launch",
+        title: "Spring launch",
+        tags: "launch, spring",
+        notes: "Created on Rebrandly: 2024-02-10T09:00:00.000Z",
+      },
       { url: "https://example.com/pricing?plan=pro", alias: "pricing", notes: "Created on Rebrandly: 2024-05-01T12:30:00.000Z" },
     ]);
   });
@@ -44,29 +80,76 @@ describe("detectForeignFormat", () => {
   it("recognises a Short.io export: originalURL, path, title, tags, createdAt, archived", () => {
     const { detection, rows } = convert("shortio.csv");
     expect(detection.format).toBe("shortio");
-    expect(mapping(detection)).toMatchObject({ originalURL: "url", path: "alias", shortURL: null, title: "title", tags: "tags", createdAt: "createdNote", archived: "active" });
+    expect(mapping(detection)).toMatchObject({
+      originalURL: "url",
+      path: "alias",
+      shortURL: null,
+      title: "title",
+      tags: "tags",
+      createdAt: "createdNote",
+      archived: "active",
+    });
     expect(rows).toEqual([
-      { url: "https://example.com/webinar", alias: "webinar", title: "Webinar sign-up", tags: "events, webinar", active: "true", notes: "Created on Short.io: 2024-06-03T14:00:00.000Z" },
-      { url: "https://example.com/jobs", alias: "careers", title: "Careers", active: "true", notes: "Created on Short.io: 2024-06-04T08:45:00.000Z" },
+      {
+        url: "https://example.com/webinar",
+        alias: "webinar",
+        title: "Webinar sign-up",
+        tags: "events, webinar",
+        active: "true",
+        notes: "Created on Short.io: 2024-06-03T14:00:00.000Z",
+      },
+      {
+        url: "https://example.com/jobs",
+        alias: "careers",
+        title: "Careers",
+        active: "true",
+        notes: "Created on Short.io: 2024-06-04T08:45:00.000Z",
+      },
     ]);
   });
 
   it("recognises a Dub export: Destination URL, the Short link's back-half, Title, Tags, Created at, Archived", () => {
     const { detection, rows } = convert("dub.csv");
     expect(detection.format).toBe("dub");
-    expect(mapping(detection)).toMatchObject({ "Short link": "alias", "Destination URL": "url", Title: "title", Tags: "tags", "Created at": "createdNote", Archived: "active", Clicks: null, "Link ID": null });
+    expect(mapping(detection)).toMatchObject({
+      "Short link": "alias",
+      "Destination URL": "url",
+      Title: "title",
+      Tags: "tags",
+      "Created at": "createdNote",
+      Archived: "active",
+      Clicks: null,
+      "Link ID": null,
+    });
     expect(rows).toEqual([
-      { url: "https://example.com/newsletter?utm_source=dub", alias: "newsletter", title: "Newsletter", tags: "email, monthly", active: "true", notes: "Created on Dub: 2024-07-01T10:00:00.000Z" },
-      { url: "https://example.com/offer", alias: "old-offer", title: "Old offer", active: "false", notes: "Created on Dub: 2024-01-15T16:20:00.000Z" },
+      {
+        url: "https://example.com/newsletter?utm_source=dub",
+        alias: "newsletter",
+        title: "Newsletter",
+        tags: "email, monthly",
+        active: "true",
+        notes: "Created on Dub: 2024-07-01T10:00:00.000Z",
+      },
+      {
+        url: "https://example.com/offer",
+        alias: "old-offer",
+        title: "Old offer",
+        active: "false",
+        notes: "Created on Dub: 2024-01-15T16:20:00.000Z",
+      },
     ]);
   });
 
   it("takes Dub's API field names too (key, url, comments)", () => {
     const d = detectForeignFormat(["key", "domain", "url", "comments", "createdAt"])!;
     expect(d.format).toBe("dub");
-    expect(convertForeignRecord(d, { key: "k1", domain: "dub.sh", url: "https://e.com", comments: "hi", createdat: "2024-01-01" })).toEqual({
-      url: "https://e.com", alias: "k1", notes: "hi\nCreated on Dub: 2024-01-01",
-    });
+    expect(convertForeignRecord(d, { key: "k1", domain: "dub.sh", url: "https://e.com", comments: "hi", createdat: "2024-01-01" })).toEqual(
+      {
+        url: "https://e.com",
+        alias: "k1",
+        notes: "hi\nCreated on Dub: 2024-01-01",
+      },
+    );
   });
 
   it("leaves Linkhop's own columns and unknown files alone", () => {

@@ -8,7 +8,9 @@ describe("mergeUtm", () => {
     );
   });
   it("appends to an existing query and keeps its parameters byte for byte", () => {
-    expect(mergeUtm("https://example.com/p?b=2&a=x+y&empty=&flag", { source: "ad" })).toBe("https://example.com/p?b=2&a=x+y&empty=&flag&utm_source=ad");
+    expect(mergeUtm("https://example.com/p?b=2&a=x+y&empty=&flag", { source: "ad" })).toBe(
+      "https://example.com/p?b=2&a=x+y&empty=&flag&utm_source=ad",
+    );
   });
   it("replaces a parameter of the same name in place and drops its later copies", () => {
     expect(mergeUtm("https://example.com/?utm_source=old&x=1&utm_source=older&utm_medium=web", { source: "new" })).toBe(
@@ -20,7 +22,9 @@ describe("mergeUtm", () => {
   });
   it("keeps the fragment after the query", () => {
     expect(mergeUtm("https://example.com/docs#install", { source: "x" })).toBe("https://example.com/docs?utm_source=x#install");
-    expect(mergeUtm("https://example.com/docs?a=1#top?not=query", { medium: "y" })).toBe("https://example.com/docs?a=1&utm_medium=y#top?not=query");
+    expect(mergeUtm("https://example.com/docs?a=1#top?not=query", { medium: "y" })).toBe(
+      "https://example.com/docs?a=1&utm_medium=y#top?not=query",
+    );
   });
   it("percent-encodes values: spaces, &, =, #, + and non-ASCII", () => {
     const url = mergeUtm("https://example.com/", { campaign: "Spring sale & more=50% #1+", content: "café" });

@@ -8,7 +8,10 @@ import { can, PERMISSIONS } from "../../lib/workspaces/access.ts";
 
 // The one error type and its mappers (API body, server-action result).
 
-const schema = z.strictObject({ url: z.string().min(1, "must be a URL"), targeting: z.strictObject({ ios: z.string().min(1, "must be a URL") }).optional() });
+const schema = z.strictObject({
+  url: z.string().min(1, "must be a URL"),
+  targeting: z.strictObject({ ios: z.string().min(1, "must be a URL") }).optional(),
+});
 
 describe("parseInput", () => {
   it("returns the parsed value or throws a validation ServiceError with an issue per problem", () => {
@@ -70,7 +73,10 @@ describe("mappers", () => {
       error: "Body is not valid JSON.",
       fields: { url: "url: must be a URL", targeting: "targeting.geo.US: must be a URL" },
     });
-    expect(actionFailure(ServiceError.aliasTaken("go"), ["alias"])).toMatchObject({ code: "alias_taken", fields: { alias: 'The alias "go" is already taken on that domain.' } });
+    expect(actionFailure(ServiceError.aliasTaken("go"), ["alias"])).toMatchObject({
+      code: "alias_taken",
+      fields: { alias: 'The alias "go" is already taken on that domain.' },
+    });
     expect(actionFailure(ServiceError.quota("MaxLinks", 5, 5))).toMatchObject({ code: "quota", key: "MaxLinks" });
     expect(actionFailure(ServiceError.forbidden("No."))).toEqual({ ok: false, code: "forbidden", error: "No." });
   });

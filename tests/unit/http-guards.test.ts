@@ -11,8 +11,12 @@ describe("server action bodies", () => {
     expect(jsonNestingDepth("[".repeat(50_000) + "]".repeat(50_000))).toBe(50_000);
   });
   it("only fetch-style (non-multipart) action posts are read first", () => {
-    expect(isJsonServerAction({ method: "POST", headers: { "next-action": "abc", "content-type": "text/plain;charset=UTF-8" } })).toBe(true);
-    expect(isJsonServerAction({ method: "POST", headers: { "next-action": "abc", "content-type": "multipart/form-data; boundary=x" } })).toBe(false);
+    expect(isJsonServerAction({ method: "POST", headers: { "next-action": "abc", "content-type": "text/plain;charset=UTF-8" } })).toBe(
+      true,
+    );
+    expect(
+      isJsonServerAction({ method: "POST", headers: { "next-action": "abc", "content-type": "multipart/form-data; boundary=x" } }),
+    ).toBe(false);
     expect(isJsonServerAction({ method: "POST", headers: {} })).toBe(false);
   });
 });
@@ -30,6 +34,7 @@ describe("requests answered before Next", () => {
   });
   it("ids in page URLs are plain decimals in 1..2^31-1", () => {
     expect(["42", "2147483647"].map(parseIdParam)).toEqual([42, 2147483647]);
-    for (const bad of ["0", "-1", "2147483648", "99999999999", "1e3", "0x10", "042", " 4", "4.0", ""]) expect(parseIdParam(bad), bad).toBeNull();
+    for (const bad of ["0", "-1", "2147483648", "99999999999", "1e3", "0x10", "042", " 4", "4.0", ""])
+      expect(parseIdParam(bad), bad).toBeNull();
   });
 });

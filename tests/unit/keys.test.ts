@@ -40,7 +40,8 @@ describe("createKeySchema", () => {
   it("takes an optional name and an optional expiry in whole days", () => {
     expect(createKeySchema.parse({})).toEqual({ name: "", expiresInDays: null });
     expect(createKeySchema.parse({ name: "  CI  ", expiresInDays: "30" })).toEqual({ name: "CI", expiresInDays: 30 });
-    for (const expiresInDays of ["0", "1.5", "abc", 3651, -1]) expect(createKeySchema.safeParse({ expiresInDays }).success, String(expiresInDays)).toBe(false);
+    for (const expiresInDays of ["0", "1.5", "abc", 3651, -1])
+      expect(createKeySchema.safeParse({ expiresInDays }).success, String(expiresInDays)).toBe(false);
     expect(createKeySchema.safeParse({ name: "x".repeat(81) }).success).toBe(false);
   });
 });

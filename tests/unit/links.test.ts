@@ -9,12 +9,17 @@ import { issueMessages } from "../../lib/errors.ts";
 import { decodeCursor, encodeCursor } from "../../lib/links/service.ts";
 import { RESERVED_PATHS } from "../../lib/redirects/http.ts";
 
-const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) => (r.success ? [] : issueMessages(r.error!.issues));
+const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+  r.success ? [] : issueMessages(r.error!.issues);
 
 describe("createLinkSchema", () => {
   it("accepts a minimal body and normalizes url, domain and folder", () => {
     expect(createLinkSchema.parse({ url: " https://example.com/x " })).toEqual({ url: "https://example.com/x" });
-    expect(createLinkSchema.parse({ url: "http://a.b", domain: " Go.Example.COM. ", folder: "/mkt/2026/" })).toEqual({ url: "http://a.b", domain: "go.example.com", folder: "mkt/2026" });
+    expect(createLinkSchema.parse({ url: "http://a.b", domain: " Go.Example.COM. ", folder: "/mkt/2026/" })).toEqual({
+      url: "http://a.b",
+      domain: "go.example.com",
+      folder: "mkt/2026",
+    });
   });
 
   it("refuses what the README calls validation errors, naming the field", () => {
@@ -42,12 +47,18 @@ describe("createLinkSchema", () => {
   });
 
   it("allows every alias of 1 to 40 letters, digits, - and _ (case kept)", () => {
-    for (const alias of ["a", "A-b_C", "x".repeat(40), "0123456789"]) expect(createLinkSchema.parse({ url: "https://e.x", alias }).alias).toBe(alias);
+    for (const alias of ["a", "A-b_C", "x".repeat(40), "0123456789"])
+      expect(createLinkSchema.parse({ url: "https://e.x", alias }).alias).toBe(alias);
   });
 
   it("PATCH takes everything optional, null to clear, and refuses domain", () => {
     expect(updateLinkSchema.parse({})).toEqual({});
-    expect(updateLinkSchema.parse({ expiresOn: null, password: null, notes: null, targeting: null })).toEqual({ expiresOn: null, password: null, notes: null, targeting: null });
+    expect(updateLinkSchema.parse({ expiresOn: null, password: null, notes: null, targeting: null })).toEqual({
+      expiresOn: null,
+      password: null,
+      notes: null,
+      targeting: null,
+    });
     expect(messages(updateLinkSchema.safeParse({ domain: "x.test" })).join()).toMatch(/^domain: cannot be changed/);
     expect(messages(updateLinkSchema.safeParse({ url: null })).join()).toMatch(/^url:/);
   });
@@ -55,7 +66,8 @@ describe("createLinkSchema", () => {
   it("list query: size 1..100 from the query string's text", () => {
     expect(listLinksQuerySchema.parse({ size: "100" })).toEqual({ size: 100 });
     expect(listLinksQuerySchema.parse({ size: "1" })).toEqual({ size: 1 });
-    for (const size of ["0", "101", "1.5", "-1", "abc", "", "1e2"]) expect(listLinksQuerySchema.safeParse({ size }).success, size).toBe(false);
+    for (const size of ["0", "101", "1.5", "-1", "abc", "", "1e2"])
+      expect(listLinksQuerySchema.safeParse({ size }).success, size).toBe(false);
     expect(listLinksQuerySchema.safeParse({ page: "2" }).success).toBe(false);
   });
 });
@@ -94,7 +106,11 @@ describe("destination rules", () => {
 describe("features and schedule", () => {
   it("asks for a feature only for values set, not for nulls", () => {
     expect(featuresRequested({ url: "https://x.y" })).toEqual([]);
-    expect(featuresRequested({ url: "https://x.y", alias: "a", expiresOn: 1, password: "p" })).toEqual(["CustomAliases", "LinkExpiry", "LinkPasswords"]);
+    expect(featuresRequested({ url: "https://x.y", alias: "a", expiresOn: 1, password: "p" })).toEqual([
+      "CustomAliases",
+      "LinkExpiry",
+      "LinkPasswords",
+    ]);
     expect(featuresRequested({ startsOn: 5 })).toEqual(["LinkExpiry"]);
     expect(featuresRequested({ expiresOn: null, startsOn: null, password: null })).toEqual([]);
     expect(featuresRequested({ url: "https://x.y" }, { domainId: 4, domainKey: 4, host: "go.x" })).toEqual(["CustomDomains"]);
@@ -102,7 +118,11 @@ describe("features and schedule", () => {
   });
 
   it("reports the first feature the plan lacks as 403 feature", () => {
-    expect(errorBody(missingFeature({ plan: "free" }, ["CustomAliases", "LinkPasswords"])!)).toEqual({ error: "feature", key: "CustomAliases", upgrade: true });
+    expect(errorBody(missingFeature({ plan: "free" }, ["CustomAliases", "LinkPasswords"])!)).toEqual({
+      error: "feature",
+      key: "CustomAliases",
+      upgrade: true,
+    });
     expect(missingFeature({ plan: "pro" }, ["CustomAliases", "LinkPasswords"])).toBeNull();
     expect(missingFeature({ plan: "pro" }, ["CustomDomains"])).toBeNull();
   });
@@ -128,7 +148,15 @@ describe("codes, cursors, months", () => {
   it("round-trips the opaque cursor and refuses anything else", () => {
     const at = new Date("2026-11-22T08:00:00.123Z");
     expect(decodeCursor(encodeCursor({ createdAt: at, id: 42 }))).toEqual({ createdAt: at, id: 42 });
-    for (const bad of ["", "abc", "!!!", Buffer.from("1.2.3").toString("base64url"), Buffer.from("x.1").toString("base64url"), Buffer.from("1.99999999999").toString("base64url"), "A".repeat(100)]) {
+    for (const bad of [
+      "",
+      "abc",
+      "!!!",
+      Buffer.from("1.2.3").toString("base64url"),
+      Buffer.from("x.1").toString("base64url"),
+      Buffer.from("1.99999999999").toString("base64url"),
+      "A".repeat(100),
+    ]) {
       expect(decodeCursor(bad), bad).toBeNull();
     }
   });
@@ -141,14 +169,45 @@ describe("codes, cursors, months", () => {
 
 describe("serializers", () => {
   const link: Link = {
-    id: 7, workspaceId: 1, domainId: null, domainKey: 0, code: "Ab3dE9x", url: "https://example.com", title: "T", notes: null, folder: "a/b", active: true,
-    startsOn: new Date("2026-01-01T00:00:00.900Z"), expiresOn: null, maxClicks: 3, fallbackUrl: null, passwordHash: "scrypt$...", targeting: { ios: "https://i.x" },
-    clicks: 12, createdAt: new Date("2026-11-22T08:00:00.500Z"), updatedAt: new Date(),
+    id: 7,
+    workspaceId: 1,
+    domainId: null,
+    domainKey: 0,
+    code: "Ab3dE9x",
+    url: "https://example.com",
+    title: "T",
+    notes: null,
+    folder: "a/b",
+    active: true,
+    startsOn: new Date("2026-01-01T00:00:00.900Z"),
+    expiresOn: null,
+    maxClicks: 3,
+    fallbackUrl: null,
+    passwordHash: "scrypt$...",
+    targeting: { ios: "https://i.x" },
+    clicks: 12,
+    createdAt: new Date("2026-11-22T08:00:00.500Z"),
+    updatedAt: new Date(),
   };
 
   it("builds exactly the documented webhook link object, times in unix seconds", () => {
     const w = toWebhookLink(link, "localhost:3000");
-    expect(Object.keys(w)).toEqual(["id", "short", "code", "domain", "url", "active", "expiresOn", "maxClicks", "startsOn", "fallbackUrl", "createdOn", "folder", "title", "notes"]);
+    expect(Object.keys(w)).toEqual([
+      "id",
+      "short",
+      "code",
+      "domain",
+      "url",
+      "active",
+      "expiresOn",
+      "maxClicks",
+      "startsOn",
+      "fallbackUrl",
+      "createdOn",
+      "folder",
+      "title",
+      "notes",
+    ]);
     expect(w).toMatchObject({ short: "http://localhost:3000/Ab3dE9x", startsOn: 1767225600, createdOn: 1795334400, expiresOn: null });
     webhookLinkSchema.parse(w);
   });
@@ -162,7 +221,11 @@ describe("serializers", () => {
 
   it("names the changed webhook fields in the documented order", () => {
     const before = toWebhookLink(link, "localhost:3000");
-    expect(changedFields(before, toWebhookLink({ ...link, title: "New", code: "x" }, "localhost:3000"))).toEqual(["short", "code", "title"]);
+    expect(changedFields(before, toWebhookLink({ ...link, title: "New", code: "x" }, "localhost:3000"))).toEqual([
+      "short",
+      "code",
+      "title",
+    ]);
     expect(changedFields(before, toWebhookLink({ ...link, targeting: null, passwordHash: null }, "localhost:3000"))).toEqual([]);
   });
 });

@@ -46,7 +46,10 @@ describe("webhook URL shape", () => {
 
 describe("webhook address guard", () => {
   it("accepts a host whose every address is public and returns them for pinning", async () => {
-    const r = await checkDestination("https://hooks.example.com/in", strict({ "hooks.example.com": ["93.184.216.34", "2606:2800:220:1::1"] }));
+    const r = await checkDestination(
+      "https://hooks.example.com/in",
+      strict({ "hooks.example.com": ["93.184.216.34", "2606:2800:220:1::1"] }),
+    );
     expect(r).toMatchObject({ ok: true, host: "hooks.example.com", port: 443, addresses: ["93.184.216.34", "2606:2800:220:1::1"] });
   });
 
@@ -82,14 +85,18 @@ describe("webhook address guard", () => {
     expect(r.ok).toBe(false);
   });
 
-  it.each(["https://127.0.0.1/in", "https://[::1]/in", "https://[::ffff:7f00:1]/in", "https://2130706433/in", "https://0x7f.1/in", "https://[fe80::1]/in"])(
-    "refuses the IP literal in %s",
-    async (url) => {
-      const r = await checkDestination(url, strict({}));
-      expect(r.ok).toBe(false);
-      if (!r.ok) expect(r.reason).toBe("address");
-    },
-  );
+  it.each([
+    "https://127.0.0.1/in",
+    "https://[::1]/in",
+    "https://[::ffff:7f00:1]/in",
+    "https://2130706433/in",
+    "https://0x7f.1/in",
+    "https://[fe80::1]/in",
+  ])("refuses the IP literal in %s", async (url) => {
+    const r = await checkDestination(url, strict({}));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toBe("address");
+  });
 
   it("reports a name that does not resolve as a DNS failure", async () => {
     const r = await checkDestination("https://nowhere.example.com/in", strict({}));

@@ -15,13 +15,23 @@ function readmePlans(): Row[] {
   const lines = section.split("\n").filter((l) => /^\| `[a-z0-9_-]+` \|/.test(l));
   const rows: Row[] = [];
   for (const line of lines) {
-    const cells = line.split("|").slice(1, -1).map((c) => c.trim());
+    const cells = line
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim());
     const [id, rate, keys, links, hooks, features] = cells;
     // "+ A, B": the previous row's features and these; "all of <id>": that row's features
     let list: string[];
     const allOf = /^all of (\S+)$/.exec(features);
     if (allOf) list = [...rows.find((r) => r.id === allOf[1])!.features];
-    else if (features.startsWith("+ ")) list = [...rows[rows.length - 1].features, ...features.slice(2).split(",").map((f) => f.trim())];
+    else if (features.startsWith("+ "))
+      list = [
+        ...rows[rows.length - 1].features,
+        ...features
+          .slice(2)
+          .split(",")
+          .map((f) => f.trim()),
+      ];
     else list = features.split(",").map((f) => f.trim());
     rows.push({
       id: id.replace(/`/g, ""),
@@ -43,7 +53,16 @@ describe("built-in plan table", () => {
     expect(Object.keys(builtIn)).toEqual(documented.map((r) => r.id));
     for (const row of documented) {
       const plan = builtIn[row.id];
-      expect({ id: plan.id, rateLimit: plan.rateLimit, liveKeys: plan.liveKeys, maxLinks: plan.maxLinks, webhookEndpoints: plan.webhookEndpoints }, row.id).toEqual({
+      expect(
+        {
+          id: plan.id,
+          rateLimit: plan.rateLimit,
+          liveKeys: plan.liveKeys,
+          maxLinks: plan.maxLinks,
+          webhookEndpoints: plan.webhookEndpoints,
+        },
+        row.id,
+      ).toEqual({
         id: row.id,
         rateLimit: row.rateLimit,
         liveKeys: row.liveKeys,
@@ -72,7 +91,12 @@ describe("PLANS_FILE", () => {
   };
 
   it("replaces the whole table", () => {
-    const p = file("one.json", JSON.stringify({ plans: { solo: { name: "Solo", rateLimit: null, liveKeys: 1, maxLinks: 5, webhookEndpoints: 0, features: ["ApiAccess"] } } }));
+    const p = file(
+      "one.json",
+      JSON.stringify({
+        plans: { solo: { name: "Solo", rateLimit: null, liveKeys: 1, maxLinks: 5, webhookEndpoints: 0, features: ["ApiAccess"] } },
+      }),
+    );
     expect(Object.keys(loadPlans(p))).toEqual(["solo"]);
   });
 
@@ -85,8 +109,12 @@ describe("PLANS_FILE", () => {
   ])("a file with %s is refused, naming PLANS_FILE and the file", (_what, name) => {
     const contents: Record<string, string> = {
       "broken.json": "{ plans: ",
-      "feature.json": JSON.stringify({ plans: { x: { name: "X", rateLimit: 1, liveKeys: 1, maxLinks: 1, webhookEndpoints: 0, features: ["Teleport"] } } }),
-      "negative.json": JSON.stringify({ plans: { x: { name: "X", rateLimit: 1, liveKeys: -1, maxLinks: 1, webhookEndpoints: 0, features: [] } } }),
+      "feature.json": JSON.stringify({
+        plans: { x: { name: "X", rateLimit: 1, liveKeys: 1, maxLinks: 1, webhookEndpoints: 0, features: ["Teleport"] } },
+      }),
+      "negative.json": JSON.stringify({
+        plans: { x: { name: "X", rateLimit: 1, liveKeys: -1, maxLinks: 1, webhookEndpoints: 0, features: [] } },
+      }),
       "empty.json": JSON.stringify({ plans: {} }),
     };
     const p = contents[name] ? file(name, contents[name]) : name;

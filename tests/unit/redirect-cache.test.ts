@@ -8,7 +8,18 @@ import { positiveNumber } from "../../lib/redirects/sql.ts";
 import type { RedirectLink } from "../../lib/redirects/lifecycle.ts";
 
 const link = (id: number, url = `https://example.com/${id}`): RedirectLink => ({
-  id, workspaceId: 1, domainKey: 0, url, active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0, fallbackUrl: null, passwordHash: null, targeting: null,
+  id,
+  workspaceId: 1,
+  domainKey: 0,
+  url,
+  active: true,
+  startsOn: null,
+  expiresOn: null,
+  maxClicks: null,
+  clicks: 0,
+  fallbackUrl: null,
+  passwordHash: null,
+  targeting: null,
 });
 
 function deferred<T>() {
@@ -62,10 +73,13 @@ describe("LinkCache", () => {
 
   it("serves a stale entry when the database fails, and fails without one", async () => {
     let fail = false;
-    const cache = new LinkCache(async () => {
-      if (fail) throw new Error("db down");
-      return link(1);
-    }, { ...opts, ttlMs: 0 });
+    const cache = new LinkCache(
+      async () => {
+        if (fail) throw new Error("db down");
+        return link(1);
+      },
+      { ...opts, ttlMs: 0 },
+    );
     cache.live = true;
     await cache.fetch(0, "a");
     fail = true;
@@ -123,7 +137,12 @@ describe("ClickRecorder", () => {
     const internals = r as unknown as { totals: Map<number, number>; days: Map<number, Map<number, number>> };
     expect([...internals.totals]).toEqual([[1, 2]]);
     const d = Math.floor(day / DAY_MS);
-    expect(internals.days.get(d)).toEqual(new Map([[1, 1], [2, 1]]));
+    expect(internals.days.get(d)).toEqual(
+      new Map([
+        [1, 1],
+        [2, 1],
+      ]),
+    );
     expect(internals.days.get(d + 1)).toEqual(new Map([[1, 1]]));
   });
 });

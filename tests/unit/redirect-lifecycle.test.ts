@@ -13,8 +13,19 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 function link(over: Partial<RedirectLink> = {}): RedirectLink {
   return {
-    id: 1, workspaceId: 1, domainKey: 0, url: "https://example.com/", active: true, startsOn: null, expiresOn: null, maxClicks: null, clicks: 0,
-    fallbackUrl: null, passwordHash: null, targeting: null, ...over,
+    id: 1,
+    workspaceId: 1,
+    domainKey: 0,
+    url: "https://example.com/",
+    active: true,
+    startsOn: null,
+    expiresOn: null,
+    maxClicks: null,
+    clicks: 0,
+    fallbackUrl: null,
+    passwordHash: null,
+    targeting: null,
+    ...over,
   };
 }
 
@@ -45,7 +56,10 @@ describe("lifecycleState", () => {
 describe("blockedAnswer", () => {
   it("uses the fallback URL when set", () => {
     for (const reason of ["inactive", "not_started", "expired", "cap_reached"] as const) {
-      expect(blockedAnswer({ fallbackUrl: "https://fallback.example/" }, reason)).toEqual({ kind: "fallback", url: "https://fallback.example/" });
+      expect(blockedAnswer({ fallbackUrl: "https://fallback.example/" }, reason)).toEqual({
+        kind: "fallback",
+        url: "https://fallback.example/",
+      });
     }
   });
   it("answers 404 for inactive and not started, 410 for expired and cap reached", () => {
@@ -56,8 +70,10 @@ describe("blockedAnswer", () => {
   });
 });
 
-const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-const IPAD = "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/119.0 Mobile/15E148 Safari/604.1";
+const IPHONE =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
+const IPAD =
+  "Mozilla/5.0 (iPad; CPU OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/119.0 Mobile/15E148 Safari/604.1";
 const ANDROID = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Mobile Safari/537.36";
 const DESKTOP = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
 
@@ -111,7 +127,12 @@ describe("a destination denylisted after the link was saved", () => {
   it("blocks the link (403 page, never the fallback) when any destination's host or parent is denylisted", () => {
     const list = ["evil.test"];
     expect(withDenylist(link({ url: "https://a.example/" }), list)?.denied).toBeUndefined();
-    for (const over of [{ url: "https://www.evil.test/x" }, { fallbackUrl: "https://evil.test/fb" }, { targeting: { geo: { DE: "https://evil.test/de" } } }, { targeting: { ios: "https://EVIL.test./i" } }]) {
+    for (const over of [
+      { url: "https://www.evil.test/x" },
+      { fallbackUrl: "https://evil.test/fb" },
+      { targeting: { geo: { DE: "https://evil.test/de" } } },
+      { targeting: { ios: "https://EVIL.test./i" } },
+    ]) {
       const l = withDenylist(link({ fallbackUrl: "https://fine.example/fb", ...over }), list)!;
       expect(l.denied, JSON.stringify(over)).toBe(true);
       expect(lifecycleState(l, Date.now())).toBe("denied");

@@ -1,6 +1,14 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { appTopLevelSegments, codeOf, isShortDomainHost, normalizeHost, RESERVED_PATHS, routeRequest, type RoutingContext } from "../../lib/redirects/routing.ts";
+import {
+  appTopLevelSegments,
+  codeOf,
+  isShortDomainHost,
+  normalizeHost,
+  RESERVED_PATHS,
+  routeRequest,
+  type RoutingContext,
+} from "../../lib/redirects/routing.ts";
 import { RESERVED_PATHS as EXPORTED } from "../../lib/redirects/http.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");

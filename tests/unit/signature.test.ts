@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { computeSignature, signatureHeader, verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
 
 const secret = "whsec_" + "a1B2c3D4e5".repeat(4) + "x1Y2z3W4";
-const body = '{"id":"evt_0123456789abcdef0123456789abcdef","type":"link.created","createdAt":"2026-11-22T08:00:00.123Z","workspace":{"id":"acme","name":"Acmé"},"data":{}}';
+const body =
+  '{"id":"evt_0123456789abcdef0123456789abcdef","type":"link.created","createdAt":"2026-11-22T08:00:00.123Z","workspace":{"id":"acme","name":"Acmé"},"data":{}}';
 const now = 1_790_000_000;
 
 describe("webhook signatures", () => {
@@ -29,7 +30,14 @@ describe("webhook signatures", () => {
   it("fails with another secret, a tampered signature or a tampered timestamp", () => {
     const header = signatureHeader(secret, now, body);
     expect(verifyWebhookSignature(body, header, secret.replace("a1", "a2"), { now })).toBe(false);
-    expect(verifyWebhookSignature(body, header.replace(/.$/, (c) => (c === "0" ? "1" : "0")), secret, { now })).toBe(false);
+    expect(
+      verifyWebhookSignature(
+        body,
+        header.replace(/.$/, (c) => (c === "0" ? "1" : "0")),
+        secret,
+        { now },
+      ),
+    ).toBe(false);
     expect(verifyWebhookSignature(body, header.replace(`t=${now}`, `t=${now + 1}`), secret, { now })).toBe(false);
   });
 

@@ -59,6 +59,8 @@ describe("webhook delivery rules", () => {
   });
 
   it("the User-Agent names the product, version and help page", () => {
-    expect(userAgent("https://links.example.com")).toMatch(/^Linkhop-Webhooks\/\d+\.\d+\.\d+ \(\+https:\/\/links\.example\.com\/docs\/webhooks\)$/);
+    expect(userAgent("https://links.example.com")).toMatch(
+      /^Linkhop-Webhooks\/\d+\.\d+\.\d+ \(\+https:\/\/links\.example\.com\/docs\/webhooks\)$/,
+    );
   });
 });

@@ -17,7 +17,11 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
   const newPassword = String(form.get("newPassword") ?? "");
   let email: string;
   try {
-    ({ email } = await changePassword(userId, { current: String(form.get("current") ?? ""), next: newPassword }, clientAddressFrom(await headers())));
+    ({ email } = await changePassword(
+      userId,
+      { current: String(form.get("current") ?? ""), next: newPassword },
+      clientAddressFrom(await headers()),
+    ));
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;

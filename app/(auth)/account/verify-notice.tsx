@@ -6,7 +6,10 @@ import { resendVerificationAction, type ResendState } from "./actions";
 export function VerifyEmailNotice({ email }: { email: string }) {
   const [state, action, pending] = useActionState<ResendState, FormData>(resendVerificationAction, undefined);
   return (
-    <form action={action} className="mb-4 flex flex-wrap items-center gap-x-2 gap-y-1 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700">
+    <form
+      action={action}
+      className="mb-4 flex flex-wrap items-center gap-x-2 gap-y-1 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm text-slate-700"
+    >
       <span>
         Verify your email: we sent a link to <strong>{email}</strong>.
       </span>

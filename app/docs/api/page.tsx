@@ -52,15 +52,26 @@ function typeLabel(s: Schema | undefined): string {
   const alts = s.anyOf ?? s.oneOf;
   if (alts) return alts.map(typeLabel).join(" or ");
   const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : [];
-  return types
-    .map((t) => (t === "array" ? `array of ${typeLabel(s.items)}` : t === "object" && !s.properties ? "object" : t === "string" && s.format === "uri" ? "URL" : t))
-    .join(" or ") || "any";
+  return (
+    types
+      .map((t) =>
+        t === "array"
+          ? `array of ${typeLabel(s.items)}`
+          : t === "object" && !s.properties
+            ? "object"
+            : t === "string" && s.format === "uri"
+              ? "URL"
+              : t,
+      )
+      .join(" or ") || "any"
+  );
 }
 
 function constraints(s: Schema): string {
   const alt = (s.anyOf ?? s.oneOf)?.find((a) => a.type !== "null") ?? s;
   const parts: string[] = [];
-  if (alt.minLength !== undefined || alt.maxLength !== undefined) parts.push(`${alt.minLength ?? 0} to ${alt.maxLength ?? "any"} characters`);
+  if (alt.minLength !== undefined || alt.maxLength !== undefined)
+    parts.push(`${alt.minLength ?? 0} to ${alt.maxLength ?? "any"} characters`);
   if (alt.minimum !== undefined && alt.maximum !== undefined && alt.maximum < 1e15) parts.push(`${alt.minimum} to ${alt.maximum}`);
   else if (alt.minimum !== undefined) parts.push(`at least ${alt.minimum}`);
   if (alt.minItems !== undefined || alt.maxItems !== undefined) parts.push(`${alt.minItems ?? 0} to ${alt.maxItems ?? "any"} items`);
@@ -142,7 +153,11 @@ export default function ApiReferencePage() {
         </p>
         <nav aria-label="Endpoints" className="flex flex-wrap gap-2 text-sm">
           {operations.map(({ path: p, method, op }) => (
-            <a key={op.operationId} href={`#${op.operationId}`} className="rounded-md border border-slate-200 bg-white px-2 py-1 hover:border-brand-500">
+            <a
+              key={op.operationId}
+              href={`#${op.operationId}`}
+              className="rounded-md border border-slate-200 bg-white px-2 py-1 hover:border-brand-500"
+            >
               <span className="font-mono text-xs uppercase">{method}</span> {p}
             </a>
           ))}
@@ -155,21 +170,21 @@ export default function ApiReferencePage() {
       <section className="space-y-3">
         <h2 className="text-xl font-semibold">Authentication</h2>
         <p className="text-sm text-slate-700">
-          Send <Code>Authorization: Bearer lh_…</Code> with every request. Keys are created in the app (workspace Settings, API keys) or with{" "}
-          <Code>npm run admin -- key:create --slug &lt;workspace&gt;</Code>; the key is shown once and stored only as a hash. A missing, unknown,
-          revoked or expired key, or an inactive workspace, all answer <Code>401 {'{"error":"unauthorized"}'}</Code>, identical in every case.
-          Requests and answers are JSON (<Code>Content-Type: application/json</Code>); unknown fields are refused.
+          Send <Code>Authorization: Bearer lh_…</Code> with every request. Keys are created in the app (workspace Settings, API keys) or
+          with <Code>npm run admin -- key:create --slug &lt;workspace&gt;</Code>; the key is shown once and stored only as a hash. A
+          missing, unknown, revoked or expired key, or an inactive workspace, all answer <Code>401 {'{"error":"unauthorized"}'}</Code>,
+          identical in every case. Requests and answers are JSON (<Code>Content-Type: application/json</Code>); unknown fields are refused.
         </p>
       </section>
 
       <section className="space-y-3">
         <h2 className="text-xl font-semibold">Rate limits and plans</h2>
         <p className="text-sm text-slate-700">
-          Each key has its own budget of requests per {cfg.RATE_LIMIT_WINDOW_SECONDS}-second window. The window starts at the key&apos;s first request;
-          when it ends the whole budget is back. Every authenticated answer carries <Code>X-RateLimit-Limit</Code> and{" "}
-          <Code>X-RateLimit-Remaining</Code>, errors included; a <Code>429</Code> answers <Code>{'{"error":"rate_limit","limit":N}'}</Code> with
-          Remaining 0 and no Retry-After. No rate headers on a 401, on a 403 for ApiAccess, or on a plan without a rate. A bulk create counts as one request.
-          Checks run in this order: 401, 403 ApiAccess, 429, 400, 403 feature, 403 quota, 404 / 409.
+          Each key has its own budget of requests per {cfg.RATE_LIMIT_WINDOW_SECONDS}-second window. The window starts at the key&apos;s
+          first request; when it ends the whole budget is back. Every authenticated answer carries <Code>X-RateLimit-Limit</Code> and{" "}
+          <Code>X-RateLimit-Remaining</Code>, errors included; a <Code>429</Code> answers <Code>{'{"error":"rate_limit","limit":N}'}</Code>{" "}
+          with Remaining 0 and no Retry-After. No rate headers on a 401, on a 403 for ApiAccess, or on a plan without a rate. A bulk create
+          counts as one request. Checks run in this order: 401, 403 ApiAccess, 429, 400, 403 feature, 403 quota, 404 / 409.
         </p>
         <div className="overflow-x-auto">
           <table className="w-full text-left text-sm">
@@ -211,8 +226,12 @@ export default function ApiReferencePage() {
               <ul className="space-y-1 text-sm">
                 {op.parameters.map((prm) => (
                   <li key={prm.name}>
-                    <Code>{prm.name}</Code> <span className="text-slate-500">({prm.in}{prm.required ? ", required" : ""})</span> {prm.description}{" "}
-                    <span className="text-slate-500">{constraints(prm.schema)}</span>
+                    <Code>{prm.name}</Code>{" "}
+                    <span className="text-slate-500">
+                      ({prm.in}
+                      {prm.required ? ", required" : ""})
+                    </span>{" "}
+                    {prm.description} <span className="text-slate-500">{constraints(prm.schema)}</span>
                   </li>
                 ))}
               </ul>
@@ -230,8 +249,12 @@ export default function ApiReferencePage() {
               {Object.entries(op.responses).map(([status, r]) => (
                 <li key={status}>
                   <span className="font-mono font-semibold">{status}</span> {r.description}
-                  {r.content && r.content["application/json"] && <span className="text-slate-500"> · {typeLabel(r.content["application/json"].schema)}</span>}
-                  {r.content && !r.content["application/json"] && <span className="text-slate-500"> · {Object.keys(r.content).join(", ")}</span>}
+                  {r.content && r.content["application/json"] && (
+                    <span className="text-slate-500"> · {typeLabel(r.content["application/json"].schema)}</span>
+                  )}
+                  {r.content && !r.content["application/json"] && (
+                    <span className="text-slate-500"> · {Object.keys(r.content).join(", ")}</span>
+                  )}
                 </li>
               ))}
             </ul>
@@ -245,8 +268,9 @@ export default function ApiReferencePage() {
       <section className="space-y-3">
         <h2 className="text-xl font-semibold">The link object</h2>
         <p className="text-sm text-slate-700">
-          Every link answer. Times are unix seconds. Webhook events carry the same object without <Code>clicks</Code> and <Code>hasPassword</Code>.
-          The default short domain is <Code>{cfg.shortDomain}</Code>; pass it as <Code>domain</Code> to name the default domain.
+          Every link answer. Times are unix seconds. Webhook events carry the same object without <Code>clicks</Code> and{" "}
+          <Code>hasPassword</Code>. The default short domain is <Code>{cfg.shortDomain}</Code>; pass it as <Code>domain</Code> to name the
+          default domain.
         </p>
         <FieldTable schema={{ $ref: "#/components/schemas/Link" }} schemas={schemas} />
       </section>

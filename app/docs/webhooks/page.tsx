@@ -69,9 +69,17 @@ const ENVELOPE = `{
 
 const EVENTS: [string, string, string][] = [
   ["link.created", "A link was created in the app or through the API.", "{ link }"],
-  ["link.updated", "A link was edited. changed lists the link fields that differ; it is empty when only settings outside the link (targeting) changed.", "{ link, changed }"],
+  [
+    "link.updated",
+    "A link was edited. changed lists the link fields that differ; it is empty when only settings outside the link (targeting) changed.",
+    "{ link, changed }",
+  ],
   ["link.deleted", "A link was deleted; the link as it was just before.", "{ link }"],
-  ["link.bulk_created", "A bulk create (app import or API). At most 100 links per event; batch.index counts from 1. No link.created is sent for these.", "{ links, batch: { index, count } }"],
+  [
+    "link.bulk_created",
+    "A bulk create (app import or API). At most 100 links per event; batch.index counts from 1. No link.created is sent for these.",
+    "{ links, batch: { index, count } }",
+  ],
   ["domain.verified", "A custom domain passed its DNS ownership check.", "{ domain: { id, host } }"],
   ["member.joined", "Someone became a member: via is invitation or added.", "{ member: { id, email, role, via } }"],
   ["webhook.test", "Only from the Test button, to that one endpoint; tried once.", "{ message }"],
@@ -101,8 +109,8 @@ export default function WebhooksDocsPage() {
         </p>
         <h1 className="text-3xl font-semibold tracking-tight">Receiving Linkhop webhooks</h1>
         <p>
-          A workspace owner or admin registers an HTTPS endpoint on the workspace&apos;s Developers page. Linkhop then POSTs a signed JSON envelope to it whenever a selected
-          event happens. This page is for the people who write that endpoint.
+          A workspace owner or admin registers an HTTPS endpoint on the workspace&apos;s Developers page. Linkhop then POSTs a signed JSON
+          envelope to it whenever a selected event happens. This page is for the people who write that endpoint.
         </p>
       </header>
 
@@ -136,23 +144,31 @@ export default function WebhooksDocsPage() {
             </tr>
             <tr>
               <td className={td}>Service-Delivery</td>
-              <td className={td}>The event id, same as id in the body; identical on every retry and resend. Use it to skip events you have already handled.</td>
+              <td className={td}>
+                The event id, same as id in the body; identical on every retry and resend. Use it to skip events you have already handled.
+              </td>
             </tr>
             <tr>
               <td className={td}>Service-Signature</td>
               <td className={td}>
-                <span className={code}>t=&lt;unix seconds&gt;,v1=&lt;hex HMAC-SHA256&gt;</span>, see <a href="#verify" className="text-brand-600 underline">Verifying</a>.
+                <span className={code}>t=&lt;unix seconds&gt;,v1=&lt;hex HMAC-SHA256&gt;</span>, see{" "}
+                <a href="#verify" className="text-brand-600 underline">
+                  Verifying
+                </a>
+                .
               </td>
             </tr>
           </tbody>
         </table>
         <p>
-          Any <strong>2xx</strong> answer within <strong>10 seconds</strong> counts as delivered. Anything else is a failed attempt: other statuses, redirects (3xx are not followed),
-          timeouts, refused connections, DNS and TLS failures. Only the first 1 KB of your answer is read; it is shown in the delivery log.
+          Any <strong>2xx</strong> answer within <strong>10 seconds</strong> counts as delivered. Anything else is a failed attempt: other
+          statuses, redirects (3xx are not followed), timeouts, refused connections, DNS and TLS failures. Only the first 1 KB of your
+          answer is read; it is shown in the delivery log.
         </p>
         <p>
-          Endpoints must use HTTPS on port 443 with a valid certificate, have no user name or password in the URL (put a token in the path or query instead) and resolve only to
-          public addresses. The address is checked when the endpoint is saved and again before every attempt, and the connection goes to the address that was checked.
+          Endpoints must use HTTPS on port 443 with a valid certificate, have no user name or password in the URL (put a token in the path
+          or query instead) and resolve only to public addresses. The address is checked when the endpoint is saved and again before every
+          attempt, and the connection goes to the address that was checked.
         </p>
       </Section>
 
@@ -163,22 +179,24 @@ export default function WebhooksDocsPage() {
             <span className={code}>id</span>: <span className={code}>evt_</span> and 32 hex characters; the same on every retry and resend.
           </li>
           <li>
-            <span className={code}>createdAt</span>: when the event happened (ISO 8601, UTC, milliseconds), not when the attempt was made. Events are sent in parallel and retried on
-            their own schedules, so they can arrive out of order: compare createdAt to order them.
+            <span className={code}>createdAt</span>: when the event happened (ISO 8601, UTC, milliseconds), not when the attempt was made.
+            Events are sent in parallel and retried on their own schedules, so they can arrive out of order: compare createdAt to order
+            them.
           </li>
           <li>
             <span className={code}>workspace.id</span>: the workspace key used in the app&apos;s URLs.
           </li>
           <li>
-            Times inside links (<span className={code}>createdOn</span>, <span className={code}>expiresOn</span>, <span className={code}>startsOn</span>) are unix seconds.
+            Times inside links (<span className={code}>createdOn</span>, <span className={code}>expiresOn</span>,{" "}
+            <span className={code}>startsOn</span>) are unix seconds.
           </li>
         </ul>
       </Section>
 
       <Section id="events" title="Events">
         <p>
-          An endpoint receives the types it selected, or every type (including types added later). New types are added without notice: ignore the ones you do not handle. Types
-          an endpoint can select today: {SELECTABLE_EVENT_TYPES.join(", ")}.
+          An endpoint receives the types it selected, or every type (including types added later). New types are added without notice:
+          ignore the ones you do not handle. Types an endpoint can select today: {SELECTABLE_EVENT_TYPES.join(", ")}.
         </p>
         <table className="w-full border-collapse">
           <thead>
@@ -199,41 +217,50 @@ export default function WebhooksDocsPage() {
           </tbody>
         </table>
         <p>
-          The link object has <span className={code}>id, short, code, domain, url, active, expiresOn, maxClicks, startsOn, fallbackUrl, createdOn, folder, title, notes</span>.
+          The link object has{" "}
+          <span className={code}>
+            id, short, code, domain, url, active, expiresOn, maxClicks, startsOn, fallbackUrl, createdOn, folder, title, notes
+          </span>
+          .
         </p>
       </Section>
 
       <Section id="retries" title="Retries and failures">
         <p>
-          Each event is tried up to <strong>7 times</strong>: at once, then after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12 hours (about 21 hours in total). The
-          first 2xx ends it. A delivery that failed all 7 attempts can still be resent by hand from the delivery log; a resend carries the same event id and the same bytes, with a
-          fresh signature.
+          Each event is tried up to <strong>7 times</strong>: at once, then after 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours and 12
+          hours (about 21 hours in total). The first 2xx ends it. A delivery that failed all 7 attempts can still be resent by hand from the
+          delivery log; a resend carries the same event id and the same bytes, with a fresh signature.
         </p>
         <p>
-          An endpoint is switched off after 20 events in a row failed every attempt, or when it has been failing with nothing delivered for three days; the workspace owner is
-          emailed. While it is off nothing is sent and events are not kept for it. Turning it back on starts the failure count again.
+          An endpoint is switched off after 20 events in a row failed every attempt, or when it has been failing with nothing delivered for
+          three days; the workspace owner is emailed. While it is off nothing is sent and events are not kept for it. Turning it back on
+          starts the failure count again.
         </p>
       </Section>
 
       <Section id="verify" title="Verifying the signature">
         <ol className="list-decimal space-y-1 pl-5">
           <li>
-            Take <span className={code}>t</span> and every <span className={code}>v1</span> from the <span className={code}>Service-Signature</span> header.
+            Take <span className={code}>t</span> and every <span className={code}>v1</span> from the{" "}
+            <span className={code}>Service-Signature</span> header.
           </li>
           <li>
-            Compute HMAC-SHA256 of <span className={code}>t + &quot;.&quot; + raw body</span>, keyed with the endpoint&apos;s whole signing secret (
-            <span className={code}>whsec_…</span>, prefix included, as UTF-8), as lowercase hex.
+            Compute HMAC-SHA256 of <span className={code}>t + &quot;.&quot; + raw body</span>, keyed with the endpoint&apos;s whole signing
+            secret (<span className={code}>whsec_…</span>, prefix included, as UTF-8), as lowercase hex.
           </li>
-          <li>Compare it with v1 in constant time. Use the body exactly as received: parsing and re-encoding the JSON changes the bytes.</li>
+          <li>
+            Compare it with v1 in constant time. Use the body exactly as received: parsing and re-encoding the JSON changes the bytes.
+          </li>
           <li>Reject t older (or newer) than about five minutes, so a captured request cannot be replayed later.</li>
         </ol>
         <p>
-          The secret can be replaced on the Developers page; the replacement signs the next attempt, retries included. Here is a small receiver in Node.js:
+          The secret can be replaced on the Developers page; the replacement signs the next attempt, retries included. Here is a small
+          receiver in Node.js:
         </p>
         <pre className={pre}>{EXAMPLE}</pre>
         <p>
-          <span className={code}>verify-webhook.ts</span> is Linkhop&apos;s own <span className={code}>verifyWebhookSignature</span>, the function its tests check against real
-          deliveries. It uses only <span className={code}>node:crypto</span>; copy it as it is:
+          <span className={code}>verify-webhook.ts</span> is Linkhop&apos;s own <span className={code}>verifyWebhookSignature</span>, the
+          function its tests check against real deliveries. It uses only <span className={code}>node:crypto</span>; copy it as it is:
         </p>
         <pre className={pre}>{verifyCode()}</pre>
       </Section>

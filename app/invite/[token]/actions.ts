@@ -84,7 +84,8 @@ export async function claimAndAcceptAction(token: string, _: InviteFormState, fo
   try {
     await signIn("credentials", { email: claimed.email, password, redirect: false });
   } catch (e) {
-    if (e instanceof AuthError) return { error: signInErrorMessage(e, "You joined, but signing in failed. Sign in with your new password.") };
+    if (e instanceof AuthError)
+      return { error: signInErrorMessage(e, "You joined, but signing in failed. Sign in with your new password.") };
     throw e;
   }
   redirect(`/w/${claimed.slug}?joined=1`);

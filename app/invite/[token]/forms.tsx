@@ -51,7 +51,13 @@ export function InviteAuthForm({ token, email, mode }: { token: string; email: s
         />
       </Field>
       <button className={`${buttonClass} w-full`} disabled={pending}>
-        {pending ? "Please wait…" : mode === "signup" ? "Create account and join" : mode === "claim" ? "Set password and join" : "Sign in and join"}
+        {pending
+          ? "Please wait…"
+          : mode === "signup"
+            ? "Create account and join"
+            : mode === "claim"
+              ? "Set password and join"
+              : "Sign in and join"}
       </button>
     </form>
   );

@@ -50,7 +50,11 @@ export default async function WorkspaceLayout({ children, params }: { children: 
       </aside>
       <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
         {!workspace.active && (
-          <div role="status" data-testid="workspace-deactivated" className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+          <div
+            role="status"
+            data-testid="workspace-deactivated"
+            className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+          >
             {DEACTIVATED_MESSAGE} Short links and the API are switched off too, and no webhooks are sent.
           </div>
         )}

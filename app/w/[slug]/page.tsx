@@ -41,14 +41,23 @@ export default async function WorkspaceHome({
         <Card title="Get started">
           <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
             <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links`}>Shorten your first link</Link>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links`}>
+                Shorten your first link
+              </Link>
             </li>
             <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/settings/api-keys`}>Create an API key</Link> and call{" "}
-              <Link className="text-brand-600 hover:underline" href="/docs/api">the API</Link>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/settings/api-keys`}>
+                Create an API key
+              </Link>{" "}
+              and call{" "}
+              <Link className="text-brand-600 hover:underline" href="/docs/api">
+                the API
+              </Link>
             </li>
             <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/members`}>Invite your team</Link>
+              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/members`}>
+                Invite your team
+              </Link>
             </li>
           </ol>
         </Card>

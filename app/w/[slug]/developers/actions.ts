@@ -21,7 +21,13 @@ import {
 export type EndpointInput = { url: string; description: string; events: "all" | string[] };
 export type AttemptSummary = Pick<AttemptResult, "attempted" | "delivered" | "outcome" | "statusCode" | "message">;
 
-const summary = (r: AttemptResult): AttemptSummary => ({ attempted: r.attempted, delivered: r.delivered, outcome: r.outcome, statusCode: r.statusCode, message: r.message });
+const summary = (r: AttemptResult): AttemptSummary => ({
+  attempted: r.attempted,
+  delivered: r.delivered,
+  outcome: r.outcome,
+  statusCode: r.statusCode,
+  message: r.message,
+});
 const endpoint = z.object({ id: idSchema });
 const endpointPage = (input: { id: number }) => `/developers/${input.id}`;
 
@@ -34,23 +40,38 @@ export const createEndpointAction = workspaceAction(
 );
 
 export const updateEndpointAction = workspaceAction(
-  { permission: "webhooks.manage", schema: z.object({ id: idSchema, input: z.unknown() }), revalidate: { path: "/developers", layout: true } },
+  {
+    permission: "webhooks.manage",
+    schema: z.object({ id: idSchema, input: z.unknown() }),
+    revalidate: { path: "/developers", layout: true },
+  },
   async ({ workspace }, { id, input }) => updateEndpoint(workspace.id, id, input),
 );
 
 export const setEnabledAction = workspaceAction(
-  { permission: "webhooks.manage", schema: z.object({ id: idSchema, enabled: z.boolean() }), revalidate: { path: "/developers", layout: true } },
+  {
+    permission: "webhooks.manage",
+    schema: z.object({ id: idSchema, enabled: z.boolean() }),
+    revalidate: { path: "/developers", layout: true },
+  },
   async ({ workspace }, { id, enabled }) => setEndpointEnabled(workspace.id, id, enabled),
 );
 
-export const deleteEndpointAction = workspaceAction({ permission: "webhooks.manage", schema: endpoint, revalidate: "/developers" }, async ({ workspace }, { id }) => {
-  await deleteEndpoint(workspace.id, id);
-  return { id };
-});
+export const deleteEndpointAction = workspaceAction(
+  { permission: "webhooks.manage", schema: endpoint, revalidate: "/developers" },
+  async ({ workspace }, { id }) => {
+    await deleteEndpoint(workspace.id, id);
+    return { id };
+  },
+);
 
-export const revealSecretAction = workspaceAction({ permission: "webhooks.view", schema: endpoint }, async ({ workspace }, { id }) => revealSecret(workspace.id, id));
+export const revealSecretAction = workspaceAction({ permission: "webhooks.view", schema: endpoint }, async ({ workspace }, { id }) =>
+  revealSecret(workspace.id, id),
+);
 
-export const replaceSecretAction = workspaceAction({ permission: "webhooks.manage", schema: endpoint }, async ({ workspace }, { id }) => replaceSecret(workspace.id, id));
+export const replaceSecretAction = workspaceAction({ permission: "webhooks.manage", schema: endpoint }, async ({ workspace }, { id }) =>
+  replaceSecret(workspace.id, id),
+);
 
 export const sendTestAction = workspaceAction(
   { permission: "webhooks.manage", schema: endpoint, revalidate: endpointPage },

@@ -30,7 +30,9 @@ export function EnabledSwitch({ slug, id, enabled, url }: { slug: string; id: nu
       onClick={() => toggle.mutate(!enabled)}
       className={`relative inline-flex h-6 w-11 shrink-0 items-center rounded-full transition-colors disabled:opacity-50 ${enabled ? "bg-brand-600" : "bg-slate-300"}`}
     >
-      <span className={`inline-block h-5 w-5 transform rounded-full bg-white shadow transition-transform ${enabled ? "translate-x-5" : "translate-x-0.5"}`} />
+      <span
+        className={`inline-block h-5 w-5 transform rounded-full bg-white shadow transition-transform ${enabled ? "translate-x-5" : "translate-x-0.5"}`}
+      />
     </button>
   );
 }

@@ -8,7 +8,17 @@ import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from 
 import { runAction as run } from "@/components/run-action";
 import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
 
-function EndpointFields({ value, onChange, eventTypes, disabled }: { value: EndpointInput; onChange: (v: EndpointInput) => void; eventTypes: string[]; disabled?: boolean }) {
+function EndpointFields({
+  value,
+  onChange,
+  eventTypes,
+  disabled,
+}: {
+  value: EndpointInput;
+  onChange: (v: EndpointInput) => void;
+  eventTypes: string[];
+  disabled?: boolean;
+}) {
   const id = useId();
   const selected = value.events === "all" ? [] : value.events;
   const toggle = (t: string) => onChange({ ...value, events: selected.includes(t) ? selected.filter((x) => x !== t) : [...selected, t] });
@@ -29,16 +39,33 @@ function EndpointFields({ value, onChange, eventTypes, disabled }: { value: Endp
         />
       </Field>
       <Field label="Description (optional)" htmlFor={`${id}-description`}>
-        <input id={`${id}-description`} value={value.description} onChange={(e) => onChange({ ...value, description: e.target.value })} maxLength={200} className={inputClass} disabled={disabled} />
+        <input
+          id={`${id}-description`}
+          value={value.description}
+          onChange={(e) => onChange({ ...value, description: e.target.value })}
+          maxLength={200}
+          className={inputClass}
+          disabled={disabled}
+        />
       </Field>
       <fieldset className="space-y-2" disabled={disabled}>
         <legend className="text-sm font-medium text-slate-700">Events</legend>
         <label className="flex items-center gap-2 text-sm">
-          <input type="radio" name={`${id}-scope`} checked={value.events === "all"} onChange={() => onChange({ ...value, events: "all" })} />
+          <input
+            type="radio"
+            name={`${id}-scope`}
+            checked={value.events === "all"}
+            onChange={() => onChange({ ...value, events: "all" })}
+          />
           All events, including types added later
         </label>
         <label className="flex items-center gap-2 text-sm">
-          <input type="radio" name={`${id}-scope`} checked={value.events !== "all"} onChange={() => onChange({ ...value, events: selected })} />
+          <input
+            type="radio"
+            name={`${id}-scope`}
+            checked={value.events !== "all"}
+            onChange={() => onChange({ ...value, events: selected })}
+          />
           Only the selected events
         </label>
         {value.events !== "all" && (
@@ -56,7 +83,17 @@ function EndpointFields({ value, onChange, eventTypes, disabled }: { value: Endp
   );
 }
 
-export function AddEndpointButton({ slug, eventTypes, disabled, disabledReason }: { slug: string; eventTypes: string[]; disabled: boolean; disabledReason?: string }) {
+export function AddEndpointButton({
+  slug,
+  eventTypes,
+  disabled,
+  disabledReason,
+}: {
+  slug: string;
+  eventTypes: string[];
+  disabled: boolean;
+  disabledReason?: string;
+}) {
   const [open, setOpen] = useState(false);
   const [value, setValue] = useState<EndpointInput>({ url: "", description: "", events: "all" });
   const router = useRouter();
@@ -109,7 +146,17 @@ export function AddEndpointButton({ slug, eventTypes, disabled, disabledReason }
   );
 }
 
-export function EditEndpointForm({ slug, id, initial, eventTypes }: { slug: string; id: number; initial: EndpointInput; eventTypes: string[] }) {
+export function EditEndpointForm({
+  slug,
+  id,
+  initial,
+  eventTypes,
+}: {
+  slug: string;
+  id: number;
+  initial: EndpointInput;
+  eventTypes: string[];
+}) {
   const [value, setValue] = useState<EndpointInput>(initial);
   const router = useRouter();
   const toast = useToast();

@@ -7,7 +7,8 @@ export function OwnersAndAdminsOnly() {
       <PageHeader title="Developers" />
       <Card>
         <p role="status" className="text-sm text-slate-700">
-          Webhooks are managed by the workspace&apos;s owners and admins only. Ask an owner or admin if you need an endpoint added or changed.
+          Webhooks are managed by the workspace&apos;s owners and admins only. Ask an owner or admin if you need an endpoint added or
+          changed.
         </p>
       </Card>
     </>

@@ -34,7 +34,13 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
             slug={slug}
             eventTypes={[...SELECTABLE_EVENT_TYPES]}
             disabled={!canSend || atCap}
-            disabledReason={!canSend ? `The ${plan.name} plan does not include webhooks` : atCap ? `The ${plan.name} plan allows ${plan.webhookEndpoints} endpoints` : undefined}
+            disabledReason={
+              !canSend
+                ? `The ${plan.name} plan does not include webhooks`
+                : atCap
+                  ? `The ${plan.name} plan allows ${plan.webhookEndpoints} endpoints`
+                  : undefined
+            }
           />
         }
       />
@@ -55,7 +61,10 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
               {endpoints.map((e) => (
                 <li key={e.id} className="flex flex-wrap items-center justify-between gap-3 py-3">
                   <div className="min-w-0 flex-1">
-                    <Link href={`/w/${slug}/developers/${e.id}`} className="break-all font-mono text-sm font-medium text-brand-700 hover:underline">
+                    <Link
+                      href={`/w/${slug}/developers/${e.id}`}
+                      className="break-all font-mono text-sm font-medium text-brand-700 hover:underline"
+                    >
                       {e.url}
                     </Link>
                     {e.description && <p className="text-sm text-slate-700">{e.description}</p>}
@@ -67,7 +76,15 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
                     )}
                   </div>
                   <div className="flex items-center gap-3">
-                    {e.enabled ? (e.failingSince ? <Badge tone="amber">Failing</Badge> : <Badge tone="green">Enabled</Badge>) : <Badge tone="red">Disabled</Badge>}
+                    {e.enabled ? (
+                      e.failingSince ? (
+                        <Badge tone="amber">Failing</Badge>
+                      ) : (
+                        <Badge tone="green">Enabled</Badge>
+                      )
+                    ) : (
+                      <Badge tone="red">Disabled</Badge>
+                    )}
                     <EnabledSwitch slug={slug} id={e.id} enabled={e.enabled} url={e.url} />
                     <Link href={`/w/${slug}/developers/${e.id}`} className="text-sm font-medium text-brand-600 hover:underline">
                       Manage
@@ -80,8 +97,8 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
         )}
         <Card title="Receiving webhooks">
           <p className="text-sm text-slate-700">
-            Every delivery carries <code className="font-mono text-xs">Service-Signature</code>; verify it with the endpoint&apos;s signing secret over the raw body. Failed deliveries are
-            retried up to 7 times over about 21 hours.{" "}
+            Every delivery carries <code className="font-mono text-xs">Service-Signature</code>; verify it with the endpoint&apos;s signing
+            secret over the raw body. Failed deliveries are retried up to 7 times over about 21 hours.{" "}
             <Link href="/docs/webhooks" className="font-medium text-brand-600 hover:underline">
               Read the webhook guide
             </Link>

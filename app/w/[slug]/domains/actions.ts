@@ -8,8 +8,9 @@ import { idSchema } from "@/lib/ids";
 
 const domain = z.object({ id: idSchema });
 
-export const addDomainAction = workspaceAction({ permission: "domains.manage", schema: z.object({ host: z.unknown() }), revalidate: "/domains" }, async ({ workspace }, { host }) =>
-  addDomain(workspace, host),
+export const addDomainAction = workspaceAction(
+  { permission: "domains.manage", schema: z.object({ host: z.unknown() }), revalidate: "/domains" },
+  async ({ workspace }, { host }) => addDomain(workspace, host),
 );
 
 export const verifyDomainAction = workspaceAction(
@@ -20,7 +21,10 @@ export const verifyDomainAction = workspaceAction(
   },
 );
 
-export const removeDomainAction = workspaceAction({ permission: "domains.manage", schema: domain, revalidate: "/domains" }, async ({ workspace }, { id }) => {
-  const r = await removeDomain(workspace, id);
-  return { host: r.host };
-});
+export const removeDomainAction = workspaceAction(
+  { permission: "domains.manage", schema: domain, revalidate: "/domains" },
+  async ({ workspace }, { id }) => {
+    const r = await removeDomain(workspace, id);
+    return { host: r.host };
+  },
+);

@@ -26,7 +26,13 @@ export function AddDomainButton({ slug, disabled }: { slug: string; disabled: bo
   });
   return (
     <>
-      <button type="button" className={buttonClass} disabled={disabled} onClick={() => setOpen(true)} title={disabled ? "Your plan does not include custom domains" : undefined}>
+      <button
+        type="button"
+        className={buttonClass}
+        disabled={disabled}
+        onClick={() => setOpen(true)}
+        title={disabled ? "Your plan does not include custom domains" : undefined}
+      >
         Add domain
       </button>
       <Dialog
@@ -74,7 +80,17 @@ export function AddDomainButton({ slug, disabled }: { slug: string; disabled: bo
   );
 }
 
-export function DomainCard({ slug, domain, canManage, canVerify }: { slug: string; domain: DomainView; canManage: boolean; canVerify: boolean }) {
+export function DomainCard({
+  slug,
+  domain,
+  canManage,
+  canVerify,
+}: {
+  slug: string;
+  domain: DomainView;
+  canManage: boolean;
+  canVerify: boolean;
+}) {
   const router = useRouter();
   const toast = useToast();
   const [result, setResult] = useState<{ verified: boolean; message: string } | null>(null);
@@ -143,7 +159,9 @@ export function DomainCard({ slug, domain, canManage, canVerify }: { slug: strin
               <CopyField label="Name" value={domain.target.name} what="CNAME name" />
               <CopyField label="Value" value={domain.target.value} what="CNAME value" />
             </div>
-            <p className="mt-1 text-xs text-slate-500">For a bare domain (example.com) use your provider&apos;s ALIAS or ANAME record, or A records to the same address.</p>
+            <p className="mt-1 text-xs text-slate-500">
+              For a bare domain (example.com) use your provider&apos;s ALIAS or ANAME record, or A records to the same address.
+            </p>
           </div>
           {canManage && (
             <div className="flex flex-wrap items-center gap-3">

@@ -20,7 +20,23 @@ import {
 // The links pages' server actions: parse with the API's own zod schemas, call the same lib/links
 // services as /api/v1, so the app and the API always agree (rules, errors, events).
 
-const LINK_FIELDS = ["url", "alias", "domain", "title", "notes", "folder", "active", "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "password", "targeting", "tags", "utm"];
+const LINK_FIELDS = [
+  "url",
+  "alias",
+  "domain",
+  "title",
+  "notes",
+  "folder",
+  "active",
+  "startsOn",
+  "expiresOn",
+  "maxClicks",
+  "fallbackUrl",
+  "password",
+  "targeting",
+  "tags",
+  "utm",
+];
 
 export const createLinkAction = workspaceAction(
   { permission: "links.write", schema: createLinkSchema, revalidate: "/links", fields: LINK_FIELDS },
@@ -31,7 +47,12 @@ export const createLinkAction = workspaceAction(
 );
 
 export const updateLinkAction = workspaceAction(
-  { permission: "links.write", schema: z.object({ id: idSchema, patch: z.unknown() }), revalidate: { path: "/links", layout: true }, fields: LINK_FIELDS },
+  {
+    permission: "links.write",
+    schema: z.object({ id: idSchema, patch: z.unknown() }),
+    revalidate: { path: "/links", layout: true },
+    fields: LINK_FIELDS,
+  },
   async ({ workspace }, { id, patch }) => {
     const r = await updateLink(workspace, { id }, parseLinkInput(updateLinkSchema, patch));
     return { id: r.link.id, changed: r.written };
@@ -56,17 +77,20 @@ const listQuery = z.object({
   size: z.number().int().min(1).max(100).optional(),
 });
 
-export const listLinksAction = workspaceAction({ permission: "workspace.view", schema: listQuery, fields: [] }, async ({ workspace }, query): Promise<LinksPage> => {
-  const parsed = parseLinkInput(listLinksQuerySchema, {
-    ...(query.q ? { q: query.q } : {}),
-    ...(query.folder ? { folder: query.folder } : {}),
-    ...(query.tag?.length ? { tag: query.tag } : {}),
-    ...(query.cursor ? { cursor: query.cursor } : {}),
-    size: String(query.size ?? 25),
-  });
-  const page = await listLinks(workspace, parsed);
-  return { links: page.links.map((l) => toApiLink(l, l.host)), nextCursor: page.nextCursor };
-});
+export const listLinksAction = workspaceAction(
+  { permission: "workspace.view", schema: listQuery, fields: [] },
+  async ({ workspace }, query): Promise<LinksPage> => {
+    const parsed = parseLinkInput(listLinksQuerySchema, {
+      ...(query.q ? { q: query.q } : {}),
+      ...(query.folder ? { folder: query.folder } : {}),
+      ...(query.tag?.length ? { tag: query.tag } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+      size: String(query.size ?? 25),
+    });
+    const page = await listLinks(workspace, parsed);
+    return { links: page.links.map((l) => toApiLink(l, l.host)), nextCursor: page.nextCursor };
+  },
+);
 
 export type ImportRowResult = { row: number; status: number; short?: string; id?: number; error?: ErrorBody };
 
@@ -74,7 +98,10 @@ const ROWS = "Send 1 to 100 rows at a time.";
 const BATCH = "Bad batch numbers.";
 const batchNumber = z.number({ message: BATCH }).int(BATCH);
 const importChunk = z.object({
-  rows: z.array(z.object({ row: z.number().int(), body: z.unknown() }), { message: ROWS }).min(1, ROWS).max(100, ROWS),
+  rows: z
+    .array(z.object({ row: z.number().int(), body: z.unknown() }), { message: ROWS })
+    .min(1, ROWS)
+    .max(100, ROWS),
   batch: z.object({ index: batchNumber, count: batchNumber }, { message: BATCH }).refine((b) => b.index >= 1 && b.index <= b.count, BATCH),
 });
 
@@ -86,9 +113,15 @@ const importChunk = z.object({
 export const importChunkAction = workspaceAction(
   { permission: "links.write", schema: importChunk, revalidate: "/links", fields: [] },
   async ({ workspace }, { rows, batch }): Promise<ImportRowResult[]> => {
-    const results = await bulkCreateLinks(workspace, rows.map((r) => r.body), { batch });
+    const results = await bulkCreateLinks(
+      workspace,
+      rows.map((r) => r.body),
+      { batch },
+    );
     return results.map((r, i) =>
-      r.status === 201 ? { row: rows[i].row, status: 201, id: r.link.id, short: toApiLink(r.link, r.link.host).short } : { row: rows[i].row, status: r.status, error: errorBody(r.error) },
+      r.status === 201
+        ? { row: rows[i].row, status: 201, id: r.link.id, short: toApiLink(r.link, r.link.host).short }
+        : { row: rows[i].row, status: r.status, error: errorBody(r.error) },
     );
   },
 );

@@ -5,7 +5,19 @@ import { buttonClass, inputClass, secondaryButtonClass } from "@/components/ui";
 import { retagLinksAction } from "./campaign-actions";
 
 // The bar shown while links are selected: add a tag to all of them, or remove one.
-export function BulkTagBar({ slug, ids, tags, onDone, onClear }: { slug: string; ids: number[]; tags: { name: string }[]; onDone: () => void; onClear: () => void }) {
+export function BulkTagBar({
+  slug,
+  ids,
+  tags,
+  onDone,
+  onClear,
+}: {
+  slug: string;
+  ids: number[];
+  tags: { name: string }[];
+  onDone: () => void;
+  onClear: () => void;
+}) {
   const [name, setName] = useState("");
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -16,16 +28,25 @@ export function BulkTagBar({ slug, ids, tags, onDone, onClear }: { slug: string;
     if (!tag) return setError("Type a tag name.");
     setPending(true);
     setError(null);
-    const r = await retagLinksAction(slug, { ids, [op]: [tag] }).catch(() => ({ ok: false as const, error: "The server could not be reached." }));
+    const r = await retagLinksAction(slug, { ids, [op]: [tag] }).catch(() => ({
+      ok: false as const,
+      error: "The server could not be reached.",
+    }));
     setPending(false);
     if (!r.ok) return setError(r.error);
-    toast(`${op === "add" ? "Tagged" : "Untagged"} ${r.data.changed} link${r.data.changed === 1 ? "" : "s"} ${op === "add" ? "with" : "from"} “${tag}”`);
+    toast(
+      `${op === "add" ? "Tagged" : "Untagged"} ${r.data.changed} link${r.data.changed === 1 ? "" : "s"} ${op === "add" ? "with" : "from"} “${tag}”`,
+    );
     setName("");
     onDone();
   }
 
   return (
-    <div role="region" aria-label="Selected links" className="flex flex-wrap items-center gap-2 rounded-lg border border-brand-200 bg-brand-50 px-3 py-2 text-sm">
+    <div
+      role="region"
+      aria-label="Selected links"
+      className="flex flex-wrap items-center gap-2 rounded-lg border border-brand-200 bg-brand-50 px-3 py-2 text-sm"
+    >
       <span className="font-medium text-slate-800">{ids.length} selected</span>
       <input
         aria-label="Tag name"

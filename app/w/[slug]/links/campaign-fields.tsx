@@ -13,10 +13,17 @@ const LABELS: Record<UtmField, string> = { source: "Source", medium: "Medium", c
 
 export function initialCampaignValues(link: { url: string; tags: string[] } | undefined): CampaignValues {
   const current = link ? utmOf(link.url) : {};
-  return { tags: link?.tags.join(", ") ?? "", utm: Object.fromEntries(UTM_FIELDS.map((f) => [f, current[f] ?? ""])) as Record<UtmField, string> };
+  return {
+    tags: link?.tags.join(", ") ?? "",
+    utm: Object.fromEntries(UTM_FIELDS.map((f) => [f, current[f] ?? ""])) as Record<UtmField, string>,
+  };
 }
 
-const tagList = (text: string) => text.split(",").map((t) => t.trim()).filter(Boolean);
+const tagList = (text: string) =>
+  text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
 
 /** The UTM fields the user changed from what the form started with ("" removes that parameter). */
 function utmChanges(v: CampaignValues, start: CampaignValues): Utm {
@@ -69,7 +76,15 @@ export function CampaignFields({
     <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm" aria-label="Campaign">
       <h2 className="text-sm font-semibold">Campaign</h2>
       <Field label="Tags" htmlFor={id("tags")} error={errors.tags} hint="Comma-separated; new names become tags of the workspace.">
-        <input id={id("tags")} value={values.tags} onChange={(e) => onChange({ ...values, tags: e.target.value })} list={id("tag-names")} autoComplete="off" className={inputClass} placeholder="spring, email" />
+        <input
+          id={id("tags")}
+          value={values.tags}
+          onChange={(e) => onChange({ ...values, tags: e.target.value })}
+          list={id("tag-names")}
+          autoComplete="off"
+          className={inputClass}
+          placeholder="spring, email"
+        />
         <datalist id={id("tag-names")}>
           {tagNames.map((t) => (
             <option key={t} value={t} />
@@ -81,7 +96,12 @@ export function CampaignFields({
         {templates.length > 0 && (
           <label className="flex items-center gap-2 text-sm">
             <span>Apply template</span>
-            <select aria-label="UTM template" defaultValue="" onChange={(e) => applyTemplate(e.target.value)} className={`${inputClass} !w-48`}>
+            <select
+              aria-label="UTM template"
+              defaultValue=""
+              onChange={(e) => applyTemplate(e.target.value)}
+              className={`${inputClass} !w-48`}
+            >
               <option value="" disabled>
                 Choose…
               </option>
@@ -97,14 +117,24 @@ export function CampaignFields({
       <div className="grid gap-4 sm:grid-cols-3">
         {UTM_FIELDS.map((f) => (
           <Field key={f} label={`UTM ${LABELS[f].toLowerCase()}`} htmlFor={id(`utm-${f}`)}>
-            <input id={id(`utm-${f}`)} value={values.utm[f]} onChange={(e) => setUtm(f, e.target.value)} maxLength={200} autoComplete="off" className={inputClass} />
+            <input
+              id={id(`utm-${f}`)}
+              value={values.utm[f]}
+              onChange={(e) => setUtm(f, e.target.value)}
+              maxLength={200}
+              autoComplete="off"
+              className={inputClass}
+            />
           </Field>
         ))}
       </div>
       {errors.utm && <p className="text-xs text-red-600">{errors.utm}</p>}
       {preview && preview !== url.trim() && (
         <p className="break-all text-xs text-slate-600">
-          Final URL: <span data-testid="final-url" className="font-mono text-slate-900">{preview}</span>
+          Final URL:{" "}
+          <span data-testid="final-url" className="font-mono text-slate-900">
+            {preview}
+          </span>
         </p>
       )}
     </section>

@@ -31,7 +31,17 @@ export function buildFolderTree(folders: { folder: string; count: number }[]): N
   return root;
 }
 
-export function FolderTree({ slug, folders, current, q }: { slug: string; folders: { folder: string; count: number }[]; current: string; q: string }) {
+export function FolderTree({
+  slug,
+  folders,
+  current,
+  q,
+}: {
+  slug: string;
+  folders: { folder: string; count: number }[];
+  current: string;
+  q: string;
+}) {
   const root = buildFolderTree(folders);
   const href = (path: string) => {
     const p = new URLSearchParams();

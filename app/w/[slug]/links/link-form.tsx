@@ -71,13 +71,24 @@ function initialValues(link: LinkDetail | undefined, defaultHost: string, folder
 }
 
 function targetingOf(v: Values) {
-  const geo = Object.fromEntries(v.geo.filter((g) => g.country.trim() || g.url.trim()).map((g) => [g.country.trim().toUpperCase(), g.url.trim()]));
-  const t = { ...(v.ios.trim() ? { ios: v.ios.trim() } : {}), ...(v.android.trim() ? { android: v.android.trim() } : {}), ...(Object.keys(geo).length ? { geo } : {}) };
+  const geo = Object.fromEntries(
+    v.geo.filter((g) => g.country.trim() || g.url.trim()).map((g) => [g.country.trim().toUpperCase(), g.url.trim()]),
+  );
+  const t = {
+    ...(v.ios.trim() ? { ios: v.ios.trim() } : {}),
+    ...(v.android.trim() ? { android: v.android.trim() } : {}),
+    ...(Object.keys(geo).length ? { geo } : {}),
+  };
   return Object.keys(t).length ? t : null;
 }
 
 /** The request body: every filled field for a create; only what changed for an edit. */
-function bodyOf(v: Values, start: Values, editing: boolean, hasPassword: boolean): { body: Record<string, unknown>; errors: Record<string, string> } {
+function bodyOf(
+  v: Values,
+  start: Values,
+  editing: boolean,
+  hasPassword: boolean,
+): { body: Record<string, unknown>; errors: Record<string, string> } {
   const errors: Record<string, string> = {};
   const num = (s: string) => (s.trim() === "" ? null : Number(s));
   const startsOn = fromLocalInput(v.startsOn);
@@ -113,7 +124,8 @@ function bodyOf(v: Values, start: Values, editing: boolean, hasPassword: boolean
   const body: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(full)) {
     if (k === "domain") continue; // a link's domain cannot change
-    const was = k === "active" ? start.active : (before[k] ?? (k === "title" || k === "folder" || k === "url" || k === "alias" ? "" : null));
+    const was =
+      k === "active" ? start.active : (before[k] ?? (k === "title" || k === "folder" || k === "url" || k === "alias" ? "" : null));
     if (JSON.stringify(val) !== JSON.stringify(was)) body[k] = val;
   }
   if (body.alias === "") errors.alias = "A link needs a code; enter one.";
@@ -122,7 +134,17 @@ function bodyOf(v: Values, start: Values, editing: boolean, hasPassword: boolean
   return { body, errors };
 }
 
-export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string; ctx: LinkFormContext; link?: LinkDetail; initialFolder?: string }) {
+export function LinkForm({
+  slug,
+  ctx,
+  link,
+  initialFolder = "",
+}: {
+  slug: string;
+  ctx: LinkFormContext;
+  link?: LinkDetail;
+  initialFolder?: string;
+}) {
   const editing = !!link;
   const [start] = useState(() => initialValues(link, ctx.defaultHost, initialFolder));
   const [v, setV] = useState<Values>(start);
@@ -137,7 +159,9 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
 
   const save = useMutation({
     mutationFn: async (body: Record<string, unknown>): Promise<ActionResult<{ id: number; short?: string; changed?: boolean }>> =>
-      editing ? updateLinkAction(slug, { id: link!.id, patch: body }) : createLinkAction(slug, body as Parameters<typeof createLinkAction>[1]),
+      editing
+        ? updateLinkAction(slug, { id: link!.id, patch: body })
+        : createLinkAction(slug, body as Parameters<typeof createLinkAction>[1]),
     onSuccess: (r) => {
       if (!r.ok) return;
       if (editing) toast(r.data.changed ? "Link saved" : "Nothing changed");
@@ -168,7 +192,7 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
 
   const upgrade = (what: string) => (
     <span className="text-amber-700">
-      {what} {" "}
+      {what}{" "}
       <Link href={`/w/${slug}/settings/usage`} className="font-medium underline">
         Upgrade
       </Link>
@@ -177,7 +201,11 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
   const domainOptions = [ctx.defaultHost, ...ctx.domains.filter((d) => d !== ctx.defaultHost)];
   if (editing && !domainOptions.includes(v.domain)) domainOptions.push(v.domain);
   // Messages placed beside a field are not repeated on top, except the validation summary.
-  const topError = !result ? null : !result.fields || Object.keys(result.fields).length === 0 || result.code === "validation" ? result.error : null;
+  const topError = !result
+    ? null
+    : !result.fields || Object.keys(result.fields).length === 0 || result.code === "validation"
+      ? result.error
+      : null;
 
   return (
     <form onSubmit={submit} noValidate className="space-y-6">
@@ -202,13 +230,15 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
             htmlFor={id("domain")}
             error={err("domain")}
             hint={
-              editing
-                ? "A link stays on its domain."
-                : !ctx.features.domains
-                  ? upgrade("Custom domains are not in your plan.")
-                  : ctx.domains.length === 0
-                    ? <Link className="underline" href={`/w/${slug}/domains`}>Add a custom domain</Link>
-                    : undefined
+              editing ? (
+                "A link stays on its domain."
+              ) : !ctx.features.domains ? (
+                upgrade("Custom domains are not in your plan.")
+              ) : ctx.domains.length === 0 ? (
+                <Link className="underline" href={`/w/${slug}/domains`}>
+                  Add a custom domain
+                </Link>
+              ) : undefined
             }
           >
             <select
@@ -230,7 +260,13 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
             label="Short code (alias)"
             htmlFor={id("alias")}
             error={err("alias")}
-            hint={ctx.features.aliases ? (editing ? "Changing it breaks the old short URL." : "Leave empty for a random 7-character code. Letters, digits, - and _.") : upgrade("Custom aliases are not in your plan.")}
+            hint={
+              ctx.features.aliases
+                ? editing
+                  ? "Changing it breaks the old short URL."
+                  : "Leave empty for a random 7-character code. Letters, digits, - and _."
+                : upgrade("Custom aliases are not in your plan.")
+            }
           >
             <div className="flex rounded-md shadow-sm">
               <span className="inline-flex max-w-[45%] items-center truncate rounded-l-md border border-r-0 border-slate-300 bg-slate-50 px-2 text-xs text-slate-500">
@@ -253,9 +289,21 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
         </div>
         <div className="grid gap-4 sm:grid-cols-2">
           <Field label="Title" htmlFor={id("title")} error={err("title")}>
-            <input id={id("title")} value={v.title} onChange={(e) => set("title", e.target.value)} className={inputClass} placeholder="Summer sale landing page" {...described("title")} />
+            <input
+              id={id("title")}
+              value={v.title}
+              onChange={(e) => set("title", e.target.value)}
+              className={inputClass}
+              placeholder="Summer sale landing page"
+              {...described("title")}
+            />
           </Field>
-          <Field label="Folder" htmlFor={id("folder")} error={err("folder")} hint='Slash-separated path, such as "marketing/2026". Empty for the top level.'>
+          <Field
+            label="Folder"
+            htmlFor={id("folder")}
+            error={err("folder")}
+            hint='Slash-separated path, such as "marketing/2026". Empty for the top level.'
+          >
             <input
               id={id("folder")}
               value={v.folder}
@@ -274,33 +322,109 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
           </Field>
         </div>
         <Field label="Notes" htmlFor={id("notes")} error={err("notes")}>
-          <textarea id={id("notes")} rows={2} value={v.notes} onChange={(e) => set("notes", e.target.value)} className={inputClass} {...described("notes")} />
+          <textarea
+            id={id("notes")}
+            rows={2}
+            value={v.notes}
+            onChange={(e) => set("notes", e.target.value)}
+            className={inputClass}
+            {...described("notes")}
+          />
         </Field>
         <label className="flex items-center gap-2 text-sm">
-          <input type="checkbox" checked={v.active} onChange={(e) => set("active", e.target.checked)} className="h-4 w-4 rounded border-slate-300" />
+          <input
+            type="checkbox"
+            checked={v.active}
+            onChange={(e) => set("active", e.target.checked)}
+            className="h-4 w-4 rounded border-slate-300"
+          />
           <span>
-            <span className="font-medium">Active</span> <span className="text-slate-500">(an inactive link sends visitors to the fallback URL, or shows “not found”)</span>
+            <span className="font-medium">Active</span>{" "}
+            <span className="text-slate-500">(an inactive link sends visitors to the fallback URL, or shows “not found”)</span>
           </span>
         </label>
         {err("active") && <p className="text-xs text-red-600">{err("active")}</p>}
       </section>
 
-      <CampaignFields id={id} url={v.url} values={campaign} start={campaignStart} onChange={setCampaign} templates={ctx.utmTemplates} tagNames={ctx.tags} errors={{ tags: err("tags"), utm: err("utm") }} />
+      <CampaignFields
+        id={id}
+        url={v.url}
+        values={campaign}
+        start={campaignStart}
+        onChange={setCampaign}
+        templates={ctx.utmTemplates}
+        tagNames={ctx.tags}
+        errors={{ tags: err("tags"), utm: err("utm") }}
+      />
 
       <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
         <h2 className="text-sm font-semibold">Schedule and limits</h2>
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field label="Starts" htmlFor={id("startsOn")} error={err("startsOn")} hint={ctx.features.expiry ? "Before this time the link is not active. Your time zone." : upgrade("Start and expiry times are not in your plan.")}>
-            <input id={id("startsOn")} type="datetime-local" value={v.startsOn} onChange={(e) => set("startsOn", e.target.value)} disabled={!ctx.features.expiry} className={inputClass} {...described("startsOn")} />
+          <Field
+            label="Starts"
+            htmlFor={id("startsOn")}
+            error={err("startsOn")}
+            hint={
+              ctx.features.expiry
+                ? "Before this time the link is not active. Your time zone."
+                : upgrade("Start and expiry times are not in your plan.")
+            }
+          >
+            <input
+              id={id("startsOn")}
+              type="datetime-local"
+              value={v.startsOn}
+              onChange={(e) => set("startsOn", e.target.value)}
+              disabled={!ctx.features.expiry}
+              className={inputClass}
+              {...described("startsOn")}
+            />
           </Field>
-          <Field label="Expires" htmlFor={id("expiresOn")} error={err("expiresOn")} hint={ctx.features.expiry ? "After this time visitors get the fallback URL or “gone”." : upgrade("Expiry is not in your plan.")}>
-            <input id={id("expiresOn")} type="datetime-local" value={v.expiresOn} onChange={(e) => set("expiresOn", e.target.value)} disabled={!ctx.features.expiry} className={inputClass} {...described("expiresOn")} />
+          <Field
+            label="Expires"
+            htmlFor={id("expiresOn")}
+            error={err("expiresOn")}
+            hint={ctx.features.expiry ? "After this time visitors get the fallback URL or “gone”." : upgrade("Expiry is not in your plan.")}
+          >
+            <input
+              id={id("expiresOn")}
+              type="datetime-local"
+              value={v.expiresOn}
+              onChange={(e) => set("expiresOn", e.target.value)}
+              disabled={!ctx.features.expiry}
+              className={inputClass}
+              {...described("expiresOn")}
+            />
           </Field>
           <Field label="Maximum clicks" htmlFor={id("maxClicks")} error={err("maxClicks")} hint="Empty for no limit.">
-            <input id={id("maxClicks")} type="number" min={1} step={1} inputMode="numeric" value={v.maxClicks} onChange={(e) => set("maxClicks", e.target.value)} className={inputClass} {...described("maxClicks")} />
+            <input
+              id={id("maxClicks")}
+              type="number"
+              min={1}
+              step={1}
+              inputMode="numeric"
+              value={v.maxClicks}
+              onChange={(e) => set("maxClicks", e.target.value)}
+              className={inputClass}
+              {...described("maxClicks")}
+            />
           </Field>
-          <Field label="Fallback URL" htmlFor={id("fallbackUrl")} error={err("fallbackUrl")} hint="Where visitors go when the link is inactive, not started, expired or used up.">
-            <input id={id("fallbackUrl")} type="url" inputMode="url" value={v.fallbackUrl} onChange={(e) => set("fallbackUrl", e.target.value)} className={inputClass} placeholder="https://example.com" {...described("fallbackUrl")} />
+          <Field
+            label="Fallback URL"
+            htmlFor={id("fallbackUrl")}
+            error={err("fallbackUrl")}
+            hint="Where visitors go when the link is inactive, not started, expired or used up."
+          >
+            <input
+              id={id("fallbackUrl")}
+              type="url"
+              inputMode="url"
+              value={v.fallbackUrl}
+              onChange={(e) => set("fallbackUrl", e.target.value)}
+              className={inputClass}
+              placeholder="https://example.com"
+              {...described("fallbackUrl")}
+            />
           </Field>
         </div>
       </section>
@@ -332,7 +456,12 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
         </Field>
         {link?.hasPassword && (
           <label className="flex items-center gap-2 text-sm">
-            <input type="checkbox" checked={v.removePassword} onChange={(e) => set("removePassword", e.target.checked)} className="h-4 w-4 rounded border-slate-300" />
+            <input
+              type="checkbox"
+              checked={v.removePassword}
+              onChange={(e) => set("removePassword", e.target.checked)}
+              className="h-4 w-4 rounded border-slate-300"
+            />
             Remove the password
           </label>
         )}
@@ -341,7 +470,9 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
       <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
         <div>
           <h2 className="text-sm font-semibold">Targeting</h2>
-          <p className="text-xs text-slate-500">Send iPhone, Android or visitors from a country somewhere else. Everyone else goes to the destination URL.</p>
+          <p className="text-xs text-slate-500">
+            Send iPhone, Android or visitors from a country somewhere else. Everyone else goes to the destination URL.
+          </p>
         </div>
         {err("targeting") && (
           <p id={`${id("targeting")}-error`} className="text-xs text-red-600">
@@ -350,10 +481,26 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
         )}
         <div className="grid gap-4 sm:grid-cols-2">
           <Field label="iOS URL" htmlFor={id("ios")}>
-            <input id={id("ios")} type="url" inputMode="url" value={v.ios} onChange={(e) => set("ios", e.target.value)} className={inputClass} placeholder="https://apps.apple.com/..." />
+            <input
+              id={id("ios")}
+              type="url"
+              inputMode="url"
+              value={v.ios}
+              onChange={(e) => set("ios", e.target.value)}
+              className={inputClass}
+              placeholder="https://apps.apple.com/..."
+            />
           </Field>
           <Field label="Android URL" htmlFor={id("android")}>
-            <input id={id("android")} type="url" inputMode="url" value={v.android} onChange={(e) => set("android", e.target.value)} className={inputClass} placeholder="https://play.google.com/..." />
+            <input
+              id={id("android")}
+              type="url"
+              inputMode="url"
+              value={v.android}
+              onChange={(e) => set("android", e.target.value)}
+              className={inputClass}
+              placeholder="https://play.google.com/..."
+            />
           </Field>
         </div>
         <fieldset className="space-y-2">
@@ -365,7 +512,12 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
                 value={g.country}
                 maxLength={2}
                 placeholder="DE"
-                onChange={(e) => set("geo", v.geo.map((x) => (x.key === g.key ? { ...x, country: e.target.value.toUpperCase() } : x)))}
+                onChange={(e) =>
+                  set(
+                    "geo",
+                    v.geo.map((x) => (x.key === g.key ? { ...x, country: e.target.value.toUpperCase() } : x)),
+                  )
+                }
                 className={`${inputClass} w-16 uppercase`}
               />
               <input
@@ -373,15 +525,34 @@ export function LinkForm({ slug, ctx, link, initialFolder = "" }: { slug: string
                 type="url"
                 value={g.url}
                 placeholder="https://example.de"
-                onChange={(e) => set("geo", v.geo.map((x) => (x.key === g.key ? { ...x, url: e.target.value } : x)))}
+                onChange={(e) =>
+                  set(
+                    "geo",
+                    v.geo.map((x) => (x.key === g.key ? { ...x, url: e.target.value } : x)),
+                  )
+                }
                 className={`${inputClass} min-w-0 flex-1`}
               />
-              <button type="button" className={secondaryButtonClass} onClick={() => set("geo", v.geo.filter((x) => x.key !== g.key))} aria-label={`Remove country ${i + 1}`}>
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                onClick={() =>
+                  set(
+                    "geo",
+                    v.geo.filter((x) => x.key !== g.key),
+                  )
+                }
+                aria-label={`Remove country ${i + 1}`}
+              >
                 Remove
               </button>
             </div>
           ))}
-          <button type="button" className={secondaryButtonClass} onClick={() => set("geo", [...v.geo, { key: ++geoKey, country: "", url: "" }])}>
+          <button
+            type="button"
+            className={secondaryButtonClass}
+            onClick={() => set("geo", [...v.geo, { key: ++geoKey, country: "", url: "" }])}
+          >
             Add country
           </button>
           <p className="text-xs text-slate-500">Two-letter ISO country codes (US, DE, JP).</p>

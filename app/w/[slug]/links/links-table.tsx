@@ -114,7 +114,14 @@ export function LinksTable({
     <div className="min-w-0 space-y-3">
       <div className="flex items-center gap-3">
         <div className="relative flex-1">
-          <svg aria-hidden className="pointer-events-none absolute left-3 top-1/2 h-4 w-4 -translate-y-1/2 text-slate-400" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="2">
+          <svg
+            aria-hidden
+            className="pointer-events-none absolute left-3 top-1/2 h-4 w-4 -translate-y-1/2 text-slate-400"
+            viewBox="0 0 20 20"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+          >
             <circle cx="9" cy="9" r="6" />
             <path d="M14 14l4 4" />
           </svg>
@@ -209,7 +216,15 @@ export function LinksTable({
           </div>
           <ul aria-label="Links" className="divide-y divide-slate-100">
             {links.map((l) => (
-              <LinkRow key={l.id} slug={slug} link={l} colorOf={colorOf} selected={selected.has(l.id)} onSelect={() => toggle(l.id)} onDelete={() => setDeleting(l)} />
+              <LinkRow
+                key={l.id}
+                slug={slug}
+                link={l}
+                colorOf={colorOf}
+                selected={selected.has(l.id)}
+                onSelect={() => toggle(l.id)}
+                onDelete={() => setDeleting(l)}
+              />
             ))}
           </ul>
         </div>
@@ -237,8 +252,8 @@ export function LinksTable({
         error={remove.error?.message}
       >
         <p>
-          <span className="font-mono font-medium">{deleting?.short}</span> will stop working at once. This cannot be undone, and it does not give back
-          this month&apos;s link allowance.
+          <span className="font-mono font-medium">{deleting?.short}</span> will stop working at once. This cannot be undone, and it does not
+          give back this month&apos;s link allowance.
         </p>
       </ConfirmDialog>
     </div>
@@ -297,7 +312,11 @@ function LinkRow({
       </div>
       <div className="col-start-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
         <span className="truncate md:block" title={link.folder || "Top level"}>
-          {link.folder ? <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{link.folder}</span> : <span className="text-slate-400 md:inline">—</span>}
+          {link.folder ? (
+            <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{link.folder}</span>
+          ) : (
+            <span className="text-slate-400 md:inline">—</span>
+          )}
         </span>
         <span className="md:text-right">
           <span className="font-medium text-slate-900">{link.clicks.toLocaleString("en")}</span>
@@ -316,7 +335,13 @@ function LinkRow({
           </svg>
           <span className="md:hidden">Edit</span>
         </Link>
-        <button type="button" className={`${iconButton} hover:text-red-700`} onClick={onDelete} aria-label={`Delete ${shortText}`} title="Delete">
+        <button
+          type="button"
+          className={`${iconButton} hover:text-red-700`}
+          onClick={onDelete}
+          aria-label={`Delete ${shortText}`}
+          title="Delete"
+        >
           <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
             <path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" />
           </svg>

@@ -12,7 +12,13 @@ export const metadata: Metadata = { title: "Links" };
 
 const PAGE_SIZE = 25;
 
-export default async function LinksPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ q?: string; folder?: string; tag?: string }> }) {
+export default async function LinksPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ q?: string; folder?: string; tag?: string }>;
+}) {
   const { slug } = await params;
   const sp = await searchParams;
   const q = typeof sp.q === "string" ? sp.q.slice(0, 200) : "";
@@ -21,7 +27,9 @@ export default async function LinksPage({ params, searchParams }: { params: Prom
   const { workspace } = await workspacePage(slug);
   const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
-    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }).catch(() => ({ links: [], nextCursor: null })),
+    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }).catch(
+      () => ({ links: [], nextCursor: null }),
+    ),
     listTags(workspace),
   ]);
   const total = folders.reduce((s, f) => s + f.count, 0);
@@ -29,7 +37,11 @@ export default async function LinksPage({ params, searchParams }: { params: Prom
     <>
       <PageHeader
         title="Links"
-        description={total === 0 ? "Short links of this workspace." : `${total.toLocaleString("en")} short link${total === 1 ? "" : "s"} in this workspace.`}
+        description={
+          total === 0
+            ? "Short links of this workspace."
+            : `${total.toLocaleString("en")} short link${total === 1 ? "" : "s"} in this workspace.`
+        }
         actions={
           <div className="flex gap-2">
             <Link href={`/w/${slug}/links/import`} className={secondaryButtonClass}>
@@ -43,7 +55,14 @@ export default async function LinksPage({ params, searchParams }: { params: Prom
       />
       {total === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-14 text-center">
-          <svg aria-hidden className="mx-auto h-10 w-10 text-brand-500" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.6">
+          <svg
+            aria-hidden
+            className="mx-auto h-10 w-10 text-brand-500"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="1.6"
+          >
             <path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1" />
           </svg>
           <p className="mt-3 font-medium text-slate-800">No links yet</p>

@@ -40,7 +40,10 @@ export function InviteButton({ slug, isOwner }: { slug: string; isOwner: boolean
       router.refresh();
       if (r.kind === "invite") {
         setSent(r.result);
-        toast(r.result.mailed ? `Invitation sent to ${r.result.email}` : `Invitation created; the email could not be sent`, r.result.mailed ? "success" : "error");
+        toast(
+          r.result.mailed ? `Invitation sent to ${r.result.email}` : `Invitation created; the email could not be sent`,
+          r.result.mailed ? "success" : "error",
+        );
       } else {
         toast(`${email} added`);
         close();
@@ -83,13 +86,22 @@ export function InviteButton({ slug, isOwner }: { slug: string; isOwner: boolean
                 </>
               ) : (
                 <>
-                  The email to <strong>{sent.email}</strong> could not be sent. Pass them this link yourself; it works once and expires in 7 days.
+                  The email to <strong>{sent.email}</strong> could not be sent. Pass them this link yourself; it works once and expires in 7
+                  days.
                 </>
               )}
             </p>
             <CopyField label="Invitation link" value={sent.url} what="Invitation link" />
             <div className="flex justify-end gap-2">
-              <button type="button" className={secondaryButtonClass} onClick={() => { setSent(null); setEmail(""); submit.reset(); }}>
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                onClick={() => {
+                  setSent(null);
+                  setEmail("");
+                  submit.reset();
+                }}
+              >
                 Invite another
               </button>
               <button type="button" className={buttonClass} onClick={close}>
@@ -117,7 +129,15 @@ export function InviteButton({ slug, isOwner }: { slug: string; isOwner: boolean
             </p>
             <FormError message={submit.error?.message} />
             <Field label="Email" htmlFor="invite-email">
-              <input id="invite-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" className={inputClass} placeholder="teammate@example.com" />
+              <input
+                id="invite-email"
+                type="email"
+                value={email}
+                onChange={(e) => setEmail(e.target.value)}
+                autoComplete="off"
+                className={inputClass}
+                placeholder="teammate@example.com"
+              />
             </Field>
             <Field label="Role" htmlFor="invite-role">
               <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as Role)} className={inputClass}>
@@ -184,7 +204,10 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
       <ul className="divide-y divide-slate-100">
         {members.map((m) => (
           <li key={m.id} className="flex flex-wrap items-center gap-3 py-3">
-            <div className="flex h-9 w-9 shrink-0 items-center justify-center rounded-full bg-brand-100 text-sm font-semibold text-brand-700" aria-hidden>
+            <div
+              className="flex h-9 w-9 shrink-0 items-center justify-center rounded-full bg-brand-100 text-sm font-semibold text-brand-700"
+              aria-hidden
+            >
               {(m.name || m.email).slice(0, 1).toUpperCase()}
             </div>
             <div className="min-w-0 flex-1">
@@ -216,8 +239,14 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
                   Make owner
                 </button>
               )}
-              {((canManage && m.id !== me && (myRole === "owner" || m.role !== "owner")) || (m.id === me && !(m.role === "owner" && owners <= 1))) && (
-                <button type="button" className={secondaryButtonClass} onClick={() => setPending({ kind: "remove", member: m })} aria-label={m.id === me ? "Leave workspace" : `Remove ${m.email}`}>
+              {((canManage && m.id !== me && (myRole === "owner" || m.role !== "owner")) ||
+                (m.id === me && !(m.role === "owner" && owners <= 1))) && (
+                <button
+                  type="button"
+                  className={secondaryButtonClass}
+                  onClick={() => setPending({ kind: "remove", member: m })}
+                  aria-label={m.id === me ? "Leave workspace" : `Remove ${m.email}`}
+                >
                   {m.id === me ? "Leave" : "Remove"}
                 </button>
               )}
@@ -279,7 +308,13 @@ export function InvitationsTable({ slug, invitations }: { slug: string; invitati
                   {inv.invitedBy && ` · invited by ${inv.invitedBy}`}
                 </p>
               </div>
-              <button type="button" className={secondaryButtonClass} disabled={revoke.isPending} onClick={() => revoke.mutate(inv)} aria-label={`Revoke invitation for ${inv.email}`}>
+              <button
+                type="button"
+                className={secondaryButtonClass}
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(inv)}
+                aria-label={`Revoke invitation for ${inv.email}`}
+              >
                 Revoke
               </button>
             </li>

@@ -11,12 +11,19 @@ export default async function MembersPage({ params }: { params: Promise<{ slug: 
   const { slug } = await params;
   const { workspace, role, membershipId, can } = await workspacePage(slug);
   const canManage = can("members.manage");
-  const [members, invitations] = await Promise.all([listMembers(workspace.id), canManage ? listInvitations(workspace.id) : Promise.resolve([])]);
+  const [members, invitations] = await Promise.all([
+    listMembers(workspace.id),
+    canManage ? listInvitations(workspace.id) : Promise.resolve([]),
+  ]);
   return (
     <>
       <PageHeader
         title="Members"
-        description={canManage ? "Invite your team and decide who can manage the workspace." : "People in this workspace. Owners and admins manage members."}
+        description={
+          canManage
+            ? "Invite your team and decide who can manage the workspace."
+            : "People in this workspace. Owners and admins manage members."
+        }
         actions={canManage && <InviteButton slug={slug} isOwner={role === "owner"} />}
       />
       <div className="space-y-6">
@@ -25,8 +32,8 @@ export default async function MembersPage({ params }: { params: Promise<{ slug: 
       </div>
       <div className="mt-6 rounded-lg border border-slate-200 bg-white p-4 text-xs text-slate-600">
         <p>
-          <strong className="font-medium text-slate-800">Roles.</strong> Owners manage everything, including other owners and the plan. Admins manage
-          members, domains, API keys and webhooks. Members create and edit links.
+          <strong className="font-medium text-slate-800">Roles.</strong> Owners manage everything, including other owners and the plan.
+          Admins manage members, domains, API keys and webhooks. Members create and edit links.
         </p>
       </div>
     </>

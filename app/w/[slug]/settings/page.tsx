@@ -10,10 +10,20 @@ export default async function SettingsPage({ params }: { params: Promise<{ slug:
   const canManage = can("workspace.manage");
   const plan = planOf(workspace.plan);
   const sections = [
-    { href: `/w/${slug}/settings/usage`, title: "Plan and usage", text: "Your plan, links created this month, API rate and webhook endpoints." },
+    {
+      href: `/w/${slug}/settings/usage`,
+      title: "Plan and usage",
+      text: "Your plan, links created this month, API rate and webhook endpoints.",
+    },
     { href: `/w/${slug}/settings/api-keys`, title: "API keys", text: "Keys for the /api/v1 JSON API." },
-    { href: `/w/${slug}/settings/campaigns`, title: "Tags and UTM templates", text: "Rename, recolour and delete tags; named UTM sets for the link form." },
-    ...(canManage ? [{ href: `/w/${slug}/developers`, title: "Developers", text: "Webhook endpoints, signing secrets and the delivery log." }] : []),
+    {
+      href: `/w/${slug}/settings/campaigns`,
+      title: "Tags and UTM templates",
+      text: "Rename, recolour and delete tags; named UTM sets for the link form.",
+    },
+    ...(canManage
+      ? [{ href: `/w/${slug}/developers`, title: "Developers", text: "Webhook endpoints, signing secrets and the delivery log." }]
+      : []),
   ];
   return (
     <>

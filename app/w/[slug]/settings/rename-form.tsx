@@ -13,7 +13,12 @@ export function RenameForm({ slug, name, disabled }: { slug: string; name: strin
   return (
     <form action={action} className="flex flex-col gap-3 sm:flex-row sm:items-end">
       <div className="flex-1">
-        <Field label="Workspace name" htmlFor="ws-name" error={state?.error} hint={disabled ? "Only owners and admins can rename the workspace." : undefined}>
+        <Field
+          label="Workspace name"
+          htmlFor="ws-name"
+          error={state?.error}
+          hint={disabled ? "Only owners and admins can rename the workspace." : undefined}
+        >
           <input id="ws-name" name="name" defaultValue={name} disabled={disabled} className={inputClass} aria-invalid={!!state?.error} />
         </Field>
       </div>

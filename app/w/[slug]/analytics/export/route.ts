@@ -13,10 +13,18 @@ export async function GET(req: Request, { params }: { params: Promise<{ slug: st
   try {
     const csv = await exportClicks(workspace, parseInput(analyticsExportQuerySchema, pageParams(search)));
     return new Response(csv.stream, {
-      headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${csv.fileName}"`, "Cache-Control": "no-store" },
+      headers: {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${csv.fileName}"`,
+        "Cache-Control": "no-store",
+      },
     });
   } catch (e) {
-    if (e instanceof ServiceError) return new Response(e.message, { status: e.code === "not_found" ? 404 : 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    if (e instanceof ServiceError)
+      return new Response(e.message, {
+        status: e.code === "not_found" ? 404 : 400,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      });
     throw e;
   }
 }

@@ -25,7 +25,8 @@ export function DeliveryLog({
   const base = `/w/${slug}/developers/${endpointId}`;
   const query = (extra: Record<string, string | number | undefined>) => {
     const p = new URLSearchParams();
-    for (const [k, v] of Object.entries({ status: filter.status, type: filter.type, ...extra })) if (v !== undefined && v !== "") p.set(k, String(v));
+    for (const [k, v] of Object.entries({ status: filter.status, type: filter.type, ...extra }))
+      if (v !== undefined && v !== "") p.set(k, String(v));
     const s = p.toString();
     return s ? `${base}?${s}` : base;
   };
@@ -62,7 +63,9 @@ export function DeliveryLog({
         )}
       </form>
       {log.deliveries.length === 0 ? (
-        <p className="text-sm text-slate-600">{filter.status || filter.type ? "No deliveries match." : "No deliveries yet. Press Send test event to try the endpoint."}</p>
+        <p className="text-sm text-slate-600">
+          {filter.status || filter.type ? "No deliveries match." : "No deliveries yet. Press Send test event to try the endpoint."}
+        </p>
       ) : (
         <ul className="space-y-4" aria-label="Deliveries">
           {log.deliveries.map((d) => (
@@ -104,14 +107,18 @@ export function DeliveryLog({
                           <td className="whitespace-nowrap px-3 py-1.5">{formatTime(a.startedAt)}</td>
                           <td className="px-3 py-1.5">{a.durationMs} ms</td>
                           <td className="px-3 py-1.5">
-                            <span className={a.outcome === "delivered" ? "font-medium text-green-700" : "font-medium text-red-700"}>{describeOutcome(a.outcome, a.statusCode)}</span>
+                            <span className={a.outcome === "delivered" ? "font-medium text-green-700" : "font-medium text-red-700"}>
+                              {describeOutcome(a.outcome, a.statusCode)}
+                            </span>
                             {a.error && a.outcome !== "http_status" && <p className="mt-0.5 break-all text-slate-500">{a.error}</p>}
                           </td>
                           <td className="px-3 py-1.5">
                             {a.responseBody ? (
                               <details>
                                 <summary className="cursor-pointer text-slate-600">{a.responseBody.length} bytes</summary>
-                                <pre className="mt-1 max-h-48 max-w-xl overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono">{a.responseBody}</pre>
+                                <pre className="mt-1 max-h-48 max-w-xl overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono">
+                                  {a.responseBody}
+                                </pre>
                               </details>
                             ) : (
                               <span className="text-slate-400">empty</span>

@@ -19,7 +19,10 @@ import { TestButton } from "./test-button";
 
 export const metadata: Metadata = { title: "Webhook endpoint" };
 
-type Props = { params: Promise<{ slug: string; endpointId: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+type Props = {
+  params: Promise<{ slug: string; endpointId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+};
 
 export default async function EndpointPage({ params, searchParams }: Props) {
   const { slug, endpointId } = await params;
@@ -35,7 +38,11 @@ export default async function EndpointPage({ params, searchParams }: Props) {
     throw e;
   }
   const raw = await searchParams;
-  const filter = logFilterSchema.parse({ status: one(raw.status) || undefined, type: one(raw.type) || undefined, before: one(raw.before) || undefined });
+  const filter = logFilterSchema.parse({
+    status: one(raw.status) || undefined,
+    type: one(raw.type) || undefined,
+    before: one(raw.before) || undefined,
+  });
   const log = await deliveryLog(workspace.id, endpoint.id, filter);
   const plan = planOf(workspace.plan);
   const canSend = webhooksAllowed(plan);
@@ -57,12 +64,16 @@ export default async function EndpointPage({ params, searchParams }: Props) {
           </div>
         }
       />
-      {!canSend && <UpgradeBanner slug={slug}>The {plan.name} plan does not include webhooks: nothing is sent to this endpoint until the plan includes them again.</UpgradeBanner>}
+      {!canSend && (
+        <UpgradeBanner slug={slug}>
+          The {plan.name} plan does not include webhooks: nothing is sent to this endpoint until the plan includes them again.
+        </UpgradeBanner>
+      )}
       {!endpoint.enabled && (
         <div role="status" className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
           Disabled {formatTime(endpoint.disabledAt)}
-          {endpoint.disabledReason ? `: ${endpoint.disabledReason}` : ""}. Nothing is sent and new events are not kept for it. Turn it on to start again; its failure count
-          restarts.
+          {endpoint.disabledReason ? `: ${endpoint.disabledReason}` : ""}. Nothing is sent and new events are not kept for it. Turn it on to
+          start again; its failure count restarts.
         </div>
       )}
       <div className="grid gap-6 lg:grid-cols-2">
@@ -95,7 +106,13 @@ export default async function EndpointPage({ params, searchParams }: Props) {
         </div>
       </div>
       <div className="mt-6">
-        <DeliveryLog slug={slug} endpointId={endpoint.id} log={log} filter={filter} eventTypes={["webhook.test", ...SELECTABLE_EVENT_TYPES]} />
+        <DeliveryLog
+          slug={slug}
+          endpointId={endpoint.id}
+          log={log}
+          filter={filter}
+          eventTypes={["webhook.test", ...SELECTABLE_EVENT_TYPES]}
+        />
       </div>
       <div className="mt-6 flex justify-end">
         <DeleteEndpointButton slug={slug} id={endpoint.id} url={endpoint.url} />

@@ -15,7 +15,13 @@ export function ResendButton({ slug, endpointId, deliveryId }: { slug: string; e
     mutationFn: () => run(resendAction(slug, { id: endpointId, deliveryId })),
     onSuccess: (r) => {
       if (!r.attempted) toast(r.message ?? "Nothing was sent.", "error");
-      else toast(r.delivered ? `Resent: ${describeOutcome(r.outcome, r.statusCode)}` : `Resend failed: ${describeOutcome(r.outcome, r.statusCode)}`, r.delivered ? "success" : "error");
+      else
+        toast(
+          r.delivered
+            ? `Resent: ${describeOutcome(r.outcome, r.statusCode)}`
+            : `Resend failed: ${describeOutcome(r.outcome, r.statusCode)}`,
+          r.delivered ? "success" : "error",
+        );
       router.refresh();
     },
     onError: (e) => toast(e.message, "error"),

@@ -24,7 +24,9 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
   });
   return (
     <div className="space-y-3">
-      <p className="text-sm text-slate-600">Verify each delivery&apos;s Service-Signature with this secret. A replacement takes effect from the next attempt, retries included.</p>
+      <p className="text-sm text-slate-600">
+        Verify each delivery&apos;s Service-Signature with this secret. A replacement takes effect from the next attempt, retries included.
+      </p>
       {secret ? (
         <CopyField label="Secret" value={secret} what="signing secret" />
       ) : (
@@ -44,7 +46,11 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
           Replace secret
         </button>
       </div>
-      {reveal.error && <p role="alert" className="text-sm text-red-700">{reveal.error.message}</p>}
+      {reveal.error && (
+        <p role="alert" className="text-sm text-red-700">
+          {reveal.error.message}
+        </p>
+      )}
       <ConfirmDialog
         open={confirm}
         onClose={() => {
@@ -57,7 +63,8 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
         pending={replace.isPending}
         error={replace.error?.message}
       >
-        The next attempt (retries included) is signed with the new secret; the old one stops working at once. Update your receiver first, or accept a short gap.
+        The next attempt (retries included) is signed with the new secret; the old one stops working at once. Update your receiver first, or
+        accept a short gap.
       </ConfirmDialog>
     </div>
   );

@@ -21,7 +21,10 @@ export function TestButton({ slug, id, disabled }: { slug: string; id: number; d
       </button>
       <div aria-live="polite">
         {r && (
-          <p role="status" className={`rounded-md px-3 py-2 text-sm ${r.delivered ? "bg-green-50 text-green-800" : "bg-red-50 text-red-800"}`}>
+          <p
+            role="status"
+            className={`rounded-md px-3 py-2 text-sm ${r.delivered ? "bg-green-50 text-green-800" : "bg-red-50 text-red-800"}`}
+          >
             {!r.attempted
               ? r.message
               : r.delivered

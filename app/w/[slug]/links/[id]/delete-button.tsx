@@ -40,8 +40,8 @@ export function DeleteLinkButton({ slug, id, short }: { slug: string; id: number
         error={remove.error?.message}
       >
         <p>
-          <span className="font-mono font-medium">{short}</span> will stop working at once. This cannot be undone, and it does not give back this
-          month&apos;s link allowance.
+          <span className="font-mono font-medium">{short}</span> will stop working at once. This cannot be undone, and it does not give back
+          this month&apos;s link allowance.
         </p>
       </ConfirmDialog>
     </>

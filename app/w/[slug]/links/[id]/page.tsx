@@ -16,7 +16,8 @@ import { DeleteLinkButton } from "./delete-button";
 
 export const metadata: Metadata = { title: "Link" };
 
-const when = (unix: number | null) => (unix === null ? "—" : new Date(unix * 1000).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC");
+const when = (unix: number | null) =>
+  unix === null ? "—" : new Date(unix * 1000).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
 
 export default async function LinkPage({
   params,
@@ -40,14 +41,28 @@ export default async function LinkPage({
   const denied = denylistedDestinations(link);
 
   const details: [string, React.ReactNode][] = [
-    ["Destination", <a key="u" href={link.url} className="break-all text-brand-700 hover:underline" rel="noreferrer" target="_blank">{link.url}</a>],
+    [
+      "Destination",
+      <a key="u" href={link.url} className="break-all text-brand-700 hover:underline" rel="noreferrer" target="_blank">
+        {link.url}
+      </a>,
+    ],
     ["Domain", link.domain],
     ["Folder", link.folder || "Top level"],
     ["Notes", link.notes || "—"],
     ["Starts", when(link.startsOn)],
     ["Expires", when(link.expiresOn)],
     ["Maximum clicks", link.maxClicks?.toLocaleString("en") ?? "No limit"],
-    ["Fallback URL", link.fallbackUrl ? <span key="f" className="break-all">{link.fallbackUrl}</span> : "—"],
+    [
+      "Fallback URL",
+      link.fallbackUrl ? (
+        <span key="f" className="break-all">
+          {link.fallbackUrl}
+        </span>
+      ) : (
+        "—"
+      ),
+    ],
     ["Password", link.hasPassword ? "Required" : "None"],
     [
       "Targeting",
@@ -93,18 +108,26 @@ export default async function LinkPage({
       </div>
 
       {denied.length > 0 && (
-        <div role="alert" data-testid="link-denylisted" className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800">
+        <div
+          role="alert"
+          data-testid="link-denylisted"
+          className="mb-6 rounded-lg border border-red-200 bg-red-50 px-4 py-3 text-sm text-red-800"
+        >
           <p className="font-medium">This link is blocked: visitors see a &ldquo;Link blocked&rdquo; page instead of being redirected.</p>
           <p className="mt-1">
-            This service no longer sends visitors to {[...new Set(denied.map((d) => d.host))].join(", ")} ({denied.map((d) => d.field).join(", ")}). Change{" "}
-            {denied.length === 1 ? "that destination" : "those destinations"} to edit the link, or delete it.
+            This service no longer sends visitors to {[...new Set(denied.map((d) => d.host))].join(", ")} (
+            {denied.map((d) => d.field).join(", ")}). Change {denied.length === 1 ? "that destination" : "those destinations"} to edit the
+            link, or delete it.
           </p>
         </div>
       )}
       <div className="grid gap-6 lg:grid-cols-[1fr_18rem]">
         <div className="min-w-0 space-y-6">
           <p className="text-sm text-slate-600">
-            <span className="text-lg font-semibold text-slate-900" data-testid="link-clicks-all-time">{link.clicks.toLocaleString("en")}</span> clicks all time
+            <span className="text-lg font-semibold text-slate-900" data-testid="link-clicks-all-time">
+              {link.clicks.toLocaleString("en")}
+            </span>{" "}
+            clicks all time
           </p>
           <AnalyticsView
             report={report}

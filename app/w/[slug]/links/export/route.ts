@@ -24,7 +24,11 @@ export async function GET(req: Request, { params }: { params: Promise<{ slug: st
   try {
     const stream = await exportLinksCsv(m.workspace, parsed.data);
     return new Response(stream, {
-      headers: { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": `attachment; filename="${exportFileName(m.workspace)}"`, "Cache-Control": "no-store" },
+      headers: {
+        "Content-Type": "text/csv; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${exportFileName(m.workspace)}"`,
+        "Cache-Control": "no-store",
+      },
     });
   } catch (e) {
     if (e instanceof ServiceError) return new Response(e.message, { status: 400 });

@@ -20,7 +20,14 @@ import { importChunkAction, type ImportRowResult } from "../actions";
 const CHUNK = 100;
 const MAX_ROWS = 10_000;
 
-type Parsed = { fileName: string; header: string[]; ignored: string[]; rows: ConvertedRow[]; records: Record<string, string>[]; detection: Detection | null };
+type Parsed = {
+  fileName: string;
+  header: string[];
+  ignored: string[];
+  rows: ConvertedRow[];
+  records: Record<string, string>[];
+  detection: Detection | null;
+};
 type Outcome = { row: number; url: string; alias: string; status: number; short?: string; id?: number; reason?: string };
 
 /** The API's own body schema, in the browser: a row it refuses is reported without being sent. */
@@ -28,14 +35,20 @@ function checkRow(r: ConvertedRow): ConvertedRow {
   if (!("body" in r)) return r;
   const parsed = createLinkSchema.safeParse(r.body);
   if (parsed.success) return r;
-  return { row: r.row, errors: parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)) };
+  return {
+    row: r.row,
+    errors: parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)),
+  };
 }
 
 function reasonOf(body: ErrorBody): string {
   return describeErrorBody(body);
 }
 
-const cell = (record: Record<string, string>, col: string) => Object.entries(record).find(([h]) => columnFor(h) === col)?.[1]?.trim() ?? "";
+const cell = (record: Record<string, string>, col: string) =>
+  Object.entries(record)
+    .find(([h]) => columnFor(h) === col)?.[1]
+    ?.trim() ?? "";
 const recordUrl = (record: Record<string, string>) => cell(record, "url");
 const recordAlias = (record: Record<string, string>) => cell(record, "alias");
 
@@ -72,7 +85,8 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     // Another service's export (Bitly, Rebrandly, Short.io, Dub) comes back converted to Linkhop's columns.
     const { header, records, error, detection } = readImportRecords(await file.text());
     if (error) return setFileError(`${file.name} is not a valid CSV file. ${error}`);
-    if (!detection && !header.some((h) => columnFor(h) === "url")) return setFileError(`${file.name} has no url column. The first line must name the columns, for example: url,alias,title,folder`);
+    if (!detection && !header.some((h) => columnFor(h) === "url"))
+      return setFileError(`${file.name} has no url column. The first line must name the columns, for example: url,alias,title,folder`);
     if (records.length === 0) return setFileError(`${file.name} has a header line but no rows.`);
     if (records.length > MAX_ROWS) return setFileError(`${file.name} has ${records.length} rows; import at most ${MAX_ROWS} at a time.`);
     setParsed({
@@ -90,7 +104,13 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     const ready = parsed.rows.filter((r): r is Extract<ConvertedRow, { body: unknown }> => "body" in r);
     const results: Outcome[] = parsed.rows
       .filter((r): r is Extract<ConvertedRow, { errors: string[] }> => "errors" in r)
-      .map((r) => ({ row: r.row, url: recordUrl(parsed.records[r.row - 1]), alias: recordAlias(parsed.records[r.row - 1]), status: 400, reason: r.errors.join(" ") }));
+      .map((r) => ({
+        row: r.row,
+        url: recordUrl(parsed.records[r.row - 1]),
+        alias: recordAlias(parsed.records[r.row - 1]),
+        status: 400,
+        reason: r.errors.join(" "),
+      }));
     const chunks: (typeof ready)[] = [];
     for (let i = 0; i < ready.length; i += CHUNK) chunks.push(ready.slice(i, i + CHUNK));
     // Rows refused in the browser count as done at once; the bar covers every row of the file.
@@ -106,7 +126,8 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
       }
       if (!r.ok) {
         // The whole chunk was refused (plan, connection): report it and stop.
-        for (const row of chunks.slice(i).flat()) results.push({ row: row.row, url: String(row.body.url ?? ""), alias: String(row.body.alias ?? ""), status: 0, reason: r.error });
+        for (const row of chunks.slice(i).flat())
+          results.push({ row: row.row, url: String(row.body.url ?? ""), alias: String(row.body.alias ?? ""), status: 0, reason: r.error });
         setFatal(`Stopped at row ${chunks[i][0].row}: ${r.error}`);
         break;
       }
@@ -164,7 +185,17 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
                 onClick={() =>
                   download(
                     `${parsed.fileName.replace(/\.csv$/i, "")}-results.csv`,
-                    toCsv([["row", "url", "alias", "status", "short", "error"], ...outcomes.map((o) => [o.row, o.url, o.alias, o.status === 201 ? "created" : "failed", o.short ?? "", o.reason ?? ""])]),
+                    toCsv([
+                      ["row", "url", "alias", "status", "short", "error"],
+                      ...outcomes.map((o) => [
+                        o.row,
+                        o.url,
+                        o.alias,
+                        o.status === 201 ? "created" : "failed",
+                        o.short ?? "",
+                        o.reason ?? "",
+                      ]),
+                    ]),
                   )
                 }
               >
@@ -181,7 +212,11 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
           <div className="mt-4">
             <ProgressBar value={progress?.done ?? 0} max={progress?.total || 1} label="Import progress" />
           </div>
-          {fatal && <div className="mt-3"><FormError message={fatal} /></div>}
+          {fatal && (
+            <div className="mt-3">
+              <FormError message={fatal} />
+            </div>
+          )}
         </Card>
         <Card
           title="Results"
@@ -262,14 +297,22 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
                       <td className="max-w-[10rem] truncate px-3 py-2">{String(rec.title ?? "")}</td>
                       <td className="px-3 py-2">{String(rec.folder ?? "")}</td>
                       <td className="px-3 py-2">{Array.isArray(rec.tags) ? rec.tags.join(", ") : ""}</td>
-                      <td className="px-3 py-2">{"errors" in r ? <span className="text-xs text-red-700">{r.errors.join(" ")}</span> : <Badge tone="green">Ready</Badge>}</td>
+                      <td className="px-3 py-2">
+                        {"errors" in r ? (
+                          <span className="text-xs text-red-700">{r.errors.join(" ")}</span>
+                        ) : (
+                          <Badge tone="green">Ready</Badge>
+                        )}
+                      </td>
                     </tr>
                   );
                 })}
               </tbody>
             </table>
           </div>
-          <p className="mt-3 text-xs text-slate-500">Rules that need the server (aliases already taken, plan features, your monthly allowance) are checked during the import.</p>
+          <p className="mt-3 text-xs text-slate-500">
+            Rules that need the server (aliases already taken, plan features, your monthly allowance) are checked during the import.
+          </p>
         </Card>
       </div>
     );
@@ -291,7 +334,14 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
         }}
         className={`rounded-lg border-2 border-dashed px-6 py-12 text-center ${dragging ? "border-brand-500 bg-brand-50" : "border-slate-300 bg-white"}`}
       >
-        <svg aria-hidden className="mx-auto h-10 w-10 text-slate-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.6">
+        <svg
+          aria-hidden
+          className="mx-auto h-10 w-10 text-slate-400"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.6"
+        >
           <path d="M12 16V4m0 0l-4 4m4-4l4 4M4 16v3a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-3" />
         </svg>
         <p className="mt-3 font-medium">Drop a CSV file here, or</p>
@@ -314,11 +364,18 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
       <FormError message={fileError} />
       <Card title="Columns">
         <p className="text-sm text-slate-600">
-          Only <code className="font-mono">url</code> is required. Optional: <code className="font-mono">alias, domain, title, notes, folder, active, startsOn, expiresOn, maxClicks, fallbackUrl, password, ios, android, geo</code>. Times are
-          ISO 8601 (a time without a zone is UTC) or unix seconds; <code className="font-mono">active</code> is true or false; <code className="font-mono">geo</code> is
-          space-separated <code className="font-mono">COUNTRY=URL</code> pairs.
+          Only <code className="font-mono">url</code> is required. Optional:{" "}
+          <code className="font-mono">
+            alias, domain, title, notes, folder, active, startsOn, expiresOn, maxClicks, fallbackUrl, password, ios, android, geo
+          </code>
+          . Times are ISO 8601 (a time without a zone is UTC) or unix seconds; <code className="font-mono">active</code> is true or false;{" "}
+          <code className="font-mono">geo</code> is space-separated <code className="font-mono">COUNTRY=URL</code> pairs.
         </p>
-        <button type="button" className={`${secondaryButtonClass} mt-3`} onClick={() => download("linkhop-import-template.csv", TEMPLATE_CSV)}>
+        <button
+          type="button"
+          className={`${secondaryButtonClass} mt-3`}
+          onClick={() => download("linkhop-import-template.csv", TEMPLATE_CSV)}
+        >
           Download a template
         </button>
       </Card>
@@ -376,7 +433,15 @@ function ResultsTable({ outcomes, slug }: { outcomes: Outcome[]; slug: string })
   );
 }
 
-const TARGET_LABEL: Record<string, string> = { url: "url", alias: "alias", title: "title", tags: "tags", notes: "notes", active: "active", createdNote: "notes" };
+const TARGET_LABEL: Record<string, string> = {
+  url: "url",
+  alias: "alias",
+  title: "title",
+  tags: "tags",
+  notes: "notes",
+  active: "active",
+  createdNote: "notes",
+};
 
 /** How another service's export maps to Linkhop's columns, shown before anything is created. */
 function MappingCard({ detection }: { detection: Detection }) {

@@ -7,7 +7,13 @@ import { LinkForm } from "../link-form";
 
 export const metadata: Metadata = { title: "New link" };
 
-export default async function NewLinkPage({ params, searchParams }: { params: Promise<{ slug: string }>; searchParams: Promise<{ folder?: string }> }) {
+export default async function NewLinkPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ slug: string }>;
+  searchParams: Promise<{ folder?: string }>;
+}) {
   const { slug } = await params;
   const { folder } = await searchParams;
   const { workspace } = await workspacePage(slug);

@@ -9,7 +9,11 @@ import { createApiKey, revokeApiKey } from "@/lib/keys";
 export type CreateKeyState = { error?: string; created?: { id: number; key: string; name: string } } | undefined;
 
 const createKey = workspaceAction(
-  { permission: "keys.manage", schema: z.object({ name: z.string(), expiresInDays: z.string().nullable() }), revalidate: "/settings/api-keys" },
+  {
+    permission: "keys.manage",
+    schema: z.object({ name: z.string(), expiresInDays: z.string().nullable() }),
+    revalidate: "/settings/api-keys",
+  },
   async ({ workspace }, input) => {
     const k = await createApiKey(workspace, input);
     return { id: k.id, key: k.key, name: k.name };
@@ -22,8 +26,9 @@ export async function createKeyAction(slug: string, _prev: CreateKeyState, form:
   return r.ok ? { created: r.data } : { error: r.error };
 }
 
-const revokeKey = workspaceAction({ permission: "keys.manage", schema: z.object({ id: idSchema }), revalidate: "/settings/api-keys" }, async ({ workspace }, { id }) =>
-  revokeApiKey(workspace, id),
+const revokeKey = workspaceAction(
+  { permission: "keys.manage", schema: z.object({ id: idSchema }), revalidate: "/settings/api-keys" },
+  async ({ workspace }, { id }) => revokeApiKey(workspace, id),
 );
 
 export async function revokeKeyAction(slug: string, id: number): Promise<{ ok: true } | { ok: false; error: string }> {

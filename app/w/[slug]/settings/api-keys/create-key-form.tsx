@@ -31,7 +31,16 @@ export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap
           <input id="key-name" name="name" maxLength={80} className={inputClass} placeholder="CRM sync" />
         </Field>
         <Field label="Expires after (days)" htmlFor="key-expiry" hint="Leave empty for no expiry.">
-          <input id="key-expiry" name="expiresInDays" type="number" min={1} max={3650} step={1} inputMode="numeric" className={inputClass} />
+          <input
+            id="key-expiry"
+            name="expiresInDays"
+            type="number"
+            min={1}
+            max={3650}
+            step={1}
+            inputMode="numeric"
+            className={inputClass}
+          />
         </Field>
       </div>
       <button className={buttonClass} disabled={pending || atCap}>

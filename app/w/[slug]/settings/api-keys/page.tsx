@@ -59,7 +59,11 @@ export default async function ApiKeysPage({ params }: { params: Promise<{ slug: 
                     <th className="py-2 pr-4">Last used</th>
                     <th className="py-2 pr-4">Expires</th>
                     <th className="py-2 pr-4">Status</th>
-                    {canManage && <th className="py-2"><span className="sr-only">Actions</span></th>}
+                    {canManage && (
+                      <th className="py-2">
+                        <span className="sr-only">Actions</span>
+                      </th>
+                    )}
                   </tr>
                 </thead>
                 <tbody className="divide-y divide-slate-100">
@@ -73,7 +77,11 @@ export default async function ApiKeysPage({ params }: { params: Promise<{ slug: 
                       <td className="py-2 pr-4">
                         <Badge tone={TONE[k.status]}>{k.status}</Badge>
                       </td>
-                      {canManage && <td className="py-2 text-right">{k.status === "live" && <RevokeKeyButton slug={slug} id={k.id} label={`${k.prefix}…`} />}</td>}
+                      {canManage && (
+                        <td className="py-2 text-right">
+                          {k.status === "live" && <RevokeKeyButton slug={slug} id={k.id} label={`${k.prefix}…`} />}
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>

@@ -29,18 +29,24 @@ export const updateTagAction = workspaceAction(
   },
 );
 
-export const deleteTagAction = workspaceAction({ permission: "links.write", schema: byId, revalidate: page }, async ({ workspace, slug }, { id }) => {
-  await deleteTag(workspace, id);
-  linksToo(slug);
-  return { id };
-});
+export const deleteTagAction = workspaceAction(
+  { permission: "links.write", schema: byId, revalidate: page },
+  async ({ workspace, slug }, { id }) => {
+    await deleteTag(workspace, id);
+    linksToo(slug);
+    return { id };
+  },
+);
 
 export const createUtmTemplateAction = workspaceAction(
   { permission: "links.write", schema: utmTemplateSchema, revalidate: page, fields: ["name", "utm"] },
   async ({ workspace }, input) => ({ id: (await createUtmTemplate(workspace, input)).id }),
 );
 
-export const deleteUtmTemplateAction = workspaceAction({ permission: "links.write", schema: byId, revalidate: page }, async ({ workspace }, { id }) => {
-  await deleteUtmTemplate(workspace, id);
-  return { id };
-});
+export const deleteUtmTemplateAction = workspaceAction(
+  { permission: "links.write", schema: byId, revalidate: page },
+  async ({ workspace }, { id }) => {
+    await deleteUtmTemplate(workspace, id);
+    return { id };
+  },
+);

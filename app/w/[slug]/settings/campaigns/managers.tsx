@@ -75,7 +75,12 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                 {t.links} link{t.links === 1 ? "" : "s"}
               </span>
               <span className="ml-auto flex gap-2">
-                <select aria-label={`Colour of ${t.name}`} value={t.color} onChange={(e) => run(() => updateTagAction(slug, { id: t.id, input: { color: e.target.value } }), "Colour changed")} className={`${inputClass} !w-28 py-1`}>
+                <select
+                  aria-label={`Colour of ${t.name}`}
+                  value={t.color}
+                  onChange={(e) => run(() => updateTagAction(slug, { id: t.id, input: { color: e.target.value } }), "Colour changed")}
+                  className={`${inputClass} !w-28 py-1`}
+                >
                   {colors.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
@@ -85,7 +90,8 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                   className={secondaryButtonClass}
                   onClick={() => {
                     const next = window.prompt(`Rename “${t.name}” to`, t.name);
-                    if (next && next.trim() !== t.name) run(() => updateTagAction(slug, { id: t.id, input: { name: next } }), "Tag renamed");
+                    if (next && next.trim() !== t.name)
+                      run(() => updateTagAction(slug, { id: t.id, input: { name: next } }), "Tag renamed");
                   }}
                 >
                   Rename
@@ -94,7 +100,12 @@ export function TagsManager({ slug, tags, colors }: { slug: string; tags: TagRow
                   type="button"
                   className={`${secondaryButtonClass} hover:text-red-700`}
                   onClick={() => {
-                    if (window.confirm(`Delete the tag “${t.name}”? It is removed from ${t.links} link${t.links === 1 ? "" : "s"}; the links stay.`)) run(() => deleteTagAction(slug, { id: t.id }), "Tag deleted");
+                    if (
+                      window.confirm(
+                        `Delete the tag “${t.name}”? It is removed from ${t.links} link${t.links === 1 ? "" : "s"}; the links stay.`,
+                      )
+                    )
+                      run(() => deleteTagAction(slug, { id: t.id }), "Tag deleted");
                   }}
                 >
                   Delete
@@ -126,12 +137,25 @@ export function UtmTemplatesManager({ slug, templates }: { slug: string; templat
         }}
       >
         <Field label="Name" htmlFor="utm-template-name">
-          <input id="utm-template-name" value={v.name} onChange={(e) => setV({ ...v, name: e.target.value })} maxLength={60} className={inputClass} placeholder="Newsletter" />
+          <input
+            id="utm-template-name"
+            value={v.name}
+            onChange={(e) => setV({ ...v, name: e.target.value })}
+            maxLength={60}
+            className={inputClass}
+            placeholder="Newsletter"
+          />
         </Field>
         <div className="grid gap-3 sm:grid-cols-3">
           {FIELDS.map((f) => (
             <Field key={f} label={`UTM ${f}`} htmlFor={`utm-template-${f}`}>
-              <input id={`utm-template-${f}`} value={v[f]} onChange={(e) => setV({ ...v, [f]: e.target.value })} maxLength={200} className={inputClass} />
+              <input
+                id={`utm-template-${f}`}
+                value={v[f]}
+                onChange={(e) => setV({ ...v, [f]: e.target.value })}
+                maxLength={200}
+                className={inputClass}
+              />
             </Field>
           ))}
         </div>
@@ -146,9 +170,15 @@ export function UtmTemplatesManager({ slug, templates }: { slug: string; templat
             <li key={t.id} className="flex flex-wrap items-center gap-3 py-2 text-sm">
               <span className="font-medium">{t.name}</span>
               <span className="font-mono text-xs text-slate-600">
-                {FIELDS.filter((f) => t.utm[f]).map((f) => `utm_${f}=${t.utm[f]}`).join(" · ")}
+                {FIELDS.filter((f) => t.utm[f])
+                  .map((f) => `utm_${f}=${t.utm[f]}`)
+                  .join(" · ")}
               </span>
-              <button type="button" className={`${secondaryButtonClass} ml-auto hover:text-red-700`} onClick={() => run(() => deleteUtmTemplateAction(slug, { id: t.id }), "Template deleted")}>
+              <button
+                type="button"
+                className={`${secondaryButtonClass} ml-auto hover:text-red-700`}
+                onClick={() => run(() => deleteUtmTemplateAction(slug, { id: t.id }), "Template deleted")}
+              >
                 Delete
               </button>
             </li>

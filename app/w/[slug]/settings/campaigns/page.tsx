@@ -13,8 +13,15 @@ export default async function CampaignSettingsPage({ params }: { params: Promise
   const [tags, counts, templates] = await Promise.all([listTags(workspace), tagLinkCounts(workspace), listUtmTemplates(workspace)]);
   return (
     <div className="mx-auto max-w-3xl space-y-6">
-      <PageHeader title="Tags and UTM templates" description="Tags label links (filter and export by them); UTM templates fill the link form's UTM fields." />
-      <TagsManager slug={slug} colors={[...TAG_COLORS]} tags={tags.map((t) => ({ id: t.id, name: t.name, color: t.color, links: counts.get(t.id) ?? 0 }))} />
+      <PageHeader
+        title="Tags and UTM templates"
+        description="Tags label links (filter and export by them); UTM templates fill the link form's UTM fields."
+      />
+      <TagsManager
+        slug={slug}
+        colors={[...TAG_COLORS]}
+        tags={tags.map((t) => ({ id: t.id, name: t.name, color: t.color, links: counts.get(t.id) ?? 0 }))}
+      />
       <UtmTemplatesManager slug={slug} templates={templates} />
     </div>
   );

@@ -46,11 +46,16 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
             {fmt(created)} <span className="text-base font-normal text-slate-500">of {fmt(plan.maxLinks)}</span>
           </p>
           <div className="mt-3">
-            <ProgressBar value={created} max={plan.maxLinks} label="Links created this month" tone={pct >= 1 ? "red" : pct >= 0.8 ? "amber" : "brand"} />
+            <ProgressBar
+              value={created}
+              max={plan.maxLinks}
+              label="Links created this month"
+              tone={pct >= 1 ? "red" : pct >= 0.8 ? "amber" : "brand"}
+            />
           </div>
           <p className="mt-2 text-xs text-slate-500">
-            {fmt(Math.max(0, plan.maxLinks - created))} left · resets {resets.toLocaleDateString("en", { dateStyle: "medium", timeZone: "UTC" })} (UTC). Deleting
-            links does not give allowance back.
+            {fmt(Math.max(0, plan.maxLinks - created))} left · resets{" "}
+            {resets.toLocaleDateString("en", { dateStyle: "medium", timeZone: "UTC" })} (UTC). Deleting links does not give allowance back.
           </p>
         </Card>
         <Card title="API">
@@ -107,37 +112,38 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
         </Card>
       </div>
       <div className="mt-4">
-      <Card title="Plans">
-        <div className="-mx-5 overflow-x-auto">
-          <table className="w-full min-w-[560px] text-left text-sm">
-            <thead className="text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th className="px-5 py-2 font-medium">Plan</th>
-                <th className="px-3 py-2 font-medium">Links / month</th>
-                <th className="px-3 py-2 font-medium">API / 60 s</th>
-                <th className="px-3 py-2 font-medium">Live keys</th>
-                <th className="px-3 py-2 font-medium">Webhook endpoints</th>
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {Object.values(plans()).map((p) => (
-                <tr key={p.id} className={p.id === plan.id ? "bg-brand-50" : undefined}>
-                  <td className="px-5 py-2 font-medium">
-                    {p.name} {p.id === plan.id && <Badge tone="blue">Current</Badge>}
-                  </td>
-                  <td className="px-3 py-2">{fmt(p.maxLinks)}</td>
-                  <td className="px-3 py-2">{p.rateLimit === null ? "Unlimited" : fmt(p.rateLimit)}</td>
-                  <td className="px-3 py-2">{p.liveKeys}</td>
-                  <td className="px-3 py-2">{webhooksAllowed(p) ? p.webhookEndpoints : "None"}</td>
+        <Card title="Plans">
+          <div className="-mx-5 overflow-x-auto">
+            <table className="w-full min-w-[560px] text-left text-sm">
+              <thead className="text-xs uppercase tracking-wide text-slate-500">
+                <tr>
+                  <th className="px-5 py-2 font-medium">Plan</th>
+                  <th className="px-3 py-2 font-medium">Links / month</th>
+                  <th className="px-3 py-2 font-medium">API / 60 s</th>
+                  <th className="px-3 py-2 font-medium">Live keys</th>
+                  <th className="px-3 py-2 font-medium">Webhook endpoints</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-        <p className="mt-3 text-xs text-slate-500">
-          Plans are changed by the administrator of this Linkhop installation (<code className="font-mono">npm run admin -- workspace:plan --slug {slug} --plan team</code>).
-        </p>
-      </Card>
+              </thead>
+              <tbody className="divide-y divide-slate-100">
+                {Object.values(plans()).map((p) => (
+                  <tr key={p.id} className={p.id === plan.id ? "bg-brand-50" : undefined}>
+                    <td className="px-5 py-2 font-medium">
+                      {p.name} {p.id === plan.id && <Badge tone="blue">Current</Badge>}
+                    </td>
+                    <td className="px-3 py-2">{fmt(p.maxLinks)}</td>
+                    <td className="px-3 py-2">{p.rateLimit === null ? "Unlimited" : fmt(p.rateLimit)}</td>
+                    <td className="px-3 py-2">{p.liveKeys}</td>
+                    <td className="px-3 py-2">{webhooksAllowed(p) ? p.webhookEndpoints : "None"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <p className="mt-3 text-xs text-slate-500">
+            Plans are changed by the administrator of this Linkhop installation (
+            <code className="font-mono">npm run admin -- workspace:plan --slug {slug} --plan team</code>).
+          </p>
+        </Card>
       </div>
     </>
   );
