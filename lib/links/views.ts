@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { usableDomains } from "../domains/index.ts";
@@ -5,6 +6,7 @@ import { isId } from "../ids.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { listTags } from "../tags/index.ts";
 import { tagNamesOf } from "./link-tags.ts";
+import { listLinksQuerySchema } from "./schemas.ts";
 import { hostOf, toApiLink, type ApiLink } from "./serialize.ts";
 import { listUtmTemplates } from "./utm-templates.ts";
 
@@ -52,4 +54,28 @@ export async function linkById(workspaceId: number, id: number): Promise<LinkDet
   const host = hostOf(link);
   const tagNames = (await tagNamesOf(db(), [link.id])).get(link.id) ?? [];
   return { ...toApiLink({ ...link, tagNames }, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
+}
+
+const firstValue = (v: unknown) => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * The Links page's filters from its URL (q, folder, one tag), checked by the list's own field
+ * rules; a value the list would refuse is dropped, so the page shows everything instead of failing.
+ */
+const linksPageFilters = z.object({
+  q: z.preprocess(firstValue, listLinksQuerySchema.shape.q).catch(undefined),
+  folder: z.preprocess(firstValue, listLinksQuerySchema.shape.folder).catch(undefined),
+  tag: z
+    .preprocess((v) => {
+      const t = firstValue(v);
+      return typeof t === "string" ? [t] : undefined;
+    }, listLinksQuerySchema.shape.tag)
+    .catch(undefined),
+});
+
+export type LinksPageFilters = { q: string; folder: string; tag: string };
+
+export function parseLinksPageFilters(searchParams: Record<string, unknown>): LinksPageFilters {
+  const f = linksPageFilters.parse(searchParams);
+  return { q: f.q ?? "", folder: f.folder ?? "", tag: f.tag?.[0] ?? "" };
 }

@@ -4,7 +4,7 @@ import { listLinks, toApiLink } from "@/lib/links";
 import { buttonClass, PageHeader, secondaryButtonClass } from "@/components/ui";
 import { listTags } from "@/lib/tags";
 import { workspacePage } from "@/lib/actions/workspace";
-import { folderCounts } from "@/lib/links/views";
+import { folderCounts, parseLinksPageFilters } from "@/lib/links/views";
 import { FolderTree } from "./folder-tree";
 import { LinksTable } from "./links-table";
 
@@ -17,19 +17,14 @@ export default async function LinksPage({
   searchParams,
 }: {
   params: Promise<{ slug: string }>;
-  searchParams: Promise<{ q?: string; folder?: string; tag?: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { slug } = await params;
-  const sp = await searchParams;
-  const q = typeof sp.q === "string" ? sp.q.slice(0, 200) : "";
-  const folder = typeof sp.folder === "string" ? sp.folder.replace(/^\/+|\/+$/g, "").slice(0, 200) : "";
-  const tag = typeof sp.tag === "string" ? sp.tag.trim().slice(0, 50) : "";
+  const { q, folder, tag } = parseLinksPageFilters(await searchParams);
   const { workspace } = await workspacePage(slug);
   const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
-    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }).catch(
-      () => ({ links: [], nextCursor: null }),
-    ),
+    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }),
     listTags(workspace),
   ]);
   const total = folders.reduce((s, f) => s + f.count, 0);
