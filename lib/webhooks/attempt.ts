@@ -1,8 +1,10 @@
 import { config } from "../config/index.ts";
 import { db, type Tx } from "../db/client.ts";
+import type { Prisma } from "../db/generated/client.ts";
 import { postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
+import { dueWhere } from "./due.ts";
 import { checkWebhookUrl } from "./guard.ts";
 import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
@@ -82,10 +84,7 @@ async function claim(deliveryId: number, lockMs: number): Promise<AttemptResult 
   const claimed = await db().delivery.updateMany({
     where: {
       id: deliveryId,
-      status: "pending",
-      isTest: false,
-      nextAttemptAt: { lte: new Date(now + DUE_SLACK_MS) },
-      OR: [{ lockedUntil: null }, { lockedUntil: { lt: new Date(now) } }],
+      ...dueWhere(new Date(now), DUE_SLACK_MS),
     },
     data: { lockedUntil: new Date(now + lockMs) },
   });
@@ -104,15 +103,41 @@ async function claim(deliveryId: number, lockMs: number): Promise<AttemptResult 
 }
 
 async function attempt(deliveryId: number, opts: AttemptOptions): Promise<AttemptResult> {
-  const cfg = config();
   if (!opts.manual && !opts.claimed) {
-    const notClaimed = await claim(deliveryId, cfg.WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS);
+    const notClaimed = await claim(deliveryId, config().WEBHOOK_TIMEOUT_MS + LOCK_MARGIN_MS);
     if (notClaimed) return notClaimed;
   }
-  const d = await db().delivery.findUnique({
-    where: { id: deliveryId },
-    include: { event: true, endpoint: { include: { workspace: true } }, _count: { select: { attemptLog: true } } },
+  const loaded = await loadAndRecheck(deliveryId, opts);
+  if (!("delivery" in loaded)) return loaded;
+  const sent = await send(loaded.delivery);
+  const { retryInMs, done, disabledBecause } = await recordAttempt(deliveryId, (tx) => recordResult(tx, loaded, sent, opts));
+  if (disabledBecause) notifyEndpointDisabledSoon(loaded.delivery.endpointId, disabledBecause);
+
+  return result(deliveryId, {
+    attempted: true,
+    outcome: sent.outcome,
+    statusCode: sent.statusCode,
+    delivered: sent.delivered,
+    done,
+    retryInMs,
+    message: sent.error,
   });
+}
+
+const deliveryToSend = {
+  event: true,
+  endpoint: { include: { workspace: true } },
+  _count: { select: { attemptLog: true } },
+} satisfies Prisma.DeliveryInclude;
+type DeliveryToSend = Prisma.DeliveryGetPayload<{ include: typeof deliveryToSend }>;
+type Loaded = { delivery: DeliveryToSend; automatic: boolean };
+
+/**
+ * Reads the delivery with what sending needs, and checks again that it may be sent: a stopped
+ * workspace, a disabled endpoint or a plan without webhooks cancels it (or refuses the resend).
+ */
+async function loadAndRecheck(deliveryId: number, opts: AttemptOptions): Promise<Loaded | AttemptResult> {
+  const d = await db().delivery.findUnique({ where: { id: deliveryId }, include: deliveryToSend });
   if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery (the endpoint was removed?)." });
   const automatic = !opts.manual && !d.isTest;
   const ep = d.endpoint;
@@ -134,9 +159,28 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
     }
     return result(deliveryId, { outcome: "cancelled", done: true, message: `Not sent: ${stop}.` });
   }
+  return { delivery: d, automatic };
+}
 
-  // Send: the guard again (addresses may have changed since the endpoint was saved), then a POST
-  // pinned to the addresses just checked, signed with the secret as it is now.
+type Sent = {
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  responseBody: string;
+  error: string | null;
+  delivered: boolean;
+  startedAt: Date;
+  durationMs: number;
+  /** When the attempt ended. */
+  now: Date;
+};
+
+/**
+ * Sends: the guard again (addresses may have changed since the endpoint was saved), then a POST
+ * pinned to the addresses just checked, signed with the secret as it is now.
+ */
+async function send(d: DeliveryToSend): Promise<Sent> {
+  const cfg = config();
+  const ep = d.endpoint;
   const startedAt = new Date();
   const t0 = performance.now();
   let outcome: AttemptOutcome;
@@ -177,58 +221,77 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
     }
   }
   const durationMs = Math.round(performance.now() - t0);
-  const delivered = outcome === "delivered";
-  const now = new Date();
+  return { outcome, statusCode, responseBody, error, delivered: outcome === "delivered", startedAt, durationMs, now: new Date() };
+}
 
-  const { retryInMs, done, disabledBecause } = await recordAttempt(deliveryId, async (tx) => {
-    let retryInMs: number | null = null;
-    let done = true;
-    const number = d._count.attemptLog + 1;
-    await tx.deliveryAttempt.create({
-      data: { deliveryId, number, manual: !!opts.manual, startedAt, durationMs, statusCode, outcome, error, responseBody },
+/**
+ * After automatic attempt number `attemptNumber`: the wait before the next one (null when none
+ * follows) and the delivery's status meanwhile.
+ */
+function nextAttempt(
+  attemptNumber: number,
+  delivered: boolean,
+  retryDelays: number[],
+): { retryInMs: number | null; status: "delivered" | "failed" | "pending" } {
+  const retryInMs = delivered ? null : retryDelayAfter(attemptNumber, retryDelays);
+  return { retryInMs, status: delivered ? "delivered" : retryInMs === null ? "failed" : "pending" };
+}
+
+/** One transaction: the attempt's log row, the delivery's new state, the endpoint's health. */
+async function recordResult(
+  tx: Tx,
+  { delivery: d, automatic }: Loaded,
+  s: Sent,
+  opts: AttemptOptions,
+): Promise<{ retryInMs: number | null; done: boolean; disabledBecause: string | null }> {
+  const deliveryId = d.id;
+  const { delivered, now } = s;
+  let retryInMs: number | null = null;
+  let done = true;
+  const number = d._count.attemptLog + 1;
+  await tx.deliveryAttempt.create({
+    data: {
+      deliveryId,
+      number,
+      manual: !!opts.manual,
+      startedAt: s.startedAt,
+      durationMs: s.durationMs,
+      statusCode: s.statusCode,
+      outcome: s.outcome,
+      error: s.error,
+      responseBody: s.responseBody,
+    },
+  });
+  let exhausted = false;
+  if (d.isTest) {
+    await tx.delivery.update({
+      where: { id: deliveryId },
+      data: { attempts: { increment: 1 }, status: delivered ? "delivered" : "failed", nextAttemptAt: null, lockedUntil: null },
     });
-    let exhausted = false;
-    if (d.isTest) {
-      await tx.delivery.update({
-        where: { id: deliveryId },
-        data: { attempts: { increment: 1 }, status: delivered ? "delivered" : "failed", nextAttemptAt: null, lockedUntil: null },
-      });
-    } else if (automatic) {
-      const attemptNumber = d.attempts + 1;
-      retryInMs = delivered ? null : retryDelayAfter(attemptNumber, cfg.WEBHOOK_RETRY_DELAYS);
-      const status = delivered ? "delivered" : retryInMs === null ? "failed" : "pending";
-      // Only while still pending: a resend may have delivered it, or a disable cancelled it.
-      const u = await tx.delivery.updateMany({
-        where: { id: deliveryId, status: "pending" },
-        data: {
-          attempts: attemptNumber,
-          status,
-          nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
-          lockedUntil: null,
-        },
-      });
-      exhausted = u.count === 1 && status === "failed";
-      done = retryInMs === null || u.count === 0;
-      if (done) retryInMs = null;
-    } else if (delivered) {
-      await tx.delivery.update({ where: { id: deliveryId }, data: { status: "delivered", nextAttemptAt: null, cancelReason: null } });
-    }
-    const disabledBecause = d.isTest ? null : await updateEndpointHealth(tx, ep.id, { delivered, exhausted, at: startedAt, now });
-    // Switching the endpoint off cancelled this delivery's remaining attempts too.
-    if (disabledBecause) return { retryInMs: null, done: true, disabledBecause };
-    return { retryInMs, done, disabledBecause };
-  });
-  if (disabledBecause) notifyEndpointDisabledSoon(ep.id, disabledBecause);
-
-  return result(deliveryId, {
-    attempted: true,
-    outcome,
-    statusCode,
-    delivered,
-    done,
-    retryInMs,
-    message: error,
-  });
+  } else if (automatic) {
+    const attemptNumber = d.attempts + 1;
+    const next = nextAttempt(attemptNumber, delivered, config().WEBHOOK_RETRY_DELAYS);
+    retryInMs = next.retryInMs;
+    // Only while still pending: a resend may have delivered it, or a disable cancelled it.
+    const u = await tx.delivery.updateMany({
+      where: { id: deliveryId, status: "pending" },
+      data: {
+        attempts: attemptNumber,
+        status: next.status,
+        nextAttemptAt: retryInMs === null ? null : new Date(now.getTime() + retryInMs),
+        lockedUntil: null,
+      },
+    });
+    exhausted = u.count === 1 && next.status === "failed";
+    done = retryInMs === null || u.count === 0;
+    if (done) retryInMs = null;
+  } else if (delivered) {
+    await tx.delivery.update({ where: { id: deliveryId }, data: { status: "delivered", nextAttemptAt: null, cancelReason: null } });
+  }
+  const disabledBecause = d.isTest ? null : await updateEndpointHealth(tx, d.endpointId, { delivered, exhausted, at: s.startedAt, now });
+  // Switching the endpoint off cancelled this delivery's remaining attempts too.
+  if (disabledBecause) return { retryInMs: null, done: true, disabledBecause };
+  return { retryInMs, done, disabledBecause };
 }
 
 /**

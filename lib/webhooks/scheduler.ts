@@ -1,6 +1,7 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
+import { dueSql } from "./due.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
 // configured. Due deliveries are claimed from PostgreSQL (FOR UPDATE SKIP LOCKED, then held with
@@ -11,7 +12,7 @@ import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts"
 export type ClaimedDelivery = { id: number; endpointId: number };
 
 /**
- * Claims up to `limit` due deliveries (pending, nextAttemptAt passed, not held), skipping
+ * Claims up to `limit` due deliveries (due.ts: pending, nextAttemptAt passed, not held), skipping
  * `skipEndpoints`, and holds them for `lockMs`. One atomic statement; concurrent callers get
  * disjoint rows.
  */
@@ -26,10 +27,7 @@ export async function claimDueDeliveries(
     UPDATE "Delivery" SET "lockedUntil" = ${until}
     WHERE id IN (
       SELECT id FROM "Delivery"
-      WHERE status = 'pending'
-        AND "isTest" = false
-        AND "nextAttemptAt" <= ${now}
-        AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})
+      WHERE ${dueSql(now)}
         AND NOT ("endpointId" = ANY(${skipEndpoints}::int[]))
       ORDER BY "nextAttemptAt"
       LIMIT ${limit}

@@ -1,0 +1,40 @@
+import { Prisma } from "../db/generated/client.ts";
+
+// The one rule of when a delivery is due for its next automatic attempt, in the three forms its
+// users need: SQL for the built-in scheduler's claim (scheduler.ts), a Prisma filter for the claim
+// of a single delivery (attempt.ts), and a plain predicate. They are kept side by side so they
+// change together; tests/integration/webhooks-due.test.ts checks that all three agree.
+//
+// Due: pending, not a test delivery, its nextAttemptAt reached (by `now` + `slackMs`: a sleeping
+// scheduler wakes a little early), and not held by another attempt (lockedUntil unset or passed).
+
+export type DueFields = { status: string; isTest: boolean; nextAttemptAt: Date | null; lockedUntil: Date | null };
+
+export function isDue(d: DueFields, now: Date, slackMs = 0): boolean {
+  return (
+    d.status === "pending" &&
+    !d.isTest &&
+    d.nextAttemptAt !== null &&
+    d.nextAttemptAt.getTime() <= now.getTime() + slackMs &&
+    (d.lockedUntil === null || d.lockedUntil.getTime() < now.getTime())
+  );
+}
+
+/** The rule as a condition on "Delivery" columns, for raw SQL. */
+export function dueSql(now: Date, slackMs = 0): Prisma.Sql {
+  const dueBy = new Date(now.getTime() + slackMs);
+  return Prisma.sql`status = 'pending'
+        AND "isTest" = false
+        AND "nextAttemptAt" <= ${dueBy}
+        AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})`;
+}
+
+/** The rule as a Prisma filter on Delivery. */
+export function dueWhere(now: Date, slackMs = 0): Prisma.DeliveryWhereInput {
+  return {
+    status: "pending",
+    isTest: false,
+    nextAttemptAt: { lte: new Date(now.getTime() + slackMs) },
+    OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],
+  };
+}
