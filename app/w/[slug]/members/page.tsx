@@ -3,7 +3,9 @@ import { listMembers } from "@/lib/members";
 import { listInvitations } from "@/lib/members/invitations";
 import { PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
-import { InviteButton, InvitationsTable, MembersTable } from "./members-client";
+import { InvitationsTable } from "./invitations-table";
+import { InviteButton } from "./invite-button";
+import { MembersTable } from "./members-table";
 
 export const metadata: Metadata = { title: "Members" };
 
