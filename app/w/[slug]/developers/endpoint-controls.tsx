@@ -2,7 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { ConfirmDialog } from "@/components/dialog";
+import { ConfirmAction } from "@/components/confirm-action";
 import { useToast } from "@/components/toast";
 import { dangerButtonClass } from "@/components/ui";
 import { deleteEndpointAction, setEnabledAction } from "./actions";
@@ -41,32 +41,24 @@ export function DeleteEndpointButton({ slug, id, url }: { slug: string; id: numb
   const [open, setOpen] = useState(false);
   const router = useRouter();
   const toast = useToast();
-  const remove = useMutation({
-    mutationFn: () => run(deleteEndpointAction(slug, { id })),
-    onSuccess: () => {
-      toast("Endpoint removed");
-      router.push(`/w/${slug}/developers`);
-    },
-  });
   return (
     <>
       <button type="button" className={dangerButtonClass} onClick={() => setOpen(true)}>
         Remove endpoint
       </button>
-      <ConfirmDialog
+      <ConfirmAction
         open={open}
-        onClose={() => {
-          setOpen(false);
-          remove.reset();
+        setOpen={setOpen}
+        action={() => run(deleteEndpointAction(slug, { id }))}
+        onDone={() => {
+          toast("Endpoint removed");
+          router.push(`/w/${slug}/developers`);
         }}
-        onConfirm={() => remove.mutate()}
         title="Remove this endpoint?"
         confirmLabel="Remove endpoint"
-        pending={remove.isPending}
-        error={remove.error?.message}
       >
         Nothing more is sent to <span className="break-all font-mono">{url}</span>, and its delivery log is deleted.
-      </ConfirmDialog>
+      </ConfirmAction>
     </>
   );
 }

@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { DomainView } from "@/lib/domains";
 import { CopyField } from "@/components/copy-button";
-import { ConfirmDialog, Dialog } from "@/components/dialog";
+import { ConfirmAction } from "@/components/confirm-action";
+import { Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { Badge, buttonClass, Card, Field, inputClass, secondaryButtonClass } from "@/components/ui";
 import { runAction as run } from "@/components/run-action";
@@ -106,14 +107,6 @@ export function DomainCard({
     },
     onError: (e) => setResult({ verified: false, message: e.message }),
   });
-  const remove = useMutation({
-    mutationFn: () => run(removeDomainAction(slug, { id: domain.id })),
-    onSuccess: () => {
-      toast(`${domain.host} removed`);
-      setConfirm(false);
-      router.refresh();
-    },
-  });
 
   return (
     <Card>
@@ -178,22 +171,22 @@ export function DomainCard({
         </div>
       )}
 
-      <ConfirmDialog
+      <ConfirmAction
         open={confirm}
-        onClose={() => {
+        setOpen={setConfirm}
+        action={() => run(removeDomainAction(slug, { id: domain.id }))}
+        onDone={() => {
+          toast(`${domain.host} removed`);
           setConfirm(false);
-          remove.reset();
+          router.refresh();
         }}
-        onConfirm={() => remove.mutate()}
         title={`Remove ${domain.host}?`}
         confirmLabel="Remove domain"
-        pending={remove.isPending}
-        error={remove.error?.message}
       >
         {domain.links > 0
           ? `${domain.links} link${domain.links === 1 ? "" : "s"} live on this domain; delete them first.`
           : "Short links will no longer be served on this host. You can add it again later (with a new TXT value)."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </Card>
   );
 }

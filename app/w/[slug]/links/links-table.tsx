@@ -1,11 +1,11 @@
 "use client";
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { ApiLink } from "@/lib/links";
 import { CopyButton } from "@/components/copy-button";
-import { ConfirmDialog } from "@/components/dialog";
+import { ConfirmAction } from "@/components/confirm-action";
 import { Spinner } from "@/components/progress";
 import { useToast } from "@/components/toast";
 import { TagChip } from "@/components/tag-chip";
@@ -75,19 +75,11 @@ export function LinksTable({
     staleTime: 5_000,
   });
 
-  const remove = useMutation({
-    mutationFn: async (link: ApiLink) => {
-      const r = await deleteLinkAction(slug, { id: link.id });
-      if (!r.ok) throw new Error(r.error);
-      return r.data;
-    },
-    onSuccess: (r) => {
-      toast(`Deleted ${r.short}`);
-      setDeleting(null);
-      client.invalidateQueries({ queryKey: ["links", slug] });
-      router.refresh();
-    },
-  });
+  async function deleteLink(link: ApiLink) {
+    const r = await deleteLinkAction(slug, { id: link.id });
+    if (!r.ok) throw new Error(r.error);
+    return r.data;
+  }
 
   const links = query.data?.pages.flatMap((p) => p.links) ?? [];
   const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
@@ -239,23 +231,24 @@ export function LinksTable({
         )}
       </div>
 
-      <ConfirmDialog
+      <ConfirmAction
         open={deleting !== null}
-        onClose={() => {
+        setOpen={(open) => !open && setDeleting(null)}
+        action={() => deleteLink(deleting!)}
+        onDone={(r) => {
+          toast(`Deleted ${r.short}`);
           setDeleting(null);
-          remove.reset();
+          client.invalidateQueries({ queryKey: ["links", slug] });
+          router.refresh();
         }}
-        onConfirm={() => deleting && remove.mutate(deleting)}
         title="Delete this link?"
         confirmLabel="Delete link"
-        pending={remove.isPending}
-        error={remove.error?.message}
       >
         <p>
           <span className="font-mono font-medium">{deleting?.short}</span> will stop working at once. This cannot be undone, and it does not
           give back this month&apos;s link allowance.
         </p>
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }

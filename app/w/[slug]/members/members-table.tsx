@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { MemberRow } from "@/lib/members";
 import { runAction as run } from "@/components/run-action";
-import { ConfirmDialog } from "@/components/dialog";
+import { ConfirmAction } from "@/components/confirm-action";
 import { useToast } from "@/components/toast";
 import { Badge, Card, secondaryButtonClass } from "@/components/ui";
 import { changeRoleAction, removeMemberAction, transferOwnershipAction } from "./actions";
@@ -29,23 +29,11 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
       router.refresh();
     },
   });
-  const act = useMutation({
-    mutationFn: async (p: NonNullable<typeof pending>) => {
-      if (p.kind === "remove") return { ...(await run(removeMemberAction(slug, { id: p.member.id }))), kind: p.kind };
-      await run(transferOwnershipAction(slug, { id: p.member.id }));
-      return { kind: p.kind, email: p.member.email, self: false };
-    },
-    onSuccess: (r) => {
-      setPending(null);
-      if (r.kind === "remove" && r.self) {
-        toast("You left the workspace");
-        router.push("/");
-        return;
-      }
-      toast(r.kind === "remove" ? `${r.email} removed` : `${r.email} is now the owner; you are an admin`);
-      router.refresh();
-    },
-  });
+  async function act(p: NonNullable<typeof pending>) {
+    if (p.kind === "remove") return { ...(await run(removeMemberAction(slug, { id: p.member.id }))), kind: p.kind };
+    await run(transferOwnershipAction(slug, { id: p.member.id }));
+    return { kind: p.kind, email: p.member.email, self: false };
+  }
 
   const editable = (m: MemberRow) => canManage && (myRole === "owner" || m.role !== "owner") && !(m.role === "owner" && owners <= 1);
 
@@ -104,13 +92,20 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
           </li>
         ))}
       </ul>
-      <ConfirmDialog
+      <ConfirmAction
         open={pending !== null}
-        onClose={() => {
+        setOpen={(open) => !open && setPending(null)}
+        action={() => act(pending!)}
+        onDone={(r) => {
           setPending(null);
-          act.reset();
+          if (r.kind === "remove" && r.self) {
+            toast("You left the workspace");
+            router.push("/");
+            return;
+          }
+          toast(r.kind === "remove" ? `${r.email} removed` : `${r.email} is now the owner; you are an admin`);
+          router.refresh();
         }}
-        onConfirm={() => pending && act.mutate(pending)}
         title={
           pending?.kind === "transfer"
             ? `Transfer ownership to ${pending.member.email}?`
@@ -119,15 +114,13 @@ export function MembersTable({ slug, members, me, myRole }: { slug: string; memb
               : `Remove ${pending?.member.email}?`
         }
         confirmLabel={pending?.kind === "transfer" ? "Transfer ownership" : pending?.member.id === me ? "Leave" : "Remove member"}
-        pending={act.isPending}
-        error={act.error?.message}
       >
         {pending?.kind === "transfer"
           ? "They become an owner and you become an admin. Only an owner can undo this."
           : pending?.member.id === me
             ? "You lose access to its links and settings until someone adds you again."
             : "They lose access to this workspace at once. Links they created stay."}
-      </ConfirmDialog>
+      </ConfirmAction>
     </Card>
   );
 }

@@ -2,7 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { CopyField } from "@/components/copy-button";
-import { ConfirmDialog } from "@/components/dialog";
+import { ConfirmAction } from "@/components/confirm-action";
 import { useToast } from "@/components/toast";
 import { secondaryButtonClass } from "@/components/ui";
 import { replaceSecretAction, revealSecretAction } from "../actions";
@@ -14,14 +14,6 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
   const [confirm, setConfirm] = useState(false);
   const toast = useToast();
   const reveal = useMutation({ mutationFn: () => run(revealSecretAction(slug, { id })), onSuccess: setSecret });
-  const replace = useMutation({
-    mutationFn: () => run(replaceSecretAction(slug, { id })),
-    onSuccess: (s) => {
-      setSecret(s);
-      setConfirm(false);
-      toast("Secret replaced; the next attempt is signed with it");
-    },
-  });
   return (
     <div className="space-y-3">
       <p className="text-sm text-slate-600">
@@ -51,21 +43,21 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
           {reveal.error.message}
         </p>
       )}
-      <ConfirmDialog
+      <ConfirmAction
         open={confirm}
-        onClose={() => {
+        setOpen={setConfirm}
+        action={() => run(replaceSecretAction(slug, { id }))}
+        onDone={(s) => {
+          setSecret(s);
           setConfirm(false);
-          replace.reset();
+          toast("Secret replaced; the next attempt is signed with it");
         }}
-        onConfirm={() => replace.mutate()}
         title="Replace the signing secret?"
         confirmLabel="Replace secret"
-        pending={replace.isPending}
-        error={replace.error?.message}
       >
         The next attempt (retries included) is signed with the new secret; the old one stops working at once. Update your receiver first, or
         accept a short gap.
-      </ConfirmDialog>
+      </ConfirmAction>
     </div>
   );
 }
