@@ -47,7 +47,10 @@ describe("embedded PostgreSQL", () => {
       { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
     );
     await new Promise<void>((resolve) => child.stdout!.on("data", (d) => String(d).includes("up") && resolve()));
+    // Wait until the child is reaped: until then it is a zombie and still answers kill(pid, 0).
+    const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGKILL");
+    await exited;
     const pidBefore = Number(fs.readFileSync(path.join(dir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
 
     const adopted = await startEmbeddedPostgres(dir);
