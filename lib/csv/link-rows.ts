@@ -2,6 +2,12 @@
 // Pure and browser-safe: the import page converts and previews in the browser, then sends the
 // bodies; the service validates them exactly as the API does.
 
+import type { CreateLinkInput } from "../links/schemas.ts";
+
+/**
+ * The CSV columns, in file order (the export's header and the template): the create body's fields,
+ * except that targeting is split into ios, android and geo, and utm is not a column.
+ */
 export const IMPORT_COLUMNS = [
   "url",
   "alias",
@@ -19,7 +25,7 @@ export const IMPORT_COLUMNS = [
   "android",
   "geo",
   "tags",
-] as const;
+] as const satisfies readonly (Exclude<keyof CreateLinkInput, "targeting" | "utm"> | "ios" | "android" | "geo")[];
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
 const ALIASES: Record<string, ImportColumn> = {
@@ -154,7 +160,8 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
 
 /** A starter file for the import page's "Download a template". */
 export const TEMPLATE_CSV =
-  "url,alias,domain,title,notes,folder,active,startsOn,expiresOn,maxClicks,fallbackUrl,password,ios,android,geo,tags\r\n" +
+  IMPORT_COLUMNS.join(",") +
+  "\r\n" +
   'https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,"spring, sale"\r\n' +
   "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de,\r\n";
 

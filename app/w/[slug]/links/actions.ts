@@ -20,23 +20,8 @@ import {
 // The links pages' server actions: parse with the API's own zod schemas, call the same lib/links
 // services as /api/v1, so the app and the API always agree (rules, errors, events).
 
-const LINK_FIELDS = [
-  "url",
-  "alias",
-  "domain",
-  "title",
-  "notes",
-  "folder",
-  "active",
-  "startsOn",
-  "expiresOn",
-  "maxClicks",
-  "fallbackUrl",
-  "password",
-  "targeting",
-  "tags",
-  "utm",
-];
+// The link form shows errors beside each field of a link body (create and update take the same names).
+const LINK_FIELDS = createLinkSchema.keyof().options;
 
 export const createLinkAction = workspaceAction(
   { permission: "links.write", schema: createLinkSchema, revalidate: "/links", fields: LINK_FIELDS },
