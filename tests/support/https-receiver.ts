@@ -27,6 +27,31 @@ function openssl(args: string[], cwd: string) {
 }
 
 /**
+ * A new P-256 key and certificate, `<name>.key` and `<name>.crt` in dir, valid for 2 days, for
+ * `subject` ("/CN=..."), with the extensions in `extFile` when given. Signed by the CA in dir
+ * (ca.key, ca.crt) when `caSerial` is given (the certificate's serial number), else self-signed.
+ */
+function makeCert(dir: string, name: string, subject: string, opts: { extFile?: string; caSerial?: number } = {}) {
+  const newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", `${name}.key`, "-subj", subject];
+  if (opts.caSerial === undefined) {
+    const ext = opts.extFile ? ["-extensions", "v3", "-config", writeSelfSignedConfig(dir, name, opts.extFile)] : [];
+    openssl(["req", "-x509", ...newKey, "-out", `${name}.crt`, "-days", "2", ...ext], dir);
+    return;
+  }
+  openssl(["req", ...newKey, "-out", `${name}.csr`], dir);
+  const ext = opts.extFile ? ["-extfile", opts.extFile] : [];
+  const ca = ["-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", String(opts.caSerial)];
+  openssl(["x509", "-req", "-in", `${name}.csr`, ...ca, "-out", `${name}.crt`, "-days", "2", ...ext], dir);
+}
+
+/** An openssl config whose [v3] section holds extFile's extensions (req -x509 reads them only from a config). */
+function writeSelfSignedConfig(dir: string, name: string, extFile: string): string {
+  const file = path.join(dir, `self-${name}.cnf`);
+  fs.writeFileSync(file, `[req]\ndistinguished_name=dn\n[dn]\n[v3]\n${fs.readFileSync(extFile, "utf8")}`);
+  return file;
+}
+
+/**
  * A new CA in a temp directory, or the one already in `existingDir` (made by another process, e.g.
  * the CA the Playwright config makes for the e2e server and the specs).
  */
@@ -34,26 +59,7 @@ export function createTestCa(existingDir?: string): TestCa {
   const dir = existingDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-ca-"));
   if (!fs.existsSync(path.join(dir, "ca.key"))) {
     fs.mkdirSync(dir, { recursive: true });
-    openssl(
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.crt",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=Linkhop Test CA",
-      ],
-      dir,
-    );
+    makeCert(dir, "ca", "/CN=Linkhop Test CA");
   }
   // file names unique across processes sharing the directory
   let serial = Math.floor(Math.random() * 1e9) * 1000;
@@ -67,90 +73,21 @@ export function createTestCa(existingDir?: string): TestCa {
     return file;
   };
   const read = (name: string) => fs.readFileSync(path.join(dir, name), "utf8");
+  const cert = (name: string, names: string[], caSerial?: number) => {
+    makeCert(dir, name, `/CN=${names[0] ?? "localhost"}`, { extFile: ext(names), caSerial });
+    return { key: read(`${name}.key`), cert: read(`${name}.crt`) };
+  };
   return {
     dir,
     certPath: path.join(dir, "ca.crt"),
     certPem: read("ca.crt"),
     issue(names) {
       const n = ++serial;
-      const extFile = ext(names);
-      openssl(
-        [
-          "req",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          `s${n}.key`,
-          "-out",
-          `s${n}.csr`,
-          "-subj",
-          `/CN=${names[0] ?? "localhost"}`,
-        ],
-        dir,
-      );
-      openssl(
-        [
-          "x509",
-          "-req",
-          "-in",
-          `s${n}.csr`,
-          "-CA",
-          "ca.crt",
-          "-CAkey",
-          "ca.key",
-          "-set_serial",
-          String(n),
-          "-out",
-          `s${n}.crt`,
-          "-days",
-          "2",
-          "-extfile",
-          extFile,
-        ],
-        dir,
-      );
-      return { key: read(`s${n}.key`), cert: read(`s${n}.crt`) };
+      return cert(`s${n}`, names, n);
     },
-    untrusted(names) {
-      const n = ++serial;
-      const extFile = ext(names);
-      openssl(
-        [
-          "req",
-          "-x509",
-          "-newkey",
-          "ec",
-          "-pkeyopt",
-          "ec_paramgen_curve:prime256v1",
-          "-nodes",
-          "-keyout",
-          `u${n}.key`,
-          "-out",
-          `u${n}.crt`,
-          "-days",
-          "2",
-          "-subj",
-          `/CN=${names[0] ?? "localhost"}`,
-          "-extensions",
-          "v3",
-          "-config",
-          writeSelfSignedConfig(dir, n, extFile),
-        ],
-        dir,
-      );
-      return { key: read(`u${n}.key`), cert: read(`u${n}.crt`) };
-    },
+    untrusted: (names) => cert(`u${++serial}`, names),
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-function writeSelfSignedConfig(dir: string, n: number, extFile: string): string {
-  const file = path.join(dir, `self-${n}.cnf`);
-  fs.writeFileSync(file, `[req]\ndistinguished_name=dn\n[dn]\n[v3]\n${fs.readFileSync(extFile, "utf8")}`);
-  return file;
 }
 
 export type ReceivedRequest = {
