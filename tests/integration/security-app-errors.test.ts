@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { createEndpoint } from "../../lib/webhooks/index.ts";
 import { createUser } from "../../lib/workspaces/index.ts";
+import { callAction } from "../support/actions.ts";
 import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
 
@@ -12,19 +13,38 @@ import { signInCookie } from "../support/session.ts";
 // Each attack is sent over real HTTP; the server log must not record a server error for it.
 
 let env: ApiTestEnv;
+/** The workspace whose owner invites the log markers (see logsDuring). */
+let marker: { slug: string; cookie: string };
 
 beforeAll(async () => {
-  env = await startApiTest({ env: { WEBHOOK_ALLOW_PRIVATE: "1" } });
+  // Without SMTP_URL mail goes to the server log, which logsDuring relies on.
+  env = await startApiTest({ env: { WEBHOOK_ALLOW_PRIVATE: "1", SMTP_URL: "" } });
+  const { workspace, cookie } = await owner();
+  marker = { slug: workspace.slug, cookie };
 });
 afterAll(async () => {
   await env?.stop();
 });
 
-/** The log lines written while `fn` ran. */
+let markers = 0;
+
+/**
+ * The log lines written while `fn` ran. Then a marker is logged (an invitation to a new address,
+ * whose mail goes to the log) and awaited: whatever `fn`'s requests made the server log was
+ * written before it (the app writes stdout and stderr synchronously, so an earlier error line on
+ * stderr has reached logs() by the time the marker on stdout has).
+ */
 async function logsDuring(fn: () => Promise<void>): Promise<string> {
   const before = env.app.logs().length;
   await fn();
-  await new Promise((r) => setTimeout(r, 300)); // let the server finish writing its log line, if any
+  const email = `log-marker-${++markers}@example.test`;
+  const invited = await callAction<{ ok: boolean }>(
+    env.app.url,
+    { page: `/w/${marker.slug}/members`, file: "app/w/[slug]/members/actions.ts", name: "inviteAction", cookie: marker.cookie },
+    [marker.slug, { email, role: "member" }],
+  );
+  expect(invited.ok, JSON.stringify(invited)).toBe(true);
+  await expect.poll(() => env.app.logs().includes(`to ${email}:`), { timeout: 15_000 }).toBe(true);
   return env.app.logs().slice(before);
 }
 
