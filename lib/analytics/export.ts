@@ -9,21 +9,24 @@ import { clickStore, type ClickStore } from "./store.ts";
 // cursor behind, pull-based, so memory stays bounded however many rows there are). The visitor key
 // is never exported. Cells go through toCsv, which neutralises spreadsheet formulas.
 
-export const EXPORT_HEADER = [
-  "time",
-  "link",
-  "domain",
-  "target",
-  "country",
-  "city",
-  "referrer_host",
-  "referrer_url",
-  "device",
-  "browser",
-  "os",
-  "bot",
-  "qr",
+/** The file's columns in order: the header, and the cell of an event (`code`: its link's code, "" once deleted). */
+const CSV_COLUMNS: readonly (readonly [header: string, cell: (r: ExportRow, code: string) => unknown])[] = [
+  ["time", (r) => r.at.toISOString()],
+  ["link", (_, code) => code],
+  ["domain", (r) => r.domain],
+  ["target", (r) => r.target],
+  ["country", (r) => r.country],
+  ["city", (r) => r.city],
+  ["referrer_host", (r) => r.referrer_host],
+  ["referrer_url", (r) => r.referrer_url],
+  ["device", (r) => r.device],
+  ["browser", (r) => r.browser],
+  ["os", (r) => r.os],
+  ["bot", (r) => r.bot],
+  ["qr", (r) => r.qr],
 ];
+
+export const EXPORT_HEADER = CSV_COLUMNS.map(([header]) => header);
 
 export type CsvExport = { stream: ReadableStream<Uint8Array>; fileName: string };
 
@@ -67,21 +70,8 @@ function csvStream(workspace: AnalyticsWorkspace, query: ClickQuery, store: Clic
 }
 
 function csvRow(r: ExportRow, codes: Map<number, string | null>): unknown[] {
-  return [
-    r.at.toISOString(),
-    codes.get(r.link_id) ?? "",
-    r.domain,
-    r.target,
-    r.country,
-    r.city,
-    r.referrer_host,
-    r.referrer_url,
-    r.device,
-    r.browser,
-    r.os,
-    r.bot,
-    r.qr,
-  ];
+  const code = codes.get(r.link_id) ?? "";
+  return CSV_COLUMNS.map(([, cell]) => cell(r, code));
 }
 
 /** Link codes by id for the page's rows (a deleted link exports an empty code). */
