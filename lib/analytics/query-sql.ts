@@ -134,15 +134,16 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
 }
 
 /** The value of a UTM parameter in a link's current URL (query part only), still percent-encoded. */
-const utmColumn = (name: string) => `substring(split_part(l.url, '#', 1) from '[?&]${name}=([^&]*)')`;
+export const utmColumn = (name: string) => `substring(split_part(l.url, '#', 1) from '[?&]${name}=([^&]*)')`;
 
 // Groups read from the links as they are now: a click on a link with two tags counts for both; a
-// deleted link's clicks have no tag and no UTM value.
-const GROUP_FROM: Partial<Record<TopGroup, string>> = {
-  tags: `analytics.click_event e join "LinkTag" lt on lt."linkId" = e.link_id join "Tag" t on t.id = lt."tagId"`,
-  utm_source: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
-  utm_medium: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
-  utm_campaign: `analytics.click_event e left join "Link" l on l.id = e.link_id`,
+// deleted link's clicks have no tag and no UTM value. Their visitors are each link's unique
+// visitors, summed (as the daily rollups keep them per link).
+const BY_LINK: Partial<Record<TopGroup, string>> = {
+  tags: `per_link e join "LinkTag" lt on lt."linkId" = e.link_id join "Tag" t on t.id = lt."tagId"`,
+  utm_source: `per_link e left join "Link" l on l.id = e.link_id`,
+  utm_medium: `per_link e left join "Link" l on l.id = e.link_id`,
+  utm_campaign: `per_link e left join "Link" l on l.id = e.link_id`,
 };
 
 // the stored columns each top-N answer is grouped by
@@ -169,11 +170,14 @@ export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGro
   const cols = GROUP_COLUMNS[group];
   const keys = cols.map((c, i) => `${c} as k${i}`).join(", ");
   const order = cols.map((c) => `${c} nulls last`).join(", ");
-  const { rows } = await db.query<Record<string, unknown> & Totals>(
-    `select ${keys}, ${MEASURES} from ${GROUP_FROM[group] ?? "analytics.click_event"} ${sql}
-     group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`,
-    params.values,
-  );
+  const byLink = BY_LINK[group];
+  const text = byLink
+    ? `with per_link as (select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id)
+       select ${keys}, sum(e.clicks)::int as clicks, sum(e.visitors)::int as visitors from ${byLink}
+       group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`
+    : `select ${keys}, ${MEASURES} from analytics.click_event ${sql}
+       group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`;
+  const { rows } = await db.query<Record<string, unknown> & Totals>(text, params.values);
   return rows.map((r) => ({
     key: cols.map((_, i) => r[`k${i}`] as string | number | boolean | null),
     clicks: r.clicks,
@@ -181,23 +185,7 @@ export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGro
   }));
 }
 
-/** The raw events of the query, oldest first, in pages of `pageSize` through a cursor (bounded memory). */
-export const EXPORT_COLUMNS = [
-  "at",
-  "link_id",
-  "domain",
-  "target",
-  "country",
-  "city",
-  "referrer_host",
-  "referrer_url",
-  "device",
-  "browser",
-  "os",
-  "bot",
-  "qr",
-] as const;
-
+/** A raw event as the export reads it (everything but the visitor key). */
 export type ExportRow = {
   at: Date;
   link_id: number;
@@ -214,6 +202,25 @@ export type ExportRow = {
   qr: boolean;
 };
 
+// every key of ExportRow, once (the compiler checks both ways)
+const EXPORT_ROW_KEYS: { [K in keyof ExportRow]: true } = {
+  at: true,
+  link_id: true,
+  domain: true,
+  target: true,
+  country: true,
+  city: true,
+  referrer_host: true,
+  referrer_url: true,
+  device: true,
+  browser: true,
+  os: true,
+  bot: true,
+  qr: true,
+};
+const EXPORT_COLUMNS = Object.keys(EXPORT_ROW_KEYS);
+
+/** The raw events of the query, oldest first, in pages of `pageSize` through a cursor (bounded memory). */
 export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 2000): AsyncGenerator<ExportRow[]> {
   const { sql, params } = whereClause(q);
   const client = await pool.connect();

@@ -1,11 +1,50 @@
 import type pg from "pg";
+import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
+import { botSql, buildLinkDay, linkGroupingSql, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
 import type { Queryable } from "./sql.ts";
 
-// The statements of the daily rollups (analytics.click_day; see its migration), one named function
+export { FILTER_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
+
+// The statements of the daily rollups (analytics.click_day; see its migrations), one named function
 // each. Days are UTC day numbers (days since 1970-01-01).
 
-export const ROLLUP_DIMS = ["total", "country", "city", "referrer", "device", "browser", "os", "link", "qr"] as const;
-export type RollupDim = (typeof ROLLUP_DIMS)[number];
+const DIMS = Object.keys(DIM_VALUE) as Exclude<RollupDim, "total">[];
+// (), every dimension alone, every pair of PAIR_DIMS
+const GROUPING_SETS = [
+  "()",
+  ...DIMS.map((d) => `(${d})`),
+  ...PAIR_DIMS.flatMap((a, i) => PAIR_DIMS.slice(i + 1).map((b) => `(${a}, ${b})`)),
+].join(", ");
+
+// One pass over the day's events groups them by every set above; each result row has one or two
+// dimensions set (the values are never null, so null means "not in this set") and becomes the rows
+// it answers: unfiltered (fdim '') for a single dimension or the total, "filtered by a" for b and
+// "filtered by b" for a for a pair, and the filtered total for a single dimension; rows filtered by
+// a dimension that is not in FILTER_DIMS are not kept. The outer sum only matters if two values
+// differ in case alone.
+const filterable = (d: string) => `${d} = any(array[${FILTER_DIMS.map((f) => `'${f}'`).join(", ")}])`;
+const BUILD_SQL = `
+  insert into analytics.click_day (workspace_id, day, bot, fdim, fvalue, dim, value, clicks, visitors)
+  select g.workspace_id, date '1970-01-01' + $1::int, g.bot, x.fdim,
+         case when x.fdim = any(array[${CASELESS_FILTERS.map((f) => `'${f}'`).join(", ")}]) then lower(x.fvalue) else x.fvalue end,
+         x.dim, x.value, sum(g.clicks)::int, sum(g.visitors)::int
+  from (
+    select workspace_id, bot, count(*)::int as clicks, count(distinct visitor)::int as visitors,
+           array_remove(array[${DIMS.map((d) => `case when ${d} is not null then '${d}' end`).join(", ")}], null) as d,
+           array_remove(array[${DIMS.join(", ")}], null) as v
+    from (select workspace_id, bot, visitor, ${DIMS.map((d) => `${DIM_VALUE[d]} as ${d}`).join(", ")}
+          from analytics.click_event
+          where at >= (date '1970-01-01' + $1::int)::timestamp at time zone 'UTC'
+            and at < (date '1970-01-01' + $1::int + 1)::timestamp at time zone 'UTC') e
+    group by workspace_id, bot, grouping sets (${GROUPING_SETS})
+  ) g
+  cross join lateral (values
+    ('', '', coalesce(g.d[1], 'total'), coalesce(g.v[1], ''), cardinality(g.d) <= 1),
+    (g.d[1], g.v[1], coalesce(g.d[2], 'total'), coalesce(g.v[2], ''), cardinality(g.d) >= 1 and ${filterable("g.d[1]")}),
+    (g.d[2], g.v[2], g.d[1], g.v[1], cardinality(g.d) = 2 and ${filterable("g.d[2]")})
+  ) as x(fdim, fvalue, dim, value, keep)
+  where x.keep
+  group by 1, 2, 3, 4, 5, 6, 7`;
 
 /** (Re)builds one UTC day of every workspace in one transaction, and marks it built. */
 export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number> {
@@ -14,25 +53,15 @@ export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number
     await client.query("begin");
     // one builder at a time across processes
     await client.query("select pg_advisory_xact_lock(72120419)");
+    // the grouping sorts one day's events per set: in memory, not on disk
+    await client.query("set local work_mem = '64MB'");
     await client.query({
       name: "analytics_rollup_clear",
       text: `delete from analytics.click_day where day = date '1970-01-01' + $1::int`,
       values: [day],
     });
-    const { rowCount } = await client.query({
-      name: "analytics_rollup_build",
-      text: `insert into analytics.click_day (workspace_id, day, bot, dim, value, clicks, visitors)
-             select e.workspace_id, date '1970-01-01' + $1::int, e.bot, d.dim, d.value, count(*)::int, count(distinct e.visitor)::int
-             from analytics.click_event e
-             cross join lateral (values
-               ('total', ''), ('country', coalesce(e.country, '')), ('city', coalesce(e.city, '') || E'\\t' || coalesce(e.country, '')),
-               ('referrer', coalesce(e.referrer_host, '')), ('device', e.device), ('browser', coalesce(e.browser, '')),
-               ('os', coalesce(e.os, '')), ('link', e.link_id::text), ('qr', e.qr::text)) as d(dim, value)
-             where e.at >= (date '1970-01-01' + $1::int)::timestamp at time zone 'UTC'
-               and e.at < (date '1970-01-01' + $1::int + 1)::timestamp at time zone 'UTC'
-             group by e.workspace_id, e.bot, d.dim, d.value`,
-      values: [day],
-    });
+    const { rowCount } = await client.query({ name: "analytics_rollup_build_pairs", text: BUILD_SQL, values: [day] });
+    await buildLinkDay(client, day);
     await client.query({
       name: "analytics_rollup_done",
       text: `insert into analytics.click_day_done (day) values (date '1970-01-01' + $1::int) on conflict (day) do update set built_at = now()`,
@@ -90,10 +119,11 @@ export async function deleteRollupsBefore(
 }
 
 export type RollupRow = { day: number; value: string; clicks: number; visitors: number };
+export type RollupFilter = { dim: PairDim; value: string } | null;
 
 /**
- * Rollup rows of one workspace and dimension over the built days [fromDay, toDay), for the bot
- * mode: summed per value (perDay false) or per day and value (perDay true).
+ * Rollup rows of one workspace and dimension over the built days, for the bot mode and at most one
+ * filter: summed per value (perDay false) or per day and value (perDay true).
  */
 export async function readRollup(
   q: Queryable,
@@ -102,15 +132,41 @@ export async function readRollup(
   days: number[],
   bots: "exclude" | "include" | "only",
   perDay: boolean,
+  filter: RollupFilter = null,
 ): Promise<RollupRow[]> {
   if (!days.length) return [];
-  const bot = bots === "exclude" ? "and not bot" : bots === "only" ? "and bot" : "";
   const { rows } = await q.query<RollupRow>(
     `select ${perDay ? "(day - date '1970-01-01')::int" : "0"} as day, value, sum(clicks)::int as clicks, sum(visitors)::int as visitors
      from analytics.click_day
-     where workspace_id = $1 and dim = $2 and day = any(select date '1970-01-01' + d from unnest($3::int[]) as d) ${bot}
+     where workspace_id = $1 and fdim = $2 and fvalue = $3 and dim = $4
+       and day = any(select date '1970-01-01' + d from unnest($5::int[]) as d) ${botSql(bots)}
      group by 1, 2`,
-    [workspaceId, dim, days],
+    [workspaceId, filter?.dim ?? "", filter?.value ?? "", dim, days],
   );
   return rows;
+}
+
+/**
+ * The unfiltered per-link rows over the built days, grouped by what the links are now (their tags
+ * or a value of their URL; see linkGroupingSql). Visitors are each link's, summed.
+ */
+export async function readRollupByLink(
+  q: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: "exclude" | "include" | "only",
+  by: Exclude<LinkGrouping, "link">,
+): Promise<LinkGroupRow[]> {
+  if (!days.length) return [];
+  const { join, keys } = linkGroupingSql(by, "r.value::int");
+  return readLinkGroups(
+    q,
+    keys,
+    (select, groupBy) =>
+      `select ${select} from analytics.click_day r ${join}
+       where r.workspace_id = $1 and r.fdim = '' and r.dim = 'link'
+         and r.day = any(select date '1970-01-01' + d from unnest($2::int[]) as d) ${botSql(bots, "r.bot")}
+       group by ${groupBy}`,
+    [workspaceId, days],
+  );
 }

@@ -1,23 +1,30 @@
 import type pg from "pg";
 import {
+  DIRECT,
   queryTimeseries,
   queryTopGroups,
   queryTotals,
+  utmColumn,
   type Bucket,
+  type ClickFilters,
   type ClickQuery,
   type GroupRow,
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
-import { buildRollupDay, builtDays, readRollup, type RollupDim } from "./rollup-sql.ts";
+import { buildRollupDay, builtDays, readRollup, readRollupByLink, type PairDim, type RollupDim, type RollupFilter } from "./rollup-sql.ts";
+import { readLinkDays } from "./rollup-link-sql.ts";
 import { listMonthPartitions, type Queryable } from "./sql.ts";
 import { DAY_MS, utcDay } from "./visitor.ts";
 
 // Reports over long ranges read the daily rollups for every built UTC day in the range and the raw
 // events only for the rest (the partial first and last day, today, days not built yet). Exact:
 // visitor keys change every UTC day, so no visitor is split between the two parts. Used when a
-// query has no filter other than bots (filtered queries, other time zones and hour buckets read
-// the raw events, which the filters' indexes keep small).
+// query has at most one filter and it is a rollup filter dimension (country, referrer, device,
+// browser, OS or QR; bots aside), in UTC days; the links, tags and UTM groups under such a filter
+// read the per-link rows (lib/analytics/rollup-link-sql.ts). Other queries (a link, folder, tag or
+// city filter, two filters, other time zones, hour buckets) read the raw events, which their
+// indexes keep small or which are short.
 
 const GROUP_DIM: Partial<Record<TopGroup, RollupDim>> = {
   countries: "country",
@@ -29,12 +36,38 @@ const GROUP_DIM: Partial<Record<TopGroup, RollupDim>> = {
   links: "link",
   qr: "qr",
 };
+/** groups read from the per-link rollup and what the links are now (tags, UTM values of their URL) */
+const BY_LINK: Partial<Record<TopGroup, { tags: true } | { linkValue: string }>> = {
+  tags: { tags: true },
+  utm_source: { linkValue: utmColumn("utm_source") },
+  utm_medium: { linkValue: utmColumn("utm_medium") },
+  utm_campaign: { linkValue: utmColumn("utm_campaign") },
+};
 
-export function rollupEligible(q: ClickQuery): boolean {
-  return Object.entries(q.filters).every(([k, v]) => k === "bots" || v === undefined || v === null || (Array.isArray(v) && v.length === 0));
+// a filter as the rollups keep it: the same value the raw filter compares with (lib/analytics/query-sql.ts)
+const FILTER_DIM: Partial<{ [K in keyof ClickFilters]: (v: NonNullable<ClickFilters[K]>) => { dim: PairDim; value: string } }> = {
+  country: (v) => ({ dim: "country", value: v.toUpperCase() }),
+  referrer: (v) => ({ dim: "referrer", value: v === DIRECT ? "" : v.toLowerCase() }),
+  device: (v) => ({ dim: "device", value: v }),
+  browser: (v) => ({ dim: "browser", value: v.toLowerCase() }),
+  os: (v) => ({ dim: "os", value: v.toLowerCase() }),
+  qr: (v) => ({ dim: "qr", value: String(v) }),
+};
+
+/** The query's one filter as a rollup filter (null: none); undefined when rollups cannot answer it. */
+export function rollupFilter(q: ClickQuery): RollupFilter | undefined {
+  let filter: RollupFilter = null;
+  for (const [key, value] of Object.entries(q.filters) as [keyof ClickFilters, unknown][]) {
+    if (key === "bots" || value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
+    const toRollup = FILTER_DIM[key] as ((v: unknown) => { dim: PairDim; value: string }) | undefined;
+    if (!toRollup || filter) return undefined;
+    filter = toRollup(value);
+  }
+  return filter;
 }
 
-export type RollupPlan = { days: number[]; raw: { start: Date; end: Date }[] };
+type Interval = { start: Date; end: Date };
+export type RollupPlan = { days: number[]; raw: Interval[] };
 
 /** The built days of the range and the raw intervals around them; null when no built day helps. */
 export async function planRollup(db: Queryable, q: ClickQuery): Promise<RollupPlan | null> {
@@ -46,7 +79,7 @@ export async function planRollup(db: Queryable, q: ClickQuery): Promise<RollupPl
   const built = await builtDays(db, first, last);
   if (!built.size) return null;
   const days = [...built].sort((a, b) => a - b);
-  const raw: { start: Date; end: Date }[] = [];
+  const raw: Interval[] = [];
   let from = start;
   for (const d of days) {
     if (d * DAY_MS > from) raw.push({ start: new Date(from), end: new Date(d * DAY_MS) });
@@ -60,7 +93,7 @@ const part = (q: ClickQuery, r: { start: Date; end: Date }): ClickQuery => ({ ..
 
 export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, false),
+    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, false, rollupFilter(q)),
     ...plan.raw.map((r) => queryTotals(db, part(q, r))),
   ]);
   const out = { clicks: 0, visitors: 0 };
@@ -74,7 +107,7 @@ export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPla
 /** Day buckets in UTC: the rollup's days and the raw parts' buckets, every day of the range present. */
 export async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, true),
+    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, true, rollupFilter(q)),
     ...plan.raw.map((r) => queryTimeseries(db, part(q, r), "day", "UTC")),
   ]);
   const byDay = new Map<number, Totals>();
@@ -92,9 +125,7 @@ export async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan)
   return out;
 }
 
-// a group's key <-> the rollup's text value ('' for none)
-const encode = (group: TopGroup, key: GroupRow["key"]): string =>
-  group === "cities" ? `${key[0] ?? ""}\t${key[1] ?? ""}` : key[0] === null || key[0] === undefined ? "" : String(key[0]);
+// a rollup value ('' for none) as the group's key
 function decode(group: TopGroup, value: string): GroupRow["key"] {
   if (group === "cities") {
     const [city, country] = value.split("\t");
@@ -105,26 +136,31 @@ function decode(group: TopGroup, value: string): GroupRow["key"] {
   return [value || null];
 }
 
+async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]> {
+  const byLink = BY_LINK[group];
+  const filter = rollupFilter(q);
+  if (filter && (group === "links" || byLink)) return readLinkDays(db, q.workspaceId, plan.days, q.filters.bots, filter, byLink ?? "link");
+  if (byLink) return readRollupByLink(db, q.workspaceId, plan.days, q.filters.bots, byLink);
+  const rows = await readRollup(db, q.workspaceId, GROUP_DIM[group]!, plan.days, q.filters.bots, false, filter);
+  return rows.map((r) => ({ key: decode(group, r.value), clicks: r.clicks, visitors: r.visitors }));
+}
+
 export async function rollupTopGroups(db: Queryable, q: ClickQuery, group: TopGroup, limit: number, plan: RollupPlan): Promise<GroupRow[]> {
-  const dim = GROUP_DIM[group]!;
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, dim, plan.days, q.filters.bots, false),
+    readRolledGroups(db, q, group, plan),
     ...plan.raw.map((r) => queryTopGroups(db, part(q, r), group, 1_000_000)),
   ]);
-  const byValue = new Map<string, Totals>();
-  const add = (value: string, t: Totals) => {
-    const b = byValue.get(value) ?? { clicks: 0, visitors: 0 };
-    b.clicks += t.clicks;
-    b.visitors += t.visitors;
-    byValue.set(value, b);
-  };
-  for (const r of rolled) add(r.value, r);
-  for (const list of raws) for (const r of list) add(encode(group, r.key), r);
+  const byKey = new Map<string, GroupRow>();
+  for (const r of [...rolled, ...raws.flat()]) {
+    const id = JSON.stringify(r.key);
+    const seen = byKey.get(id);
+    if (seen) {
+      seen.clicks += r.clicks;
+      seen.visitors += r.visitors;
+    } else byKey.set(id, { ...r });
+  }
   // as the raw query orders: clicks, visitors, then each key column with "none" last
-  return [...byValue]
-    .map(([value, t]): GroupRow => ({ key: decode(group, value), ...t }))
-    .sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors || compareKeys(a.key, b.key))
-    .slice(0, limit);
+  return [...byKey.values()].sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors || compareKeys(a.key, b.key)).slice(0, limit);
 }
 
 function compareKeys(a: GroupRow["key"], b: GroupRow["key"]): number {
@@ -137,10 +173,6 @@ function compareKeys(a: GroupRow["key"], b: GroupRow["key"]): number {
     return x < y ? -1 : 1;
   }
   return 0;
-}
-
-export function groupHasRollup(group: TopGroup): boolean {
-  return GROUP_DIM[group] !== undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
-import { groupHasRollup, planRollup, rollupDays, rollupEligible, rollupTopGroups, rollupTotals } from "./rollup.ts";
+import { planRollup, rollupDays, rollupFilter, rollupTopGroups, rollupTotals } from "./rollup.ts";
 import { unmarkRollupDays } from "./rollup-sql.ts";
 import { ensureMonthPartition, insertClickEvents, monthOf, partitionName, type ClickEvent, type Queryable } from "./sql.ts";
 import { utcDay } from "./visitor.ts";
@@ -66,12 +66,9 @@ export class PostgresClickStore implements ClickStore {
   }
 
   async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
-    // long unfiltered reports: daily rollups for the built days, raw events for the rest
-    const rollable =
-      rollupEligible(q.query) &&
-      (q.kind === "count" ||
-        (q.kind === "timeseries" && q.unit === "day" && q.timezone === "UTC") ||
-        (q.kind === "top" && groupHasRollup(q.group)));
+    // long reports the rollups can answer: daily rollups for the built days, raw events for the rest
+    // the rollups keep at most one filter (rollupFilter), and days in UTC
+    const rollable = rollupFilter(q.query) !== undefined && (q.kind !== "timeseries" || (q.unit === "day" && q.timezone === "UTC"));
     const plan = rollable ? await planRollup(this.pool, q.query) : null;
     if (plan) {
       if (q.kind === "count") return (await rollupTotals(this.pool, q.query, plan)) as StoreAnswer<Q["kind"]>;
