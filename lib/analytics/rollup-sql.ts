@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
-import { botSql, buildLinkDay, linkGroupingSql, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
+import { botSql, buildLinkDay, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
 import type { Queryable } from "./sql.ts";
 
 export { FILTER_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
@@ -21,7 +21,7 @@ const GROUPING_SETS = [
 // it answers: unfiltered (fdim '') for a single dimension or the total, "filtered by a" for b and
 // "filtered by b" for a for a pair, and the filtered total for a single dimension; rows filtered by
 // a dimension that is not in FILTER_DIMS are not kept. The outer sum only matters if two values
-// differ in case alone.
+// differ in case alone. Rows are written in key order, so a report's rows of one day sit together.
 const filterable = (d: string) => `${d} = any(array[${FILTER_DIMS.map((f) => `'${f}'`).join(", ")}])`;
 const BUILD_SQL = `
   insert into analytics.click_day (workspace_id, day, bot, fdim, fvalue, dim, value, clicks, visitors)
@@ -44,7 +44,8 @@ const BUILD_SQL = `
     (g.d[2], g.v[2], g.d[1], g.v[1], cardinality(g.d) = 2 and ${filterable("g.d[2]")})
   ) as x(fdim, fvalue, dim, value, keep)
   where x.keep
-  group by 1, 2, 3, 4, 5, 6, 7`;
+  group by 1, 2, 3, 4, 5, 6, 7
+  order by 1, 4, 5, 6, 3, 7`;
 
 /** (Re)builds one UTC day of every workspace in one transaction, and marks it built. */
 export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number> {
@@ -148,7 +149,7 @@ export async function readRollup(
 
 /**
  * The unfiltered per-link rows over the built days, grouped by what the links are now (their tags
- * or a value of their URL; see linkGroupingSql). Visitors are each link's, summed.
+ * or a value of their URL; see readLinkGroups). Visitors are each link's, summed.
  */
 export async function readRollupByLink(
   q: Queryable,
@@ -158,15 +159,13 @@ export async function readRollupByLink(
   by: Exclude<LinkGrouping, "link">,
 ): Promise<LinkGroupRow[]> {
   if (!days.length) return [];
-  const { join, keys } = linkGroupingSql(by, "r.value::int");
   return readLinkGroups(
     q,
-    keys,
-    (select, groupBy) =>
-      `select ${select} from analytics.click_day r ${join}
-       where r.workspace_id = $1 and r.fdim = '' and r.dim = 'link'
-         and r.day = any(select date '1970-01-01' + d from unnest($2::int[]) as d) ${botSql(bots, "r.bot")}
-       group by ${groupBy}`,
+    by,
+    `select value::int as link_id, sum(clicks) as clicks, sum(visitors) as visitors from analytics.click_day
+     where workspace_id = $1 and fdim = '' and fvalue = '' and dim = 'link'
+       and day = any(select date '1970-01-01' + d from unnest($2::int[]) as d) ${botSql(bots)}
+     group by value`,
     [workspaceId, days],
   );
 }
