@@ -27,6 +27,9 @@ class TooManySignInAttempts extends CredentialsSignin {
   }
 }
 
+/** Auth.js errors a client's request causes (answered with a 4xx). */
+const CLIENT_ERRORS = new Set(["UnknownAction", "InvalidProvider", "MissingCSRF", "InvalidCallbackUrl"]);
+
 /**
  * What a sign-in form says for an error thrown by signIn("credentials"): the limit's message, or
  * `wrong` for every other refusal (an unknown email and a wrong password look the same).
@@ -94,9 +97,15 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   pages: { signIn: "/login" },
   providers,
   logger: {
-    // A wrong password is an answer on the form, not a server error: keep it out of the log.
+    // A wrong password is an answer on the form, and an unknown /api/auth path or provider or a
+    // missing CSRF token is the client's mistake (Auth.js answers it with a 4xx): none is a server
+    // error, so none goes to the error log with a stack.
     error(error) {
-      if ((error as { type?: string }).type === "CredentialsSignin") return;
+      const type = (error as { type?: string }).type;
+      if (type === "CredentialsSignin") return;
+      // an unknown provider id in the path is a plain Error in Auth.js, known only by its message
+      const unknownProvider = /^Provider with id "[^"]*" not found/.test(error.message);
+      if ((type && CLIENT_ERRORS.has(type)) || unknownProvider) return void console.warn(`[auth] refused: ${type ?? "unknown provider"}`);
       console.error("[auth]", error);
     },
   },

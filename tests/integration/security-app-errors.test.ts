@@ -165,6 +165,28 @@ describe("no 500 from user input", () => {
     expect(ok.status, ok.text).toBe(200);
   });
 
+  it("unknown /api/auth paths and providers and a sign-out without its CSRF token: a 4xx, no error in the log", async () => {
+    const logs = await logsDuring(async () => {
+      for (const [method, path] of [
+        ["GET", "/api/auth/bogus"],
+        ["POST", "/api/auth/bogus"],
+        ["GET", "/api/auth/signin/nope"],
+        ["POST", "/api/auth/signin/nope"],
+        ["POST", "/api/auth/signout"],
+      ]) {
+        const a = await call(
+          env.app,
+          method,
+          path,
+          method === "POST" ? { body: "x=1", contentType: "application/x-www-form-urlencoded" } : {},
+        );
+        expect(a.status, `${method} ${path}`).toBeGreaterThanOrEqual(300);
+        expect(a.status, `${method} ${path}`).toBeLessThan(500);
+      }
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+  });
+
   it("/api/inngest answers 404 when Inngest is not configured", async () => {
     const logs = await logsDuring(async () => {
       for (const method of ["GET", "POST", "PUT"]) {
