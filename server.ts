@@ -135,6 +135,10 @@ async function main() {
     await drainPendingWork();
     const { disconnectDb } = await import("./lib/db/client.ts");
     await disconnectDb();
+    // again after the drains: work still running at shutdown (the hourly analytics maintenance, a
+    // report) may have opened the pool anew, and its idle connections would fail when the server stops
+    const { closeAnalyticsPool } = await import("./lib/analytics/store.ts");
+    await closeAnalyticsPool();
     await database.stop();
     log("stopped");
     process.exit(0);
