@@ -1,5 +1,5 @@
 // Click-analytics query speed (`npm run bench:analytics`): seeds BENCH_EVENTS click events (default
-// 10 million) over 13 months in one workspace of 1000 links, through COPY (pg-copy-streams), into a
+// 10 million) over 13 months in one workspace of 1000 links (eleven tags), through COPY (pg-copy-streams), into a
 // fresh embedded PostgreSQL, then times every groupBy of lib/analytics for the last 30 days and the
 // last year, without and with a filter (country=US and device=mobile, which rollups answer; one link
 // and a folder of 100 links, which read the events), BENCH_RUNS times each (default 3, after one
@@ -111,6 +111,22 @@ function eventLine(workspaceId: number, firstLink: number, start: number, span: 
   );
 }
 
+/** Ten tags, one per link (by its number modulo 10), and an eleventh on every seventh link. */
+async function seedTags(client: pg.Client, workspaceId: number) {
+  const { rows } = await client.query(`select count(*)::int as n from "Tag" where "workspaceId" = $1`, [workspaceId]);
+  if (rows[0].n) return;
+  await client.query(
+    `insert into "Tag" ("workspaceId", name, "nameKey") select $1, n, n from unnest(array['featured', 't0', 't1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9']) as n`,
+    [workspaceId],
+  );
+  await client.query(
+    `insert into "LinkTag" ("linkId", "tagId")
+     select l.id, t.id from "Link" l join "Tag" t on t."workspaceId" = l."workspaceId"
+     where l."workspaceId" = $1 and (t.name = 't' || (substring(l.code from 2)::int % 10) or (t.name = 'featured' and substring(l.code from 2)::int % 7 = 0))`,
+    [workspaceId],
+  );
+}
+
 async function seed_(url: string): Promise<{ workspace: { id: number; slug: string; name: string; plan: string } }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -119,6 +135,7 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
     if (existing.rows[0]) {
       const { rows } = await client.query(`select count(*)::int as n from analytics.click_event`);
       console.log(`reusing the seeded database: ${rows[0].n} events`);
+      await seedTags(client, existing.rows[0].id);
       return { workspace: existing.rows[0] };
     }
     const ws = (
@@ -130,6 +147,7 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
       [ws.id, LINKS],
     );
     const firstLink = Math.min(...links.rows.map((r) => r.id));
+    await seedTags(client, ws.id);
     const { ensureMonthPartition, monthOf, nextMonth } = await import("../../lib/analytics/sql.ts");
     const end = Date.now();
     const start = end - MONTHS * 30.5 * DAY;
