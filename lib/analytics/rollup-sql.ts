@@ -19,7 +19,8 @@ const GROUPING_SETS = [
 // One pass over the day's events groups them by every set above; each result row has one or two
 // dimensions set (the values are never null, so null means "not in this set") and becomes the rows
 // it answers: unfiltered (fdim '') for a single dimension or the total, "filtered by a" for b and
-// "filtered by b" for a for a pair, and the filtered total for a single dimension; rows filtered by
+// "filtered by b" for a for a pair, and for a single dimension its filtered total and its own value
+// under its own filter (country=US grouped by country is the US row); rows filtered by
 // a dimension that is not in FILTER_DIMS are not kept. The outer sum only matters if two values
 // differ in case alone. Rows are written in key order, so a report's rows of one day sit together.
 const filterable = (d: string) => `${d} = any(array[${FILTER_DIMS.map((f) => `'${f}'`).join(", ")}])`;
@@ -41,7 +42,8 @@ const BUILD_SQL = `
   cross join lateral (values
     ('', '', coalesce(g.d[1], 'total'), coalesce(g.v[1], ''), cardinality(g.d) <= 1),
     (g.d[1], g.v[1], coalesce(g.d[2], 'total'), coalesce(g.v[2], ''), cardinality(g.d) >= 1 and ${filterable("g.d[1]")}),
-    (g.d[2], g.v[2], g.d[1], g.v[1], cardinality(g.d) = 2 and ${filterable("g.d[2]")})
+    (g.d[2], g.v[2], g.d[1], g.v[1], cardinality(g.d) = 2 and ${filterable("g.d[2]")}),
+    (g.d[1], g.v[1], g.d[1], g.v[1], cardinality(g.d) = 1 and ${filterable("g.d[1]")})
   ) as x(fdim, fvalue, dim, value, keep)
   where x.keep
   group by 1, 2, 3, 4, 5, 6, 7

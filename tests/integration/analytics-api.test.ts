@@ -3,7 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyRetention } from "../../lib/analytics/retention.ts";
 import { planRollup } from "../../lib/analytics/rollup.ts";
-import { buildRollupDay } from "../../lib/analytics/rollup-sql.ts";
+import { buildRollupDay, unmarkRollupDays } from "../../lib/analytics/rollup-sql.ts";
 import { listMonthPartitions, type ClickEvent } from "../../lib/analytics/sql.ts";
 import { PostgresClickStore } from "../../lib/analytics/store.ts";
 import { db } from "../../lib/db/client.ts";
@@ -311,13 +311,12 @@ describe("daily rollups", () => {
     // reports the rollups cannot answer: two filters, a city, folder or link filter
     const notRolled = [`${R}&country=US&device=mobile`, `${R}&city=berlin`, `${R}&groupBy=countries&folder=mkt`, `${R}&link=alpha`];
     const answers = (qs: string[]) => Promise.all(qs.map((q) => get(q)));
+    const days = ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02", "2026-03-08", "2026-03-09"].map((d) => Date.parse(d) / DAY);
+    await unmarkRollupDays(pool, days); // built by the test before: the first answers must come from the events
     const raw = await answers(rolled);
     // most answers have clicks in them (the comparison below would prove little on zeros)
-    expect(raw.filter((r) => r.clicks > 0 || r.data?.some((d: { clicks: number }) => d.clicks > 0)).length).toBe(107);
-    const days = ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02"].map((d) => Date.parse(d) / DAY);
+    expect(raw.filter((r) => r.clicks > 0 || r.data?.some((d: { clicks: number }) => d.clicks > 0)).length).toBe(117);
     for (const day of days) await buildRollupDay(pool, day);
-    await buildRollupDay(pool, Date.parse("2026-03-08") / DAY);
-    await buildRollupDay(pool, Date.parse("2026-03-09") / DAY);
 
     // with the raw events of the built days gone, only the rollups can give the same answers
     const builtRange = (at: string) => (at >= "2026-10-30" && at < "2026-11-03") || (at >= "2026-03-01" && at < "2026-04-01");
@@ -334,8 +333,6 @@ describe("daily rollups", () => {
       const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: a.workspace.id } })).map((l) => [l.code, l.id]));
       await store.record(EVENTS.filter(([at]) => builtRange(at)).map((e) => event(a.workspace.id, ids, e)));
       for (const day of days) await buildRollupDay(pool, day);
-      await buildRollupDay(pool, Date.parse("2026-03-08") / DAY);
-      await buildRollupDay(pool, Date.parse("2026-03-09") / DAY);
       await api.patch("/api/v1/links/alpha", { url: "https://dest.example/alpha", tags: [] });
       await api.patch("/api/v1/links/beta", { url: "https://dest.example/beta", tags: [] });
       await api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma", tags: [] });
