@@ -1,6 +1,5 @@
 import type pg from "pg";
 import { analyticsRetentionDays, FALLBACK_ANALYTICS_RETENTION_DAYS, planOf, plans } from "../plans/index.ts";
-import { deleteLinkDaysBefore } from "./rollup-link-sql.ts";
 import { deleteRollupsBefore } from "./rollup-sql.ts";
 import { DAY_MS } from "./visitor.ts";
 import {
@@ -55,6 +54,5 @@ export async function applyRetention(pool: pg.Pool, now = Date.now()): Promise<R
   }
   const deleted = (await deleteExpiredEvents(pool, planIds, days, fallbackDays, new Date(now))) + (await deleteOrphanEvents(pool));
   await deleteRollupsBefore(pool, { planIds, days, fallbackDays }, new Date(now));
-  await deleteLinkDaysBefore(pool, { planIds, days, fallbackDays }, new Date(now));
   return { deleted, droppedPartitions: dropped };
 }

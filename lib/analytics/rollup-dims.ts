@@ -5,11 +5,11 @@
 export const PAIR_DIMS = ["country", "city", "referrer", "device", "browser", "os", "qr"] as const;
 /** The pair dimensions a report may be filtered by and still read the rollups (a city filter ignores the country). */
 export const FILTER_DIMS = ["country", "referrer", "device", "browser", "os", "qr"] as const;
-export type PairDim = (typeof FILTER_DIMS)[number];
+export type FilterDim = (typeof FILTER_DIMS)[number];
 export const ROLLUP_DIMS = ["total", ...PAIR_DIMS, "link"] as const;
 export type RollupDim = (typeof ROLLUP_DIMS)[number];
 // filters that ignore case compare with the lower-cased value
-export const CASELESS_FILTERS: PairDim[] = ["browser", "os"];
+export const CASELESS_FILTERS: FilterDim[] = ["browser", "os"];
 
 // each dimension's value as stored in the rollup (city: city, tab, country)
 export const DIM_VALUE: Record<Exclude<RollupDim, "total">, string> = {
@@ -23,4 +23,4 @@ export const DIM_VALUE: Record<Exclude<RollupDim, "total">, string> = {
   link: `link_id::text`,
 };
 /** A filter dimension's value as the rollups keep it for filtering (`fvalue`). */
-export const filterValueSql = (d: PairDim) => (CASELESS_FILTERS.includes(d) ? `lower(${DIM_VALUE[d]})` : DIM_VALUE[d]);
+export const filterValueSql = (d: FilterDim) => (CASELESS_FILTERS.includes(d) ? `lower(${DIM_VALUE[d]})` : DIM_VALUE[d]);

@@ -34,22 +34,6 @@ export async function buildLinkDay(client: pg.PoolClient, day: number): Promise<
   return rowCount ?? 0;
 }
 
-/** Forgets per-link rows older than the workspace plan's retention window (see deleteRollupsBefore). */
-export async function deleteLinkDaysBefore(
-  q: Queryable,
-  workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number },
-  now: Date,
-): Promise<void> {
-  await q.query({
-    name: "analytics_link_day_retention",
-    text: `delete from analytics.click_day_link r
-           using (select w.id, coalesce(p.days, $3::int) as days
-                  from "Workspace" w left join unnest($1::text[], $2::int[]) as p(id, days) on p.id = w.plan) k
-           where r.workspace_id = k.id and r.day < ($4::timestamptz - make_interval(days => k.days))::date`,
-    values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
-  });
-}
-
 export type LinkGrouping = "link" | { tags: true } | { linkValue: string };
 
 /** The bot mode as a condition on the rows' bot column ('' for include). */

@@ -1,9 +1,7 @@
 import type pg from "pg";
-import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
+import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type FilterDim, type RollupDim } from "./rollup-dims.ts";
 import { botSql, buildLinkDay, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
 import type { Queryable } from "./sql.ts";
-
-export { FILTER_DIMS, type PairDim, type RollupDim } from "./rollup-dims.ts";
 
 // The statements of the daily rollups (analytics.click_day; see its migrations), one named function
 // each. Days are UTC day numbers (days since 1970-01-01).
@@ -100,20 +98,22 @@ export async function unmarkRollupDays(q: Queryable, days: number[]): Promise<vo
   });
 }
 
-/** Forgets rollups older than `beforeDay` (retention; the events themselves go their own way). */
+/** Forgets the rollups (both tables) older than each workspace plan's retention window. */
 export async function deleteRollupsBefore(
   q: Queryable,
   workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number },
   now: Date,
 ): Promise<void> {
-  await q.query({
-    name: "analytics_rollup_retention",
-    text: `delete from analytics.click_day r
+  for (const table of ["click_day", "click_day_link"]) {
+    await q.query({
+      name: `analytics_rollup_retention_${table}`,
+      text: `delete from analytics.${table} r
            using (select w.id, coalesce(p.days, $3::int) as days
                   from "Workspace" w left join unnest($1::text[], $2::int[]) as p(id, days) on p.id = w.plan) k
            where r.workspace_id = k.id and r.day < ($4::timestamptz - make_interval(days => k.days))::date`,
-    values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
-  });
+      values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
+    });
+  }
   await q.query({
     name: "analytics_rollup_done_retention",
     text: `delete from analytics.click_day_done where day < ($1::timestamptz - interval '4000 days')::date`,
@@ -122,7 +122,7 @@ export async function deleteRollupsBefore(
 }
 
 export type RollupRow = { day: number; value: string; clicks: number; visitors: number };
-export type RollupFilter = { dim: PairDim; value: string } | null;
+export type RollupFilter = { dim: FilterDim; value: string } | null;
 
 /**
  * Rollup rows of one workspace and dimension over the built days, for the bot mode and at most one

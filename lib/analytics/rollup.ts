@@ -12,7 +12,8 @@ import {
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
-import { buildRollupDay, builtDays, readRollup, readRollupByLink, type PairDim, type RollupDim, type RollupFilter } from "./rollup-sql.ts";
+import type { FilterDim, RollupDim } from "./rollup-dims.ts";
+import { buildRollupDay, builtDays, readRollup, readRollupByLink, type RollupFilter } from "./rollup-sql.ts";
 import { readLinkDays } from "./rollup-link-sql.ts";
 import { listMonthPartitions, type Queryable } from "./sql.ts";
 import { DAY_MS, utcDay } from "./visitor.ts";
@@ -45,7 +46,7 @@ const BY_LINK: Partial<Record<TopGroup, { tags: true } | { linkValue: string }>>
 };
 
 // a filter as the rollups keep it: the same value the raw filter compares with (lib/analytics/query-sql.ts)
-const FILTER_DIM: Partial<{ [K in keyof ClickFilters]: (v: NonNullable<ClickFilters[K]>) => { dim: PairDim; value: string } }> = {
+const FILTER_DIM: Partial<{ [K in keyof ClickFilters]: (v: NonNullable<ClickFilters[K]>) => { dim: FilterDim; value: string } }> = {
   country: (v) => ({ dim: "country", value: v.toUpperCase() }),
   referrer: (v) => ({ dim: "referrer", value: v === DIRECT ? "" : v.toLowerCase() }),
   device: (v) => ({ dim: "device", value: v }),
@@ -55,11 +56,11 @@ const FILTER_DIM: Partial<{ [K in keyof ClickFilters]: (v: NonNullable<ClickFilt
 };
 
 /** The query's one filter as a rollup filter (null: none); undefined when rollups cannot answer it. */
-export function rollupFilter(q: ClickQuery): RollupFilter | undefined {
+function rollupFilter(q: ClickQuery): RollupFilter | undefined {
   let filter: RollupFilter = null;
   for (const [key, value] of Object.entries(q.filters) as [keyof ClickFilters, unknown][]) {
     if (key === "bots" || value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
-    const toRollup = FILTER_DIM[key] as ((v: unknown) => { dim: PairDim; value: string }) | undefined;
+    const toRollup = FILTER_DIM[key] as ((v: unknown) => { dim: FilterDim; value: string }) | undefined;
     if (!toRollup || filter) return undefined;
     filter = toRollup(value);
   }
@@ -67,10 +68,13 @@ export function rollupFilter(q: ClickQuery): RollupFilter | undefined {
 }
 
 type Interval = { start: Date; end: Date };
-export type RollupPlan = { days: number[]; raw: Interval[] };
+/** The built days to read rollups for (with the query's one filter, if any) and the raw intervals around them. */
+export type RollupPlan = { days: number[]; raw: Interval[]; filter: RollupFilter };
 
-/** The built days of the range and the raw intervals around them; null when no built day helps. */
+/** The built days of the range and the raw intervals around them; null when rollups cannot help. */
 export async function planRollup(db: Queryable, q: ClickQuery): Promise<RollupPlan | null> {
+  const filter = rollupFilter(q);
+  if (filter === undefined) return null;
   const start = q.start.getTime();
   const end = q.end.getTime();
   const first = Math.ceil(start / DAY_MS);
@@ -86,14 +90,14 @@ export async function planRollup(db: Queryable, q: ClickQuery): Promise<RollupPl
     from = (d + 1) * DAY_MS;
   }
   if (end > from) raw.push({ start: new Date(from), end: new Date(end) });
-  return { days, raw };
+  return { days, raw, filter };
 }
 
 const part = (q: ClickQuery, r: { start: Date; end: Date }): ClickQuery => ({ ...q, start: r.start, end: r.end });
 
 export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, false, rollupFilter(q)),
+    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, false, plan.filter),
     ...plan.raw.map((r) => queryTotals(db, part(q, r))),
   ]);
   const out = { clicks: 0, visitors: 0 };
@@ -107,7 +111,7 @@ export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPla
 /** Day buckets in UTC: the rollup's days and the raw parts' buckets, every day of the range present. */
 export async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, true, rollupFilter(q)),
+    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, true, plan.filter),
     ...plan.raw.map((r) => queryTimeseries(db, part(q, r), "day", "UTC")),
   ]);
   const byDay = new Map<number, Totals>();
@@ -138,7 +142,7 @@ function decode(group: TopGroup, value: string): GroupRow["key"] {
 
 async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]> {
   const byLink = BY_LINK[group];
-  const filter = rollupFilter(q);
+  const filter = plan.filter;
   if (filter && (group === "links" || byLink)) return readLinkDays(db, q.workspaceId, plan.days, q.filters.bots, filter, byLink ?? "link");
   if (byLink) return readRollupByLink(db, q.workspaceId, plan.days, q.filters.bots, byLink);
   const rows = await readRollup(db, q.workspaceId, GROUP_DIM[group]!, plan.days, q.filters.bots, false, filter);

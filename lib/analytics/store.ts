@@ -12,7 +12,7 @@ import {
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
-import { planRollup, rollupDays, rollupFilter, rollupTopGroups, rollupTotals } from "./rollup.ts";
+import { planRollup, rollupDays, rollupTopGroups, rollupTotals } from "./rollup.ts";
 import { unmarkRollupDays } from "./rollup-sql.ts";
 import { ensureMonthPartition, insertClickEvents, monthOf, partitionName, type ClickEvent, type Queryable } from "./sql.ts";
 import { utcDay } from "./visitor.ts";
@@ -67,8 +67,8 @@ export class PostgresClickStore implements ClickStore {
 
   async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
     // long reports the rollups can answer: daily rollups for the built days, raw events for the rest
-    // the rollups keep at most one filter (rollupFilter), and days in UTC
-    const rollable = rollupFilter(q.query) !== undefined && (q.kind !== "timeseries" || (q.unit === "day" && q.timezone === "UTC"));
+    // the rollups keep days in UTC (and at most one filter: planRollup)
+    const rollable = q.kind !== "timeseries" || (q.unit === "day" && q.timezone === "UTC");
     const plan = rollable ? await planRollup(this.pool, q.query) : null;
     if (plan) {
       if (q.kind === "count") return (await rollupTotals(this.pool, q.query, plan)) as StoreAnswer<Q["kind"]>;
