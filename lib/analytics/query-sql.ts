@@ -50,7 +50,7 @@ export type ClickQuery = {
   filters: ClickFilters;
 };
 
-class Params {
+export class Params {
   readonly values: unknown[] = [];
   add(v: unknown): string {
     this.values.push(v);
@@ -61,12 +61,21 @@ class Params {
 type FilterSql<V> = (value: V, p: Params, workspace: string) => string | null;
 const likePrefix = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`) + "/%";
 
+/** The filters that select a set of links (by what the links are now). */
+export type LinkSetKey = "linkId" | "folder" | "tags";
+/** Each link-set filter as a query of the ids of its links. */
+export const LINK_SETS: { [K in LinkSetKey]: (value: NonNullable<ClickFilters[K]>, p: Params, workspace: string) => string } = {
+  linkId: (v, p, ws) => `select id from "Link" where id = ${p.add(v)} and "workspaceId" = ${ws}`,
+  folder: (v, p, ws) =>
+    `select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))})`,
+  tags: (v, p, ws) =>
+    `select lt."linkId" from "LinkTag" lt join "Tag" t on t.id = lt."tagId" where t."workspaceId" = ${ws} and t."nameKey" = any(${p.add(v)}::text[])`,
+};
+
 const FILTERS: { [K in keyof ClickFilters]-?: FilterSql<NonNullable<ClickFilters[K]>> } = {
   linkId: (v, p) => `link_id = ${p.add(v)}`,
-  folder: (v, p, ws) =>
-    `link_id in (select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))}))`,
-  tags: (v, p, ws) =>
-    `link_id in (select lt."linkId" from "LinkTag" lt join "Tag" t on t.id = lt."tagId" where t."workspaceId" = ${ws} and t."nameKey" = any(${p.add(v)}::text[]))`,
+  folder: (v, p, ws) => `link_id in (${LINK_SETS.folder(v, p, ws)})`,
+  tags: (v, p, ws) => `link_id in (${LINK_SETS.tags(v, p, ws)})`,
   country: (v, p) => `country = ${p.add(v.toUpperCase())}`,
   city: (v, p) => `lower(city) = lower(${p.add(v)})`,
   device: (v, p) => `device = ${p.add(v)}`,
@@ -93,12 +102,19 @@ export function whereClause(q: ClickQuery, p = new Params()): { sql: string; par
 // visitors: unique visitor keys; the keys change every UTC day, so over several days this is the
 // sum of each day's unique visitors
 const MEASURES = `count(*)::int as clicks, count(distinct visitor)::int as visitors`;
+// Under a folder or tag filter a visitor counts once per link they clicked (each link's unique
+// visitors, summed), as for the tag and UTM groups: that is what the per-link rollups can answer
+// for any range, so short and long reports agree.
+const PER_LINK_MEASURES = `count(*)::int as clicks, count(distinct (link_id, visitor))::int as visitors`;
+/** Whether the query's visitors are counted per link (a folder or tag filter). */
+export const visitorsPerLink = (f: ClickFilters) => f.folder !== undefined || (f.tags?.length ?? 0) > 0;
+const measures = (q: ClickQuery) => (visitorsPerLink(q.filters) ? PER_LINK_MEASURES : MEASURES);
 
 export type Totals = { clicks: number; visitors: number };
 
 export async function queryTotals(db: Queryable, q: ClickQuery): Promise<Totals> {
   const { sql, params } = whereClause(q);
-  const { rows } = await db.query<Totals>(`select ${MEASURES} from analytics.click_event ${sql}`, params.values);
+  const { rows } = await db.query<Totals>(`select ${measures(q)} from analytics.click_event ${sql}`, params.values);
   return rows[0] ?? { clicks: 0, visitors: 0 };
 }
 
@@ -122,7 +138,7 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
            ${last}::timestamptz at time zone ${tz}, interval '1 day') as g`;
   const { rows } = await db.query<Bucket>(
     `with counts as (
-       select date_trunc('${unit}', at, ${tz}) as bucket, ${MEASURES}
+       select date_trunc('${unit}', at, ${tz}) as bucket, ${measures(q)}
        from analytics.click_event ${sql} group by 1),
      buckets as (${series})
      select b.bucket as start, coalesce(c.clicks, 0)::int as clicks, coalesce(c.visitors, 0)::int as visitors
@@ -175,7 +191,7 @@ export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGro
     ? `with per_link as (select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id)
        select ${keys}, sum(e.clicks)::int as clicks, sum(e.visitors)::int as visitors from ${byLink}
        group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`
-    : `select ${keys}, ${MEASURES} from analytics.click_event ${sql}
+    : `select ${keys}, ${measures(q)} from analytics.click_event ${sql}
        group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`;
   const { rows } = await db.query<Record<string, unknown> & Totals>(text, params.values);
   return rows.map((r) => ({

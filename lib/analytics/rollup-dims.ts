@@ -24,3 +24,12 @@ export const DIM_VALUE: Record<Exclude<RollupDim, "total">, string> = {
 };
 /** A filter dimension's value as the rollups keep it for filtering (`fvalue`). */
 export const filterValueSql = (d: FilterDim) => (CASELESS_FILTERS.includes(d) ? `lower(${DIM_VALUE[d]})` : DIM_VALUE[d]);
+
+/**
+ * The dimensions of the per-link rows (analytics.click_day_link) and each one's value there: the
+ * filter dimensions as filters compare them, and the city (as DIM_VALUE keeps it) only for clicks
+ * with a city; a link's clicks without one are its country's rows less its city rows.
+ */
+export const LINK_DIMS = [...FILTER_DIMS, "city"] as const;
+export type LinkDim = (typeof LINK_DIMS)[number];
+export const linkValueSql = (d: LinkDim) => (d === "city" ? `case when city is not null then ${DIM_VALUE.city} end` : filterValueSql(d));

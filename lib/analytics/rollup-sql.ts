@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type FilterDim, type RollupDim } from "./rollup-dims.ts";
 import { botSql, buildLinkDay, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
+import type { ClickFilters, LinkSetKey } from "./query-sql.ts";
 import type { Queryable } from "./sql.ts";
 
 // The statements of the daily rollups (analytics.click_day; see its migrations), one named function
@@ -122,7 +123,12 @@ export async function deleteRollupsBefore(
 }
 
 export type RollupRow = { day: number; value: string; clicks: number; visitors: number };
-export type RollupFilter = { dim: FilterDim; value: string } | null;
+/** A filter on one dimension, with the value as the rollups keep it. */
+export type DimFilter = { dim: FilterDim; value: string };
+/** A link, folder or tag filter, as the query has it. */
+export type LinkSetFilter = { [K in LinkSetKey]: { links: K; value: NonNullable<ClickFilters[K]> } }[LinkSetKey];
+/** The one filter a report read from the rollups may have (null: none). */
+export type RollupFilter = DimFilter | LinkSetFilter | null;
 
 /**
  * Rollup rows of one workspace and dimension over the built days, for the bot mode and at most one
@@ -135,7 +141,7 @@ export async function readRollup(
   days: number[],
   bots: "exclude" | "include" | "only",
   perDay: boolean,
-  filter: RollupFilter = null,
+  filter: DimFilter | null = null,
 ): Promise<RollupRow[]> {
   if (!days.length) return [];
   const { rows } = await q.query<RollupRow>(

@@ -12,20 +12,21 @@ import {
   type TopGroup,
   type Totals,
 } from "./query-sql.ts";
-import type { FilterDim, RollupDim } from "./rollup-dims.ts";
-import { buildRollupDay, builtDays, readRollup, readRollupByLink, type RollupFilter } from "./rollup-sql.ts";
+import type { LinkDim, RollupDim } from "./rollup-dims.ts";
+import { buildRollupDay, builtDays, readRollup, readRollupByLink, type LinkSetFilter, type RollupFilter } from "./rollup-sql.ts";
 import { readLinkDays } from "./rollup-link-sql.ts";
+import { readLinkSetGroups, readLinkSetTotals, readLinkSetValues } from "./rollup-link-set.ts";
 import { listMonthPartitions, type Queryable } from "./sql.ts";
 import { DAY_MS, utcDay } from "./visitor.ts";
 
 // Reports over long ranges read the daily rollups for every built UTC day in the range and the raw
 // events only for the rest (the partial first and last day, today, days not built yet). Exact:
 // visitor keys change every UTC day, so no visitor is split between the two parts. Used when a
-// query has at most one filter and it is a rollup filter dimension (country, referrer, device,
-// browser, OS or QR; bots aside), in UTC days; the links, tags and UTM groups under such a filter
-// read the per-link rows (lib/analytics/rollup-link-sql.ts). Other queries (a link, folder, tag or
-// city filter, two filters, other time zones, hour buckets) read the raw events, which their
-// indexes keep small or which are short.
+// query has at most one filter, in UTC days: a dimension filter (country, referrer, device, browser,
+// OS or QR; bots aside) reads the pair rows, and its links, tags and UTM groups the per-link rows
+// (lib/analytics/rollup-link-sql.ts); a link, folder or tag filter reads the per-link rows of its
+// links (lib/analytics/rollup-link-set.ts). Other queries (a city filter, two filters, other time
+// zones, hour buckets) read the raw events, which their indexes keep small or which are short.
 
 const GROUP_DIM: Partial<Record<TopGroup, RollupDim>> = {
   countries: "country",
@@ -46,13 +47,17 @@ const BY_LINK: Partial<Record<TopGroup, { tags: true } | { linkValue: string }>>
 };
 
 // a filter as the rollups keep it: the same value the raw filter compares with (lib/analytics/query-sql.ts)
-const FILTER_DIM: Partial<{ [K in keyof ClickFilters]: (v: NonNullable<ClickFilters[K]>) => { dim: FilterDim; value: string } }> = {
+type ToRollup<K extends keyof ClickFilters> = (v: NonNullable<ClickFilters[K]>) => NonNullable<RollupFilter>;
+const ROLLUP_FILTER: Partial<{ [K in keyof ClickFilters]: ToRollup<K> }> = {
   country: (v) => ({ dim: "country", value: v.toUpperCase() }),
   referrer: (v) => ({ dim: "referrer", value: v === DIRECT ? "" : v.toLowerCase() }),
   device: (v) => ({ dim: "device", value: v }),
   browser: (v) => ({ dim: "browser", value: v.toLowerCase() }),
   os: (v) => ({ dim: "os", value: v.toLowerCase() }),
   qr: (v) => ({ dim: "qr", value: String(v) }),
+  linkId: (v) => ({ links: "linkId", value: v }),
+  folder: (v) => ({ links: "folder", value: v }),
+  tags: (v) => ({ links: "tags", value: v }),
 };
 
 /** The query's one filter as a rollup filter (null: none); undefined when rollups cannot answer it. */
@@ -60,12 +65,14 @@ function rollupFilter(q: ClickQuery): RollupFilter | undefined {
   let filter: RollupFilter = null;
   for (const [key, value] of Object.entries(q.filters) as [keyof ClickFilters, unknown][]) {
     if (key === "bots" || value === undefined || value === null || (Array.isArray(value) && value.length === 0)) continue;
-    const toRollup = FILTER_DIM[key] as ((v: unknown) => { dim: FilterDim; value: string }) | undefined;
+    const toRollup = ROLLUP_FILTER[key] as ((v: unknown) => NonNullable<RollupFilter>) | undefined;
     if (!toRollup || filter) return undefined;
     filter = toRollup(value);
   }
   return filter;
 }
+
+const isLinkSet = (f: RollupFilter): f is LinkSetFilter => f !== null && "links" in f;
 
 type Interval = { start: Date; end: Date };
 /** The built days to read rollups for (with the query's one filter, if any) and the raw intervals around them. */
@@ -95,11 +102,14 @@ export async function planRollup(db: Queryable, q: ClickQuery): Promise<RollupPl
 
 const part = (q: ClickQuery, r: { start: Date; end: Date }): ClickQuery => ({ ...q, start: r.start, end: r.end });
 
+// the built days' totals, in all or per day
+const rolledTotals = (db: Queryable, q: ClickQuery, plan: RollupPlan, perDay: boolean) =>
+  isLinkSet(plan.filter)
+    ? readLinkSetTotals(db, q.workspaceId, plan.days, q.filters.bots, plan.filter, perDay)
+    : readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, perDay, plan.filter);
+
 export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
-  const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, false, plan.filter),
-    ...plan.raw.map((r) => queryTotals(db, part(q, r))),
-  ]);
+  const [rolled, ...raws] = await Promise.all([rolledTotals(db, q, plan, false), ...plan.raw.map((r) => queryTotals(db, part(q, r)))]);
   const out = { clicks: 0, visitors: 0 };
   for (const t of [...rolled, ...raws]) {
     out.clicks += t.clicks;
@@ -111,7 +121,7 @@ export async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPla
 /** Day buckets in UTC: the rollup's days and the raw parts' buckets, every day of the range present. */
 export async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
   const [rolled, ...raws] = await Promise.all([
-    readRollup(db, q.workspaceId, "total", plan.days, q.filters.bots, true, plan.filter),
+    rolledTotals(db, q, plan, true),
     ...plan.raw.map((r) => queryTimeseries(db, part(q, r), "day", "UTC")),
   ]);
   const byDay = new Map<number, Totals>();
@@ -143,9 +153,15 @@ function decode(group: TopGroup, value: string): GroupRow["key"] {
 async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]> {
   const byLink = BY_LINK[group];
   const filter = plan.filter;
-  if (filter && (group === "links" || byLink)) return readLinkDays(db, q.workspaceId, plan.days, q.filters.bots, filter, byLink ?? "link");
-  if (byLink) return readRollupByLink(db, q.workspaceId, plan.days, q.filters.bots, byLink);
-  const rows = await readRollup(db, q.workspaceId, GROUP_DIM[group]!, plan.days, q.filters.bots, false, filter);
+  const bots = q.filters.bots;
+  if (isLinkSet(filter)) {
+    if (group === "links" || byLink) return readLinkSetGroups(db, q.workspaceId, plan.days, bots, filter, byLink ?? "link");
+    const rows = await readLinkSetValues(db, q.workspaceId, plan.days, bots, filter, GROUP_DIM[group] as LinkDim);
+    return rows.map((r) => ({ key: decode(group, r.value), clicks: r.clicks, visitors: r.visitors }));
+  }
+  if (filter && (group === "links" || byLink)) return readLinkDays(db, q.workspaceId, plan.days, bots, filter, byLink ?? "link");
+  if (byLink) return readRollupByLink(db, q.workspaceId, plan.days, bots, byLink);
+  const rows = await readRollup(db, q.workspaceId, GROUP_DIM[group]!, plan.days, bots, false, filter);
   return rows.map((r) => ({ key: decode(group, r.value), clicks: r.clicks, visitors: r.visitors }));
 }
 
@@ -195,5 +211,7 @@ export async function buildPendingRollups(pool: pg.Pool, now = Date.now(), maxDa
     await buildRollupDay(pool, d);
     n++;
   }
+  // marks the new rows visible to all, so reports read the rollups' indexes alone (no table pages)
+  if (n) await pool.query("vacuum (analyze) analytics.click_day, analytics.click_day_link");
   return n;
 }

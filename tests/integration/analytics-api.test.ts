@@ -301,6 +301,11 @@ describe("daily rollups", () => {
       "start=2026-10-30T12:00:00Z&end=2026-11-02T03:00:00Z&groupBy=referrers&country=US", // partial days (no events in their raw parts)
       `${R}&groupBy=links&country=US`,
       `${R}&groupBy=tags&device=desktop`,
+      // a link, folder or tag filter: the per-link rows of its links (cities: the city rows, and the
+      // country rows less them for clicks without a city)
+      ...["link=alpha", "folder=mkt", "tag=promo", "tag=fall&tag=PROMO&bots=include", "link=beta&bots=only"].flatMap((f) =>
+        [...groups, "links", "tags", "utm_source"].map((g) => `${R}&groupBy=${g}&${f}`),
+      ),
       // link-based groups under a filter: the per-link rows of the built days
       ...["links", "tags", "utm_source"].flatMap((g) =>
         ["country=CA", "device=mobile", "browser=CHROME", "os=android", "qr=false", "country=CA&bots=include"].map(
@@ -308,14 +313,19 @@ describe("daily rollups", () => {
         ),
       ),
     ];
-    // reports the rollups cannot answer: two filters, a city, folder or link filter
-    const notRolled = [`${R}&country=US&device=mobile`, `${R}&city=berlin`, `${R}&groupBy=countries&folder=mkt`, `${R}&link=alpha`];
+    // reports the rollups cannot answer: two filters, a city filter
+    const notRolled = [
+      `${R}&country=US&device=mobile`,
+      `${R}&city=berlin`,
+      `${R}&groupBy=countries&folder=mkt&device=mobile`,
+      `${R}&link=alpha&qr=true`,
+    ];
     const answers = (qs: string[]) => Promise.all(qs.map((q) => get(q)));
     const days = ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02", "2026-03-08", "2026-03-09"].map((d) => Date.parse(d) / DAY);
     await unmarkRollupDays(pool, days); // built by the test before: the first answers must come from the events
     const raw = await answers(rolled);
     // most answers have clicks in them (the comparison below would prove little on zeros)
-    expect(raw.filter((r) => r.clicks > 0 || r.data?.some((d: { clicks: number }) => d.clicks > 0)).length).toBe(117);
+    expect(raw.filter((r) => r.clicks > 0 || r.data?.some((d: { clicks: number }) => d.clicks > 0)).length).toBe(177);
     for (const day of days) await buildRollupDay(pool, day);
 
     // with the raw events of the built days gone, only the rollups can give the same answers
@@ -338,6 +348,70 @@ describe("daily rollups", () => {
       await api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma", tags: [] });
     }
     expect(await answers(rolled.slice(0, 9))).toEqual(raw.slice(0, 9));
+  });
+  it("under a folder or tag filter a visitor counts once per link clicked, from the events and from the rollups alike", async () => {
+    const w = await makeWorkspace("team");
+    const wapi = client(env.app, w.key);
+    const ids = await links(w.workspace.id, { f1: "camp", f2: "camp/sub", lone: "" });
+    await wapi.patch("/api/v1/links/f1", { tags: ["t"] });
+    await wapi.patch("/api/v1/links/f2", { tags: ["t"] });
+    const at = "2026-10-10T10:00:00Z";
+    const base: Ev = [at, "f1", "US", null, "desktop", "Chrome", "Windows", null, false, false, 1];
+    // visitor 1 clicks f1 twice and f2 once; visitor 2 clicks f2 and the link outside the folder
+    const evs: Ev[] = [
+      base,
+      base,
+      [at, "f2", ...base.slice(2, 10), 1] as Ev,
+      [at, "f2", ...base.slice(2, 10), 2] as Ev,
+      [at, "lone", ...base.slice(2, 10), 2] as Ev,
+    ];
+    await store.record(evs.map((e) => event(w.workspace.id, ids, e)));
+    const range = "start=2026-10-09T00:00:00Z&end=2026-10-12T00:00:00Z";
+    const ask = async () =>
+      Promise.all(
+        [
+          "",
+          "folder=camp",
+          "tag=t",
+          "link=f1",
+          "groupBy=countries&folder=camp",
+          "groupBy=links&tag=t",
+          "groupBy=timeseries&folder=camp",
+        ].map(async (q) => (await wapi.get(`/api/v1/analytics?${range}&${q}`)).body),
+      );
+    const day = Date.parse("2026-10-10") / DAY;
+    await unmarkRollupDays(pool, [day]);
+    const raw = await ask();
+    expect(raw.slice(0, 4).map((r) => [r.clicks, r.visitors])).toEqual([
+      [5, 2], // unique visitors of the day
+      [4, 3], // f1: visitor 1; f2: visitors 1 and 2
+      [4, 3],
+      [2, 1],
+    ]);
+    expect(raw[4].data).toEqual([{ country: "US", name: "United States", clicks: 4, visitors: 3 }]);
+    expect(
+      raw[5].data.map((r: { link: { code: string }; clicks: number; visitors: number }) => [r.link.code, r.clicks, r.visitors]),
+    ).toEqual([
+      ["f2", 2, 2],
+      ["f1", 2, 1],
+    ]);
+    expect(raw[6].data.map((b: { clicks: number; visitors: number }) => [b.clicks, b.visitors])).toEqual([
+      [0, 0],
+      [4, 3],
+      [0, 0],
+    ]);
+
+    await buildRollupDay(pool, day);
+    const plan = await planRollup(pool, {
+      workspaceId: w.workspace.id,
+      start: new Date("2026-10-09"),
+      end: new Date("2026-10-12"),
+      filters: { folder: "camp", bots: "exclude" },
+    });
+    expect(plan).toMatchObject({ filter: { links: "folder", value: "camp" } });
+    expect(plan?.days).toContain(day);
+    await pool.query(`delete from analytics.click_event where workspace_id = $1`, [w.workspace.id]);
+    expect(await ask()).toEqual(raw);
   });
 });
 

@@ -1,0 +1,121 @@
+import { LINK_SETS, Params } from "./query-sql.ts";
+import { CASELESS_FILTERS, type LinkDim } from "./rollup-dims.ts";
+import { linkRowsSql, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
+import type { LinkSetFilter, RollupRow } from "./rollup-sql.ts";
+import type { Queryable } from "./sql.ts";
+
+// Reports under one link, folder or tag filter, read from the per-link rows of the built days
+// (analytics.click_day_link). Visitors are each link's unique visitors, summed (the raw queries
+// count them the same way: lib/analytics/query-sql.ts).
+
+type Bots = "exclude" | "include" | "only";
+
+// the links of the filter (what they are now), as an array the index is searched with
+const linkSetWhere = (f: LinkSetFilter, p: Params, workspaceId: number) =>
+  `and link_id = any(array(${(LINK_SETS[f.links] as (v: unknown, p: Params, ws: string) => string)(f.value, p, p.add(workspaceId))}))`;
+
+// Totals read the device rows: the visitor key is made from the User-Agent the device comes from,
+// so a visitor has one device a day and the device rows' visitors add up to the link's.
+const TOTAL_DIM: LinkDim = "device";
+
+/** Clicks and visitors of the links over the built days: in all (perDay false) or per day. */
+export async function readLinkSetTotals(
+  db: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: Bots,
+  f: LinkSetFilter,
+  perDay: boolean,
+): Promise<RollupRow[]> {
+  if (!days.length) return [];
+  const p = new Params();
+  const rows = linkRowsSql(p, workspaceId, days, bots, TOTAL_DIM, linkSetWhere(f, p, workspaceId), "day, clicks, visitors");
+  const { rows: out } = await db.query<RollupRow>(
+    `select ${perDay ? "(day - date '1970-01-01')::int" : "0"} as day, '' as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors
+     from (${rows}) r group by 1`,
+    p.values,
+  );
+  return out;
+}
+
+/** The links' figures per value of one dimension, the value as the rollups keep it. */
+async function readValues(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim) {
+  const p = new Params();
+  const rows = linkRowsSql(p, workspaceId, days, bots, dim, linkSetWhere(f, p, workspaceId), "fvalue, clicks, visitors");
+  const { rows: out } = await db.query<{ value: string; clicks: number; visitors: number }>(
+    `select fvalue as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors from (${rows}) r group by fvalue`,
+    p.values,
+  );
+  return out;
+}
+
+/**
+ * The links' figures per value of a dimension (cities: city, tab, country), over the built days.
+ * Browser and OS names come back as the events spell them.
+ */
+export async function readLinkSetValues(
+  db: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: Bots,
+  f: LinkSetFilter,
+  dim: LinkDim,
+): Promise<{ value: string; clicks: number; visitors: number }[]> {
+  if (!days.length) return [];
+  if (dim === "city") {
+    const [cities, countries] = await Promise.all([
+      readValues(db, workspaceId, days, bots, f, "city"),
+      readValues(db, workspaceId, days, bots, f, "country"),
+    ]);
+    return [...cities, ...withoutCity(cities, countries)];
+  }
+  const rows = await readValues(db, workspaceId, days, bots, f, dim);
+  if (!(CASELESS_FILTERS as LinkDim[]).includes(dim)) return rows;
+  const names = await spelledNames(db, workspaceId, days, dim);
+  return rows.map((r) => ({ ...r, value: names.get(r.value) ?? r.value }));
+}
+
+// Per country, the clicks without a city: the country's rows less its cities' (a visitor's address
+// has one place, so visitors subtract as clicks do).
+function withoutCity(cities: { value: string; clicks: number; visitors: number }[], countries: typeof cities): typeof cities {
+  const rest = new Map(countries.map((c) => [c.value, { ...c, value: `\t${c.value}` }]));
+  for (const c of cities) {
+    const r = rest.get(c.value.slice(c.value.indexOf("\t") + 1));
+    if (!r) continue;
+    r.clicks -= c.clicks;
+    r.visitors -= c.visitors;
+  }
+  return [...rest.values()].filter((r) => r.clicks > 0);
+}
+
+// The per-link rows keep browser and OS names lower-cased (as filters compare them); the day rows
+// keep them as the events spell them.
+async function spelledNames(db: Queryable, workspaceId: number, days: number[], dim: LinkDim): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ value: string }>(
+    `select distinct value from analytics.click_day
+     where workspace_id = $1 and fdim = '' and fvalue = '' and dim = $2
+       and day = any(select date '1970-01-01' + d from unnest($3::int[]) as d)`,
+    [workspaceId, dim, days],
+  );
+  return new Map(rows.map((r) => [r.value.toLowerCase(), r.value]));
+}
+
+/** The links' figures over the built days, grouped as `by` says (per link, by tag, by UTM value). */
+export async function readLinkSetGroups(
+  db: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: Bots,
+  f: LinkSetFilter,
+  by: LinkGrouping,
+): Promise<LinkGroupRow[]> {
+  if (!days.length) return [];
+  const p = new Params();
+  const rows = linkRowsSql(p, workspaceId, days, bots, TOTAL_DIM, linkSetWhere(f, p, workspaceId), "link_id, clicks, visitors");
+  return readLinkGroups(
+    db,
+    by,
+    `select link_id, sum(clicks) as clicks, sum(visitors) as visitors from (${rows}) r group by link_id`,
+    p.values,
+  );
+}
