@@ -7,6 +7,11 @@
 // keep-alive connections, in BENCH_ROUNDS rounds (default 3; each case reports its median round). The generator is a small raw-socket HTTP/1.1 client (no pipelining)
 // running in this process, so it shares the machine's cores with the server under test.
 // Prints figures only; it never passes or fails on timing.
+// Each case also prints where the machine's CPU went during its measured seconds (Linux /proc):
+// the load generator (this process), the server under test, and PostgreSQL (all its processes).
+// For profiling: BENCH_CASES=ab runs only those cases; BENCH_SERVER_CPU_PROFILE=<file.cpuprofile>
+// samples Linkhop's server from start to exit (open the file in Chrome DevTools or read it with a
+// script); BENCH_SERVER_NODE_OPTIONS is passed to it as NODE_OPTIONS.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -22,6 +27,8 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const MISS_LINKS = Number(process.env.BENCH_MISS_LINKS ?? 300_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CASES = process.env.BENCH_CASES ?? "abc";
+const CPU_PROFILE = process.env.BENCH_SERVER_CPU_PROFILE;
 const SHORT = "short.bench";
 
 type Result = {
@@ -33,7 +40,52 @@ type Result = {
   errors: number;
   statuses: Record<number, number>;
   redirectsIncludingWarmup: number;
+  /** CPU seconds per measured second: generator, server under test, PostgreSQL */
+  cpu: { generator: number; server: number; postgres: number } | null;
 };
+
+// ---- CPU accounting (Linux only; null elsewhere) ------------------------------------------------
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** utime + stime of a process and its reaped children, in seconds (0 when gone). */
+function processCpu(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields 14-17 (utime, stime, cutime, cstime) are 11-14 after the name
+    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** The postmaster and all its live child processes (backends, writers), summed. */
+function postgresCpu(postmaster: number): number {
+  let total = processCpu(postmaster);
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "latin1");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === postmaster) total += processCpu(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
+type CpuProbe = { serverPid: number; postmasterPid: number | null };
+
+function cpuSnapshot(p: CpuProbe) {
+  const own = process.cpuUsage();
+  return {
+    generator: (own.user + own.system) / 1e6,
+    server: processCpu(p.serverPid),
+    postgres: p.postmasterPid ? postgresCpu(p.postmasterPid) : 0,
+  };
+}
 
 // ---- load generator ---------------------------------------------------------------------------
 
@@ -72,7 +124,7 @@ function responseLength(buf: Buffer): { length: number; status: number } | null 
 const BROWSER =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67";
 
-async function load(name: string, port: number, nextPath: () => string, host: string): Promise<Result> {
+async function load(name: string, port: number, nextPath: () => string, host: string, probe: CpuProbe): Promise<Result> {
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
   let errors = 0;
@@ -121,11 +173,14 @@ async function load(name: string, port: number, nextPath: () => string, host: st
     });
   const all = Array.from({ length: CONNECTIONS }, runOne);
   await sleep(WARMUP_SECONDS * 1000);
+  const onLinux = fs.existsSync("/proc/self/stat");
+  const cpuBefore = onLinux ? cpuSnapshot(probe) : null;
   recording = true;
   const start = process.hrtime.bigint();
   await sleep(SECONDS * 1000);
   recording = false;
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpuAfter = onLinux ? cpuSnapshot(probe) : null;
   stopped = true;
   await Promise.all(all);
   latencies.sort((x, y) => x - y);
@@ -139,6 +194,14 @@ async function load(name: string, port: number, nextPath: () => string, host: st
     errors,
     statuses,
     redirectsIncludingWarmup: redirects,
+    cpu:
+      cpuBefore && cpuAfter
+        ? {
+            generator: (cpuAfter.generator - cpuBefore.generator) / elapsed,
+            server: (cpuAfter.server - cpuBefore.server) / elapsed,
+            postgres: (cpuAfter.postgres - cpuBefore.postgres) / elapsed,
+          }
+        : null,
   };
 }
 
@@ -156,16 +219,56 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+process.on("SIGTERM", () => process.exit(0)); // an exit, so a --cpu-prof profile is written
 `;
 
 function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // profiled too when the server is (BENCH_SERVER_CPU_PROFILE), for comparing the two
+  const profile = CPU_PROFILE
+    ? [
+        "--cpu-prof",
+        "--cpu-prof-interval=200",
+        `--cpu-prof-dir=${path.dirname(path.resolve(CPU_PROFILE))}`,
+        `--cpu-prof-name=bare.cpuprofile`,
+      ]
+    : [];
+  const child = spawn(process.execPath, [...profile, "-e", BARE_SERVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolve) => child.once("message", (m: { port: number }) => resolve({ port: m.port, child })));
+}
+
+// ---- profiling the server: --cpu-prof is not allowed in NODE_OPTIONS, a preloaded module is ----
+
+/** NODE_OPTIONS for the server: BENCH_SERVER_NODE_OPTIONS, plus a profiler preload when asked. */
+function serverNodeOptions(): string | undefined {
+  const parts = [process.env.BENCH_SERVER_NODE_OPTIONS ?? ""];
+  if (CPU_PROFILE) {
+    const preload = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-prof-")), "profile.mjs");
+    // the same-thread inspector session answers synchronously, so the profile can be taken in "exit"
+    fs.writeFileSync(
+      preload,
+      `import { Session } from "node:inspector";
+import fs from "node:fs";
+const session = new Session();
+session.connect();
+session.post("Profiler.enable");
+session.post("Profiler.setSamplingInterval", { interval: 200 });
+session.post("Profiler.start");
+process.on("exit", () => {
+  session.post("Profiler.stop", (err, r) => {
+    if (!err) fs.writeFileSync(${JSON.stringify(path.resolve(CPU_PROFILE))}, JSON.stringify(r.profile));
+  });
+});
+`,
+    );
+    parts.push(`--import ${preload}`);
+  }
+  const options = parts.join(" ").trim();
+  return options || undefined;
 }
 
 // ---- Linkhop on a fresh database ------------------------------------------------------------
 
-async function prepareDatabase(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function prepareDatabase(): Promise<{ url: string; postmasterPid: number | null; stop: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-"));
   const embedded = await startEmbeddedPostgres(dir, "linkhop_bench");
   await applyMigrations(embedded.url);
@@ -181,8 +284,10 @@ async function prepareDatabase(): Promise<{ url: string; stop: () => Promise<voi
   );
   await client.query(`analyze "Link"`);
   await client.end();
+  const pidFile = path.join(dir, "pg", "postmaster.pid");
   return {
     url: embedded.url,
+    postmasterPid: fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]) : null,
     stop: async () => {
       await embedded.stop();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -209,7 +314,10 @@ function print(r: Result) {
   const other = Object.entries(r.statuses).filter(([s]) => s !== "302");
   console.log(
     `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms` +
-      `   (${r.requests} requests${r.errors ? `, ${r.errors} socket errors` : ""}${other.length ? `, non-302: ${JSON.stringify(Object.fromEntries(other))}` : ""})`,
+      `   (${r.requests} requests${r.errors ? `, ${r.errors} socket errors` : ""}${other.length ? `, non-302: ${JSON.stringify(Object.fromEntries(other))}` : ""})` +
+      (r.cpu
+        ? `\n${"".padEnd(36)}CPU cores busy: generator ${r.cpu.generator.toFixed(2)}, server ${r.cpu.server.toFixed(2)}, postgres ${r.cpu.postgres.toFixed(2)}`
+        : ""),
   );
 }
 
@@ -220,7 +328,11 @@ async function main() {
   console.log(`preparing a database with ${MISS_LINKS + 1} links ...`);
   const database = await prepareDatabase();
   const bare = await startBareServer();
-  const app = await startApp(database.url, { SHORT_DOMAIN: SHORT, APP_URL: "http://app.bench" }).catch(async (e) => {
+  const app = await startApp(database.url, {
+    SHORT_DOMAIN: SHORT,
+    APP_URL: "http://app.bench",
+    NODE_OPTIONS: serverNodeOptions() ?? process.env.NODE_OPTIONS,
+  }).catch(async (e) => {
     bare.child.kill();
     await database.stop();
     throw e;
@@ -242,25 +354,35 @@ async function main() {
     // Rounds of (a), (b), (c) back to back, so a change in the machine's other load hits all three;
     // each case reports its median round.
     const rounds: Record<"a" | "b" | "c", Result[]> = { a: [], b: [], c: [] };
+    const bareProbe = { serverPid: bare.child.pid!, postmasterPid: database.postmasterPid };
+    const appProbe = { serverPid: app.process.pid!, postmasterPid: database.postmasterPid };
     let next = 0;
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`round ${round}/${ROUNDS}`);
-      rounds.a.push(await load("(a) bare node http, Map, 302", bare.port, () => "/bench", SHORT));
-      print(rounds.a.at(-1)!);
-      rounds.b.push(await load("(b) Linkhop, warm cache", app.port, () => "/bench", SHORT));
-      print(rounds.b.at(-1)!);
-      rounds.c.push(await load("(c) Linkhop, cache misses", app.port, () => `/m${next++}`, SHORT));
-      print(rounds.c.at(-1)!);
+      if (CASES.includes("a")) {
+        rounds.a.push(await load("(a) bare node http, Map, 302", bare.port, () => "/bench", SHORT, bareProbe));
+        print(rounds.a.at(-1)!);
+      }
+      if (CASES.includes("b")) {
+        rounds.b.push(await load("(b) Linkhop, warm cache", app.port, () => "/bench", SHORT, appProbe));
+        print(rounds.b.at(-1)!);
+      }
+      if (CASES.includes("c")) {
+        rounds.c.push(await load("(c) Linkhop, cache misses", app.port, () => `/m${next++}`, SHORT, appProbe));
+        print(rounds.c.at(-1)!);
+      }
     }
     if (next > MISS_LINKS)
       console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
     const median = (list: Result[]) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
     const [a, b, c] = [median(rounds.a), median(rounds.b), median(rounds.c)];
     console.log(`\nmedian of ${ROUNDS} round(s):`);
-    for (const r of [a, b, c]) print(r);
-    console.log(
-      `(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`,
-    );
+    for (const r of [a, b, c]) if (r) print(r);
+    if (a && b)
+      console.log(
+        `(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`,
+      );
+    if (a && b && ROUNDS > 1) console.log(`(b)/(a) per round: ${rounds.b.map((r, i) => (r.rps / rounds.a[i].rps).toFixed(2)).join(" ")}`);
     // counting stays exact under load: every redirect of (b) is in Link.clicks and is one stored
     // click event after a flush
     await sleep(2000);
