@@ -29,38 +29,127 @@ export type ClickEvent = {
   visitor: string;
 };
 
-/** Inserts a batch in one statement (one array per column); rows go to their month's partition. */
+const INSERT_EVENTS = `insert into analytics.click_event
+    (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)
+  select to_timestamp(t.at / 1000.0), t.workspace_id, t.link_id, t.domain, t.target, t.country, t.city, t.referrer_host,
+         t.referrer_url, t.device, t.browser, t.os, t.bot, t.qr, t.visitor
+  from unnest($1::float8[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+              $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::int8[])
+    as t(at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)`;
+
+/**
+ * Inserts a batch in one statement (one array per column); rows go to their month's partition.
+ * The arrays are sent in PostgreSQL's binary format (the driver sends a Buffer as binary): with
+ * ~30,000 events a second, quoting and escaping every element as text (the driver's conversion) and
+ * parsing it back in PostgreSQL were a large part of a flush's CPU on both sides.
+ */
 export async function insertClickEvents(q: Queryable, events: ClickEvent[]): Promise<number> {
   if (!events.length) return 0;
-  const col = <K extends keyof ClickEvent>(k: K) => events.map((e) => e[k]);
-  const { rowCount } = await q.query({
-    name: "analytics_insert_events",
-    text: `insert into analytics.click_event
-             (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)
-           select to_timestamp(t.at / 1000.0), t.workspace_id, t.link_id, t.domain, t.target, t.country, t.city, t.referrer_host,
-                  t.referrer_url, t.device, t.browser, t.os, t.bot, t.qr, t.visitor
-           from unnest($1::float8[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                       $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::int8[])
-             as t(at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)`,
-    values: [
-      col("at"),
-      col("workspaceId"),
-      col("linkId"),
-      col("domain"),
-      col("target"),
-      col("country"),
-      col("city"),
-      col("referrerHost"),
-      col("referrerUrl"),
-      col("device"),
-      col("browser"),
-      col("os"),
-      col("bot"),
-      col("qr"),
-      col("visitor"),
-    ],
-  });
+  const { rowCount } = await q.query({ name: "analytics_insert_events", text: INSERT_EVENTS, values: eventColumns(events) });
   return rowCount ?? 0;
+}
+
+// PostgreSQL's binary array format (array_recv): ndim, has-nulls flag, element type, then per
+// dimension its size and lower bound; then each element as a 4-byte length (-1 = NULL) and its bytes.
+const OID = { bool: 16, int8: 20, int4: 23, text: 25, float8: 701 } as const;
+const HEADER = 20;
+
+function arrayBuffer(oid: number, n: number, elementBytes: number, hasNull: boolean): Buffer {
+  const b = Buffer.allocUnsafe(HEADER + elementBytes);
+  b.writeInt32BE(1, 0);
+  b.writeInt32BE(hasNull ? 1 : 0, 4);
+  b.writeInt32BE(oid, 8);
+  b.writeInt32BE(n, 12);
+  b.writeInt32BE(1, 16);
+  return b;
+}
+
+/** The 15 parameters of INSERT_EVENTS, one binary array per column. */
+export function eventColumns(events: ClickEvent[]): Buffer[] {
+  const n = events.length;
+  const at = arrayBuffer(OID.float8, n, n * 12, false);
+  const workspace = arrayBuffer(OID.int4, n, n * 8, false);
+  const link = arrayBuffer(OID.int4, n, n * 8, false);
+  const visitor = arrayBuffer(OID.int8, n, n * 12, false);
+  const bot = arrayBuffer(OID.bool, n, n * 5, false);
+  const qr = arrayBuffer(OID.bool, n, n * 5, false);
+  for (let i = 0, o4 = HEADER, o8 = HEADER, o1 = HEADER; i < n; i++, o4 += 8, o8 += 12, o1 += 5) {
+    const e = events[i];
+    at.writeInt32BE(8, o8);
+    at.writeDoubleBE(e.at, o8 + 4);
+    workspace.writeInt32BE(4, o4);
+    workspace.writeInt32BE(e.workspaceId, o4 + 4);
+    link.writeInt32BE(4, o4);
+    link.writeInt32BE(e.linkId, o4 + 4);
+    visitor.writeInt32BE(8, o8);
+    visitor.writeBigInt64BE(BigInt(e.visitor), o8 + 4);
+    bot.writeInt32BE(1, o1);
+    bot[o1 + 4] = e.bot ? 1 : 0;
+    qr.writeInt32BE(1, o1);
+    qr[o1 + 4] = e.qr ? 1 : 0;
+  }
+  return [
+    at,
+    workspace,
+    link,
+    textArray(events, (e) => e.domain),
+    textArray(events, (e) => e.target),
+    textArray(events, (e) => e.country),
+    textArray(events, (e) => e.city),
+    textArray(events, (e) => e.referrerHost),
+    textArray(events, (e) => e.referrerUrl),
+    textArray(events, (e) => e.device),
+    textArray(events, (e) => e.browser),
+    textArray(events, (e) => e.os),
+    bot,
+    qr,
+    visitor,
+  ];
+}
+
+/** A text[] whose elements repeat a lot (a domain, a browser name): each distinct value is encoded once. */
+function textArray(events: ClickEvent[], value: (e: ClickEvent) => string | null): Buffer {
+  const n = events.length;
+  const encoded = new Array<Buffer | null>(n);
+  const seen = new Map<string, Buffer>();
+  let last: string | null = null;
+  let lastBytes: Buffer | null = null;
+  let bytes = 0;
+  let hasNull = false;
+  for (let i = 0; i < n; i++) {
+    const v = value(events[i]);
+    if (v === null || v === undefined) {
+      encoded[i] = null;
+      hasNull = true;
+      bytes += 4;
+      continue;
+    }
+    if (v !== last) {
+      let b = seen.get(v);
+      if (!b) {
+        b = Buffer.from(v, "utf8");
+        if (seen.size < 10_000) seen.set(v, b);
+      }
+      last = v;
+      lastBytes = b;
+    }
+    encoded[i] = lastBytes;
+    bytes += 4 + lastBytes!.length;
+  }
+  const out = arrayBuffer(OID.text, n, bytes, hasNull);
+  let o = HEADER;
+  for (let i = 0; i < n; i++) {
+    const b = encoded[i];
+    if (b === null) {
+      out.writeInt32BE(-1, o);
+      o += 4;
+    } else {
+      out.writeInt32BE(b.length, o);
+      b.copy(out, o + 4);
+      o += 4 + b.length;
+    }
+  }
+  return out;
 }
 
 // ---- partitions: one per calendar month (UTC), named click_event_yYYYYmMM ----
