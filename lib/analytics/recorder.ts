@@ -1,4 +1,4 @@
-import { enrichHit, type ClickHit } from "./enrich.ts";
+import { batchEnricher, type ClickHit } from "./enrich.ts";
 import { geoLookup, type GeoLookup } from "./geo.ts";
 import type { ClickStore } from "./store.ts";
 import { utcDay, VisitorSalts } from "./visitor.ts";
@@ -89,7 +89,8 @@ export class ClickEventRecorder {
         const day = utcDay(hit.at);
         if (!salts.has(day)) salts.set(day, await this.salts.saltFor(day));
       }
-      await this.store.record(batch.map((hit) => enrichHit(hit, geo, salts.get(utcDay(hit.at))!)));
+      const enrich = batchEnricher(geo);
+      await this.store.record(batch.map((hit) => enrich(hit, salts.get(utcDay(hit.at))!)));
       this.attempts = 0;
     } catch (e) {
       this.attempts++;

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { describeAgent, isBotAgent } from "../../lib/analytics/agent.ts";
-import { enrichHit, parseReferrer, type ClickHit } from "../../lib/analytics/enrich.ts";
-import { countryCode, plainAddress } from "../../lib/analytics/geo.ts";
+import { batchEnricher, enrichHit, parseReferrer, type ClickHit } from "../../lib/analytics/enrich.ts";
+import { countryCode, GeoLookup, plainAddress } from "../../lib/analytics/geo.ts";
 import { qrUrl } from "../../lib/analytics/qr.ts";
 import { visitorKey } from "../../lib/analytics/visitor.ts";
 import { chooseTarget } from "../../lib/redirects/lifecycle.ts";
 import { isQrVisit } from "../../lib/redirects/routing.ts";
+import { buildMmdb } from "../support/mmdb.ts";
 
 const UA = {
   iphoneSafari:
@@ -92,6 +93,43 @@ describe("referrers, places, visitors", () => {
       qr: true,
     });
     expect(JSON.stringify(e)).not.toContain("81.2.69");
+  });
+  it("a batch's enricher (which works out each address, referrer and visitor once) gives every hit what enriching it alone gives", () => {
+    const geo = new GeoLookup(
+      buildMmdb({
+        "81.2.69.0/24": { country: { iso_code: "GB" }, city: { names: { en: "London" } } },
+        "89.160.20.0/24": { country: { iso_code: "SE" }, city: { names: { en: "Linköping" } } },
+      }),
+    );
+    const day1 = Buffer.alloc(32, 1);
+    const day2 = Buffer.alloc(32, 2);
+    const addresses = ["81.2.69.142", "::ffff:81.2.69.142", "89.160.20.7", "2001:db8::1", "not an address", undefined];
+    const agents = [UA.macFirefox, UA.iphoneSafari, UA.slackbot, undefined];
+    const referrers = ["https://t.co/x", "https://T.CO/x", "nonsense", undefined];
+    const hits: ClickHit[] = [];
+    for (let i = 0; i < 120; i++) {
+      hits.push({
+        at: i,
+        workspaceId: 1,
+        linkId: 1 + (i % 2),
+        domain: "s.test",
+        target: "destination",
+        address: addresses[i % addresses.length],
+        userAgent: agents[i % agents.length],
+        referrer: referrers[(i >> 1) % referrers.length],
+        countryHeader: i % 5 === 0 ? "se" : undefined,
+        bot: i % 3 === 0,
+        qr: i % 4 === 0,
+      });
+    }
+    const saltOf = (i: number) => (i % 7 < 4 ? day1 : day2);
+    const enrich = batchEnricher(geo);
+    const batch = hits.map((hit, i) => enrich(hit, saltOf(i)));
+    expect(batch).toEqual(hits.map((hit, i) => enrichHit(hit, geo, saltOf(i))));
+    // the memo did not merge what differs: both days' keys, both address spellings' single key
+    expect(new Set(batch.map((e) => e.visitor)).size).toBeGreaterThan(20);
+    expect(batch[0].visitor).toBe(visitorKey(day1, "81.2.69.142", UA.macFirefox));
+    expect(batch.find((e, i) => hits[i].address === "89.160.20.7")?.city).toBe("Linköping");
   });
 });
 
