@@ -73,11 +73,13 @@ export const filterParams = {
     .max(200, "must be at most 200 characters")
     .transform((v) => v.replace(/^\/+|\/+$/g, ""))
     .optional()
-    .describe("Only links in this folder and its subfolders."),
+    .describe("Only links in this folder and its subfolders (visitors: each link's unique visitors, summed)."),
   tag: z
     .preprocess((v) => (typeof v === "string" ? [v] : v), z.array(tagName).max(20, "at most 20 tags"))
     .optional()
-    .describe("Only links with any of these tags (their tags now); repeat for several: tag=a&tag=b."),
+    .describe(
+      "Only links with any of these tags (their tags now); repeat for several: tag=a&tag=b. Visitors: each link's unique visitors, summed.",
+    ),
   country: text()
     .trim()
     .regex(/^[A-Za-z]{2}$/, "must be an ISO 3166 alpha-2 code such as US")

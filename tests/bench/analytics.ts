@@ -22,13 +22,13 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LINKS = 1000;
 const DAY = 86_400_000;
 const MONTHS = 13;
-const FILTERS: Record<string, Record<string, string>> = {
+const FILTERS: Record<string, Record<string, string | string[]>> = {
   "": {},
   "country=US": { country: "US" },
   "device=mobile": { device: "mobile" },
   "link=l0": { link: "l0" }, // the busiest link (about 3% of the clicks)
   "folder=promo": { folder: "promo" }, // every tenth link
-  "tag=featured": { tag: "featured" }, // every seventh link
+  "tag=featured": { tag: ["featured"] }, // every seventh link
 };
 
 // a small deterministic generator (mulberry32: the same data every run, and well mixed, so the

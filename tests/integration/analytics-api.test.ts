@@ -306,6 +306,8 @@ describe("daily rollups", () => {
       ...["link=alpha", "folder=mkt", "tag=promo", "tag=fall&tag=PROMO&bots=include", "link=beta&bots=only"].flatMap((f) =>
         [...groups, "links", "tags", "utm_source"].map((g) => `${R}&groupBy=${g}&${f}`),
       ),
+      `${R}&tag=nope`, // a tag on no link: nothing to read
+      `${R}&groupBy=cities&tag=nope`,
       // link-based groups under a filter: the per-link rows of the built days
       ...["links", "tags", "utm_source"].flatMap((g) =>
         ["country=CA", "device=mobile", "browser=CHROME", "os=android", "qr=false", "country=CA&bots=include"].map(
