@@ -41,24 +41,26 @@ type Result = {
   statuses: Record<number, number>;
   redirectsIncludingWarmup: number;
   /** CPU seconds per measured second: generator, server under test, PostgreSQL */
-  cpu: { generator: number; server: number; postgres: number } | null;
+  cpu: { generator: number; server: number; serverSystem: number; postgres: number } | null;
 };
 
 // ---- CPU accounting (Linux only; null elsewhere) ------------------------------------------------
 
 const TICKS = 100; // USER_HZ on Linux
 
-/** utime + stime of a process and its reaped children, in seconds (0 when gone). */
-function processCpu(pid: number): number {
+/** User and system CPU seconds of a process and its reaped children ([0, 0] when gone). */
+function processTimes(pid: number): [user: number, system: number] {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     // fields 14-17 (utime, stime, cutime, cstime) are 11-14 after the name
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS;
+    return [(Number(f[11]) + Number(f[13])) / TICKS, (Number(f[12]) + Number(f[14])) / TICKS];
   } catch {
-    return 0;
+    return [0, 0];
   }
 }
+
+const processCpu = (pid: number) => processTimes(pid)[0] + processTimes(pid)[1];
 
 /** The postmaster and all its live child processes (backends, writers), summed. */
 function postgresCpu(postmaster: number): number {
@@ -83,6 +85,7 @@ function cpuSnapshot(p: CpuProbe) {
   return {
     generator: (own.user + own.system) / 1e6,
     server: processCpu(p.serverPid),
+    serverSystem: processTimes(p.serverPid)[1],
     postgres: p.postmasterPid ? postgresCpu(p.postmasterPid) : 0,
   };
 }
@@ -199,6 +202,7 @@ async function load(name: string, port: number, nextPath: () => string, host: st
         ? {
             generator: (cpuAfter.generator - cpuBefore.generator) / elapsed,
             server: (cpuAfter.server - cpuBefore.server) / elapsed,
+            serverSystem: (cpuAfter.serverSystem - cpuBefore.serverSystem) / elapsed,
             postgres: (cpuAfter.postgres - cpuBefore.postgres) / elapsed,
           }
         : null,
@@ -311,12 +315,14 @@ async function storedClicks(url: string, code: string): Promise<{ clicks: number
 // ---- the run ----------------------------------------------------------------------------------
 
 function print(r: Result) {
+  const perRequest = (cores: number) => `${((cores / r.rps) * 1e6).toFixed(1)} µs`;
   const other = Object.entries(r.statuses).filter(([s]) => s !== "302");
   console.log(
     `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(8)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(6)} ms` +
       `   (${r.requests} requests${r.errors ? `, ${r.errors} socket errors` : ""}${other.length ? `, non-302: ${JSON.stringify(Object.fromEntries(other))}` : ""})` +
       (r.cpu
-        ? `\n${"".padEnd(36)}CPU cores busy: generator ${r.cpu.generator.toFixed(2)}, server ${r.cpu.server.toFixed(2)}, postgres ${r.cpu.postgres.toFixed(2)}`
+        ? `\n${"".padEnd(36)}CPU cores busy: generator ${r.cpu.generator.toFixed(2)}, server ${r.cpu.server.toFixed(2)}, postgres ${r.cpu.postgres.toFixed(2)}` +
+          `; per request: generator ${perRequest(r.cpu.generator)}, server ${perRequest(r.cpu.server)} (system ${perRequest(r.cpu.serverSystem)}), postgres ${perRequest(r.cpu.postgres)}`
         : ""),
   );
 }
