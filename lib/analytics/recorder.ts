@@ -1,5 +1,6 @@
 import { batchEnricher, type ClickHit } from "./enrich.ts";
 import { geoLookup, type GeoLookup } from "./geo.ts";
+import type { ClickEvent } from "./sql.ts";
 import type { ClickStore } from "./store.ts";
 import { utcDay, VisitorSalts } from "./visitor.ts";
 
@@ -7,6 +8,9 @@ import { utcDay, VisitorSalts } from "./visitor.ts";
 // buffer every second (lib/analytics/jobs.ts) and on shutdown. A batch that cannot be written (the
 // database is down) is kept and retried with the next flush; after `maxAttempts` failed flushes in
 // a row it is given up with a log line naming the count, so nothing is ever lost silently.
+
+/** hits enriched between two turns of the event loop during a flush */
+const ENRICH_SLICE = 2000;
 
 export type RecorderOptions = {
   /** failed flushes in a row before a batch is given up (default 120: two minutes at one flush a second) */
@@ -90,7 +94,13 @@ export class ClickEventRecorder {
         if (!salts.has(day)) salts.set(day, await this.salts.saltFor(day));
       }
       const enrich = batchEnricher(geo);
-      await this.store.record(batch.map((hit) => enrich(hit, salts.get(utcDay(hit.at))!)));
+      const events = new Array<ClickEvent>(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        // a second's worth of clicks takes a while to enrich: let waiting requests through now and then
+        if (i > 0 && i % ENRICH_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+        events[i] = enrich(batch[i], salts.get(utcDay(batch[i].at))!);
+      }
+      await this.store.record(events);
       this.attempts = 0;
     } catch (e) {
       this.attempts++;
