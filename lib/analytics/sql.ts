@@ -54,14 +54,16 @@ export async function insertClickEvents(q: Queryable, events: ClickEvent[]): Pro
 const OID = { bool: 16, int8: 20, int4: 23, text: 25, float8: 701 } as const;
 const HEADER = 20;
 
-function arrayBuffer(oid: number, n: number, elementBytes: number, hasNull: boolean): Buffer {
-  const b = Buffer.allocUnsafe(HEADER + elementBytes);
-  b.writeInt32BE(1, 0);
-  b.writeInt32BE(hasNull ? 1 : 0, 4);
-  b.writeInt32BE(oid, 8);
-  b.writeInt32BE(n, 12);
-  b.writeInt32BE(1, 16);
-  return b;
+/** A one-dimensional binary array of n elements taking elementBytes after the header, and a view to write them. */
+function arrayBuffer(oid: number, n: number, elementBytes: number, hasNull: boolean): { buf: Buffer; view: DataView } {
+  const buf = Buffer.allocUnsafe(HEADER + elementBytes);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  view.setInt32(0, 1);
+  view.setInt32(4, hasNull ? 1 : 0);
+  view.setInt32(8, oid);
+  view.setInt32(12, n);
+  view.setInt32(16, 1);
+  return { buf, view };
 }
 
 /** The 15 parameters of INSERT_EVENTS, one binary array per column. */
@@ -75,49 +77,62 @@ export function eventColumns(events: ClickEvent[]): Buffer[] {
   const qr = arrayBuffer(OID.bool, n, n * 5, false);
   for (let i = 0, o4 = HEADER, o8 = HEADER, o1 = HEADER; i < n; i++, o4 += 8, o8 += 12, o1 += 5) {
     const e = events[i];
-    at.writeInt32BE(8, o8);
-    at.writeDoubleBE(e.at, o8 + 4);
-    workspace.writeInt32BE(4, o4);
-    workspace.writeInt32BE(e.workspaceId, o4 + 4);
-    link.writeInt32BE(4, o4);
-    link.writeInt32BE(e.linkId, o4 + 4);
-    visitor.writeInt32BE(8, o8);
-    visitor.writeBigInt64BE(BigInt(e.visitor), o8 + 4);
-    bot.writeInt32BE(1, o1);
-    bot[o1 + 4] = e.bot ? 1 : 0;
-    qr.writeInt32BE(1, o1);
-    qr[o1 + 4] = e.qr ? 1 : 0;
+    at.view.setInt32(o8, 8);
+    at.view.setFloat64(o8 + 4, e.at);
+    workspace.view.setInt32(o4, 4);
+    workspace.view.setInt32(o4 + 4, int32(e.workspaceId));
+    link.view.setInt32(o4, 4);
+    link.view.setInt32(o4 + 4, int32(e.linkId));
+    visitor.view.setInt32(o8, 8);
+    visitor.view.setBigInt64(o8 + 4, int64(e.visitor));
+    bot.view.setInt32(o1, 1);
+    bot.view.setUint8(o1 + 4, e.bot ? 1 : 0);
+    qr.view.setInt32(o1, 1);
+    qr.view.setUint8(o1 + 4, e.qr ? 1 : 0);
   }
   return [
-    at,
-    workspace,
-    link,
-    textArray(events, (e) => e.domain),
-    textArray(events, (e) => e.target),
-    textArray(events, (e) => e.country),
-    textArray(events, (e) => e.city),
-    textArray(events, (e) => e.referrerHost),
-    textArray(events, (e) => e.referrerUrl),
-    textArray(events, (e) => e.device),
-    textArray(events, (e) => e.browser),
-    textArray(events, (e) => e.os),
-    bot,
-    qr,
-    visitor,
+    at.buf,
+    workspace.buf,
+    link.buf,
+    textArray(events, "domain"),
+    textArray(events, "target"),
+    textArray(events, "country"),
+    textArray(events, "city"),
+    textArray(events, "referrerHost"),
+    textArray(events, "referrerUrl"),
+    textArray(events, "device"),
+    textArray(events, "browser"),
+    textArray(events, "os"),
+    bot.buf,
+    qr.buf,
+    visitor.buf,
   ];
 }
 
+function int32(v: number): number {
+  if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw new RangeError(`not a 32-bit integer: ${v}`);
+  return v;
+}
+
+function int64(decimal: string): bigint {
+  const v = BigInt(decimal);
+  if (BigInt.asIntN(64, v) !== v) throw new RangeError(`not a 64-bit integer: ${decimal}`);
+  return v;
+}
+
+type TextKey = "domain" | "target" | "country" | "city" | "referrerHost" | "referrerUrl" | "device" | "browser" | "os";
+
 /** A text[] whose elements repeat a lot (a domain, a browser name): each distinct value is encoded once. */
-function textArray(events: ClickEvent[], value: (e: ClickEvent) => string | null): Buffer {
+function textArray(events: ClickEvent[], key: TextKey): Buffer {
   const n = events.length;
-  const encoded = new Array<Buffer | null>(n);
-  const seen = new Map<string, Buffer>();
+  const encoded = new Array<Uint8Array | null>(n);
+  const seen = new Map<string, Uint8Array>();
   let last: string | null = null;
-  let lastBytes: Buffer | null = null;
+  let lastBytes: Uint8Array | null = null;
   let bytes = 0;
   let hasNull = false;
   for (let i = 0; i < n; i++) {
-    const v = value(events[i]);
+    const v = events[i][key];
     if (v === null || v === undefined) {
       encoded[i] = null;
       hasNull = true;
@@ -136,20 +151,24 @@ function textArray(events: ClickEvent[], value: (e: ClickEvent) => string | null
     encoded[i] = lastBytes;
     bytes += 4 + lastBytes!.length;
   }
-  const out = arrayBuffer(OID.text, n, bytes, hasNull);
+  const { buf, view } = arrayBuffer(OID.text, n, bytes, hasNull);
   let o = HEADER;
   for (let i = 0; i < n; i++) {
     const b = encoded[i];
     if (b === null) {
-      out.writeInt32BE(-1, o);
+      view.setInt32(o, -1);
       o += 4;
     } else {
-      out.writeInt32BE(b.length, o);
-      b.copy(out, o + 4);
-      o += 4 + b.length;
+      const len = b.length;
+      view.setInt32(o, len);
+      o += 4;
+      // short values (most are) copy faster in a loop than through a native call
+      if (len <= 64) for (let k = 0; k < len; k++) buf[o + k] = b[k];
+      else buf.set(b, o);
+      o += len;
     }
   }
-  return out;
+  return buf;
 }
 
 // ---- partitions: one per calendar month (UTC), named click_event_yYYYYmMM ----

@@ -125,3 +125,14 @@ test("an empty batch inserts nothing; a large one inserts every row", async () =
   );
   expect(rows[0]).toEqual({ n: 20_000, times: 20_000 });
 });
+
+test("a value its column cannot hold fails the whole batch, as a text insert would, and stores nothing", async () => {
+  const base = Date.UTC(2026, 10, 16, 12);
+  await ensureMonthPartition(pool, monthOf(base));
+  const ok = sampleEvents(104, base).slice(0, 3);
+  await expect(insertClickEvents(pool, [...ok, { ...ok[0], linkId: 2 ** 31 }])).rejects.toThrow();
+  await expect(insertClickEvents(pool, [...ok, { ...ok[0], linkId: 1.5 }])).rejects.toThrow();
+  await expect(insertClickEvents(pool, [...ok, { ...ok[0], visitor: "9223372036854775808" }])).rejects.toThrow();
+  const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = 104`);
+  expect(rows[0].n).toBe(0);
+});
