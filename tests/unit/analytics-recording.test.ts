@@ -97,7 +97,7 @@ describe("referrers, places, visitors", () => {
     });
     expect(JSON.stringify(e)).not.toContain("81.2.69");
   });
-  it("a batch's enricher (which works out each address, referrer and visitor once) gives every hit what enriching it alone gives", () => {
+  it("a batch's enricher (which reuses the previous hit's place, referrer and visitor key) gives every hit what enriching it alone gives", () => {
     const geo = new GeoLookup(
       buildMmdb({
         "81.2.69.0/24": { country: { iso_code: "GB" }, city: { names: { en: "London" } } },
@@ -117,8 +117,9 @@ describe("referrers, places, visitors", () => {
         linkId: 1 + (i % 2),
         domain: "s.test",
         target: "destination",
-        address: addresses[i % addresses.length],
-        userAgent: agents[i % agents.length],
+        // in pairs (and sometimes across a change of day), so the previous hit's values are reused
+        address: addresses[(i >> 1) % addresses.length],
+        userAgent: agents[(i >> 2) % agents.length],
         referrer: referrers[(i >> 1) % referrers.length],
         countryHeader: i % 5 === 0 ? "se" : undefined,
         bot: i % 3 === 0,
@@ -129,7 +130,7 @@ describe("referrers, places, visitors", () => {
     const enrich = batchEnricher(geo);
     const batch = hits.map((hit, i) => enrich(hit, saltOf(i)));
     expect(batch).toEqual(hits.map((hit, i) => enrichHit(hit, geo, saltOf(i))));
-    // the memo did not merge what differs: both days' keys, both address spellings' single key
+    // nothing reused where it differs: both days' keys, each address and agent
     expect(new Set(batch.map((e) => e.visitor)).size).toBeGreaterThan(20);
     expect(batch[0].visitor).toBe(visitorKey(day1, "81.2.69.142", UA.macFirefox));
     expect(batch.find((e, i) => hits[i].address === "89.160.20.7")?.city).toBe("Linköping");
