@@ -246,7 +246,9 @@ function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
 function serverNodeOptions(): string | undefined {
   const parts = [process.env.BENCH_SERVER_NODE_OPTIONS ?? ""];
   if (CPU_PROFILE) {
-    const preload = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-prof-")), "profile.mjs");
+    const preloadDir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-prof-"));
+    process.on("exit", () => fs.rmSync(preloadDir, { recursive: true, force: true }));
+    const preload = path.join(preloadDir, "profile.mjs");
     // the same-thread inspector session answers synchronously, so the profile can be taken in "exit"
     fs.writeFileSync(
       preload,
