@@ -15,7 +15,7 @@ import {
 import { planRollup, rollupDays, rollupTopGroups, rollupTotals } from "./rollup.ts";
 import { unmarkRollupDays } from "./rollup-sql.ts";
 import { ensureMonthPartition, insertClickEvents, monthOf, partitionName, type ClickEvent, type Queryable } from "./sql.ts";
-import { utcDay } from "./visitor.ts";
+import { DAY_MS, utcDay } from "./visitor.ts";
 
 // The click store: the one place that knows where click events live. Today that is a PostgreSQL
 // table partitioned by month; an install that outgrows it can add another implementation of
@@ -45,7 +45,11 @@ export class PostgresClickStore implements ClickStore {
 
   async record(batch: ClickEvent[]): Promise<void> {
     if (!batch.length) return;
-    for (const at of new Set(batch.map((e) => partitionName(monthOf(e.at))))) {
+    // the batch's days first (arithmetic), then a Date per day, not per event: a flush runs on the
+    // thread that answers redirects
+    const days = new Set<number>();
+    for (const e of batch) days.add(utcDay(e.at));
+    for (const at of new Set([...days].map((d) => partitionName(monthOf(d * DAY_MS))))) {
       if (this.months.has(at)) continue;
       const m = /^click_event_y(\d{4})m(\d{2})$/.exec(at)!;
       await ensureMonthPartition(this.pool, { year: Number(m[1]), month: Number(m[2]) });
@@ -61,7 +65,7 @@ export class PostgresClickStore implements ClickStore {
     // events of a day whose rollup is built already (a batch kept through an outage, a flush just
     // after midnight): that day is built again
     const today = utcDay(Date.now());
-    const late = [...new Set(batch.map((e) => utcDay(e.at)).filter((d) => d < today))];
+    const late = [...days].filter((d) => d < today);
     if (late.length) await unmarkRollupDays(this.pool, late);
   }
 
