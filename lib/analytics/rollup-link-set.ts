@@ -19,10 +19,17 @@ async function linkIds(db: Queryable, workspaceId: number, f: LinkSetFilter): Pr
   return rows[0]?.ids ?? [];
 }
 
-// the rows of the filter's links (null: it has none, so nothing to read)
-async function linkSetWhere(db: Queryable, workspaceId: number, f: LinkSetFilter, p: Params): Promise<string | null> {
+/**
+ * The select of the filter's links' rows of one dimension over the days (`cols` of them), with its
+ * parameters; null when there is nothing to read (no days, or no links).
+ */
+async function linkSetRows(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim, cols: string) {
+  if (!days.length) return null;
   const ids = await linkIds(db, workspaceId, f);
-  return ids.length ? `and link_id = any(${p.add(ids)}::int[])` : null;
+  if (!ids.length) return null;
+  const p = new Params();
+  const sql = linkRowsSql(p, workspaceId, days, bots, dim, `and link_id = any(${p.add(ids)}::int[])`, cols);
+  return { sql, values: p.values };
 }
 
 // Totals read the device rows: the visitor key is made from the User-Agent the device comes from,
@@ -38,27 +45,23 @@ export async function readLinkSetTotals(
   f: LinkSetFilter,
   perDay: boolean,
 ): Promise<RollupRow[]> {
-  const p = new Params();
-  const where = days.length ? await linkSetWhere(db, workspaceId, f, p) : null;
-  if (!where) return [];
-  const rows = linkRowsSql(p, workspaceId, days, bots, TOTAL_DIM, where, "day, clicks, visitors");
+  const rows = await linkSetRows(db, workspaceId, days, bots, f, TOTAL_DIM, "day, clicks, visitors");
+  if (!rows) return [];
   const { rows: out } = await db.query<RollupRow>(
     `select ${perDay ? "(day - date '1970-01-01')::int" : "0"} as day, '' as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors
-     from (${rows}) r group by 1`,
-    p.values,
+     from (${rows.sql}) r group by 1`,
+    rows.values,
   );
   return out;
 }
 
 /** The links' figures per value of one dimension, the value as the rollups keep it. */
 async function readValues(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim) {
-  const p = new Params();
-  const where = await linkSetWhere(db, workspaceId, f, p);
-  if (!where) return [];
-  const rows = linkRowsSql(p, workspaceId, days, bots, dim, where, "fvalue, clicks, visitors");
+  const rows = await linkSetRows(db, workspaceId, days, bots, f, dim, "fvalue, clicks, visitors");
+  if (!rows) return [];
   const { rows: out } = await db.query<{ value: string; clicks: number; visitors: number }>(
-    `select fvalue as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors from (${rows}) r group by fvalue`,
-    p.values,
+    `select fvalue as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors from (${rows.sql}) r group by fvalue`,
+    rows.values,
   );
   return out;
 }
@@ -123,14 +126,12 @@ export async function readLinkSetGroups(
   f: LinkSetFilter,
   by: LinkGrouping,
 ): Promise<LinkGroupRow[]> {
-  const p = new Params();
-  const where = days.length ? await linkSetWhere(db, workspaceId, f, p) : null;
-  if (!where) return [];
-  const rows = linkRowsSql(p, workspaceId, days, bots, TOTAL_DIM, where, "link_id, clicks, visitors");
+  const rows = await linkSetRows(db, workspaceId, days, bots, f, TOTAL_DIM, "link_id, clicks, visitors");
+  if (!rows) return [];
   return readLinkGroups(
     db,
     by,
-    `select link_id, sum(clicks) as clicks, sum(visitors) as visitors from (${rows}) r group by link_id`,
-    p.values,
+    `select link_id, sum(clicks) as clicks, sum(visitors) as visitors from (${rows.sql}) r group by link_id`,
+    rows.values,
   );
 }
