@@ -107,7 +107,7 @@ const MEASURES = `count(*)::int as clicks, count(distinct visitor)::int as visit
 // for any range, so short and long reports agree.
 const PER_LINK_MEASURES = `count(*)::int as clicks, count(distinct (link_id, visitor))::int as visitors`;
 /** Whether the query's visitors are counted per link (a folder or tag filter). */
-export const visitorsPerLink = (f: ClickFilters) => f.folder !== undefined || (f.tags?.length ?? 0) > 0;
+const visitorsPerLink = (f: ClickFilters) => f.folder !== undefined || (f.tags?.length ?? 0) > 0;
 const measures = (q: ClickQuery) => (visitorsPerLink(q.filters) ? PER_LINK_MEASURES : MEASURES);
 
 export type Totals = { clicks: number; visitors: number };

@@ -19,17 +19,18 @@ async function linkIds(db: Queryable, workspaceId: number, f: LinkSetFilter): Pr
   return rows[0]?.ids ?? [];
 }
 
-/**
- * The select of the filter's links' rows of one dimension over the days (`cols` of them), with its
- * parameters; null when there is nothing to read (no days, or no links).
- */
-async function linkSetRows(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim, cols: string) {
-  if (!days.length) return null;
-  const ids = await linkIds(db, workspaceId, f);
-  if (!ids.length) return null;
+/** The select of the links' rows of one dimension over the days (`cols` of them), with its parameters. */
+function rowsOfLinks(workspaceId: number, days: number[], bots: Bots, ids: number[], dim: LinkDim, cols: string) {
   const p = new Params();
   const sql = linkRowsSql(p, workspaceId, days, bots, dim, `and link_id = any(${p.add(ids)}::int[])`, cols);
   return { sql, values: p.values };
+}
+
+/** rowsOfLinks for the filter's links; null when there is nothing to read (no days, or no links). */
+async function linkSetRows(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim, cols: string) {
+  if (!days.length) return null;
+  const ids = await linkIds(db, workspaceId, f);
+  return ids.length ? rowsOfLinks(workspaceId, days, bots, ids, dim, cols) : null;
 }
 
 // Totals read the device rows: the visitor key is made from the User-Agent the device comes from,
@@ -56,9 +57,8 @@ export async function readLinkSetTotals(
 }
 
 /** The links' figures per value of one dimension, the value as the rollups keep it. */
-async function readValues(db: Queryable, workspaceId: number, days: number[], bots: Bots, f: LinkSetFilter, dim: LinkDim) {
-  const rows = await linkSetRows(db, workspaceId, days, bots, f, dim, "fvalue, clicks, visitors");
-  if (!rows) return [];
+async function readValues(db: Queryable, workspaceId: number, days: number[], bots: Bots, ids: number[], dim: LinkDim) {
+  const rows = rowsOfLinks(workspaceId, days, bots, ids, dim, "fvalue, clicks, visitors");
   const { rows: out } = await db.query<{ value: string; clicks: number; visitors: number }>(
     `select fvalue as value, sum(clicks)::int as clicks, sum(visitors)::int as visitors from (${rows.sql}) r group by fvalue`,
     rows.values,
@@ -79,14 +79,16 @@ export async function readLinkSetValues(
   dim: LinkDim,
 ): Promise<{ value: string; clicks: number; visitors: number }[]> {
   if (!days.length) return [];
+  const ids = await linkIds(db, workspaceId, f);
+  if (!ids.length) return [];
   if (dim === "city") {
     const [cities, countries] = await Promise.all([
-      readValues(db, workspaceId, days, bots, f, "city"),
-      readValues(db, workspaceId, days, bots, f, "country"),
+      readValues(db, workspaceId, days, bots, ids, "city"),
+      readValues(db, workspaceId, days, bots, ids, "country"),
     ]);
     return [...cities, ...withoutCity(cities, countries)];
   }
-  const rows = await readValues(db, workspaceId, days, bots, f, dim);
+  const rows = await readValues(db, workspaceId, days, bots, ids, dim);
   if (!(CASELESS_FILTERS as LinkDim[]).includes(dim)) return rows;
   const names = await spelledNames(db, workspaceId, days, dim);
   return rows.map((r) => ({ ...r, value: names.get(r.value) ?? r.value }));
