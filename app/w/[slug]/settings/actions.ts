@@ -1,5 +1,6 @@
 "use server";
 import { z } from "zod";
+import { formField } from "@/lib/actions/form";
 import { workspaceAction } from "@/lib/actions/workspace";
 import { renameWorkspace } from "@/lib/workspaces";
 
@@ -10,7 +11,8 @@ const rename = workspaceAction(
   async ({ userId, slug }, { name }) => renameWorkspace(userId, slug, name),
 );
 
-export async function renameAction(slug: string, _: RenameState, form: FormData): Promise<RenameState> {
-  const r = await rename(slug, { name: form.get("name") });
+// The slug travels in the form, not bound to the action: see formField in lib/actions/form.ts.
+export async function renameAction(_: RenameState, form: FormData): Promise<RenameState> {
+  const r = await rename(formField(form, "slug"), { name: form.get("name") });
   return r.ok ? { ok: true } : { error: r.error };
 }

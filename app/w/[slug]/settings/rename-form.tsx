@@ -5,13 +5,14 @@ import { useToast } from "@/components/toast";
 import { renameAction, type RenameState } from "./actions";
 
 export function RenameForm({ slug, name, disabled }: { slug: string; name: string; disabled: boolean }) {
-  const [state, action, pending] = useActionState<RenameState, FormData>(renameAction.bind(null, slug), undefined);
+  const [state, action, pending] = useActionState<RenameState, FormData>(renameAction, undefined);
   const toast = useToast();
   useEffect(() => {
     if (state?.ok) toast("Workspace renamed");
   }, [state, toast]);
   return (
     <form action={action} className="flex flex-col gap-3 sm:flex-row sm:items-end">
+      <input type="hidden" name="slug" value={slug} />
       <div className="flex-1">
         <Field
           label="Workspace name"

@@ -1,5 +1,6 @@
 "use server";
 import { z } from "zod";
+import { formField } from "@/lib/actions/form";
 import { workspaceAction } from "@/lib/actions/workspace";
 import { idSchema } from "@/lib/ids";
 import { createApiKey, revokeApiKey } from "@/lib/keys";
@@ -20,9 +21,10 @@ const createKey = workspaceAction(
   },
 );
 
-export async function createKeyAction(slug: string, _prev: CreateKeyState, form: FormData): Promise<CreateKeyState> {
+// The slug travels in the form, not bound to the action: see formField in lib/actions/form.ts.
+export async function createKeyAction(_prev: CreateKeyState, form: FormData): Promise<CreateKeyState> {
   const days = String(form.get("expiresInDays") ?? "").trim();
-  const r = await createKey(slug, { name: String(form.get("name") ?? ""), expiresInDays: days === "" ? null : days });
+  const r = await createKey(formField(form, "slug"), { name: String(form.get("name") ?? ""), expiresInDays: days === "" ? null : days });
   return r.ok ? { created: r.data } : { error: r.error };
 }
 

@@ -6,7 +6,7 @@ import { createKeyAction, type CreateKeyState } from "./actions";
 
 /** Name and optional expiry; the new key is shown once, with a copy button. */
 export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap: boolean; capMessage: string }) {
-  const [state, action, pending] = useActionState<CreateKeyState, FormData>(createKeyAction.bind(null, slug), undefined);
+  const [state, action, pending] = useActionState<CreateKeyState, FormData>(createKeyAction, undefined);
   const [dismissed, setDismissed] = useState<number | null>(null);
   const created = state?.created && state.created.id !== dismissed ? state.created : null;
 
@@ -25,6 +25,7 @@ export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap
   }
   return (
     <form action={action} className="space-y-4">
+      <input type="hidden" name="slug" value={slug} />
       <FormError message={state?.error ?? (atCap ? capMessage : null)} />
       <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
         <Field label="Name" htmlFor="key-name" hint="What uses this key, e.g. “CRM sync”.">
