@@ -1,14 +1,14 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { config } from "../config/index.ts";
-import { db, type Tx } from "../db/client.ts";
+import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
 import { takeAttempt } from "./throttle-sql.ts";
 
 // Email verification. An account is verified when its owner showed they read mail sent to its
-// address: the link of the verification mail (sent at sign-up, and again on request), an accepted
-// invitation (its link was mailed to that address), or an account made by the operator with the
-// admin CLI. Only verified accounts can be added to a workspace directly, and only a verified
+// address: the link of the verification mail (sent at sign-up, and again on request), which only
+// the mailbox ever sees, or an account made by the operator with the admin CLI. An invitation does
+// not count: its link is shown to the inviter as well. Only verified accounts can be added to a workspace directly, and only a verified
 // account is linked to a GitHub/Google sign-in with the same address (lib/auth/oauth.ts).
 //
 // The link's token is not stored: it is the user id, an expiry and an HMAC (keyed with
@@ -29,8 +29,10 @@ export function verificationToken(userId: number, email: string, now = Date.now(
   return `${userId}.${expires}.${mac(userId, email, expires).toString("base64url")}`;
 }
 
-export function verificationUrl(token: string): string {
-  return `${config().APP_URL}/account/verify/${token}`;
+/** `next`: a path of the app the confirmation page offers to continue to (an invitation, say). */
+export function verificationUrl(token: string, next?: string): string {
+  const url = `${config().APP_URL}/account/verify/${token}`;
+  return next ? `${url}?next=${encodeURIComponent(next)}` : url;
 }
 
 export type VerifyOutcome = { state: "verified" | "already_verified"; email: string } | { state: "expired" | "invalid" };
@@ -51,19 +53,14 @@ export async function verifyEmail(token: string): Promise<VerifyOutcome> {
   return { state: "verified", email: user.email };
 }
 
-/** Marks the user's address verified (inside the caller's transaction), when it is not yet. */
-export async function markEmailVerified(tx: Tx, userId: number): Promise<void> {
-  await tx.user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
-}
-
 /**
  * Mails the verification link (to the server log without SMTP_URL). A failed mail is logged, not
  * thrown: the account stands, and the app offers to send it again.
  */
-export async function sendVerificationMail(userId: number): Promise<{ mailed: boolean }> {
+export async function sendVerificationMail(userId: number, next?: string): Promise<{ mailed: boolean }> {
   const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedAt: true } });
   if (!user || user.emailVerifiedAt) return { mailed: false };
-  const url = verificationUrl(verificationToken(userId, user.email));
+  const url = verificationUrl(verificationToken(userId, user.email), next);
   try {
     await sendMail({
       to: user.email,
@@ -84,14 +81,14 @@ export async function sendVerificationMail(userId: number): Promise<{ mailed: bo
 }
 
 /** "Resend" in the app: at most RESEND_LIMIT mails per account and hour. */
-export async function resendVerificationMail(userId: number): Promise<{ mailed: boolean; alreadyVerified: boolean }> {
+export async function resendVerificationMail(userId: number, next?: string): Promise<{ mailed: boolean; alreadyVerified: boolean }> {
   const user = await db().user.findUnique({ where: { id: userId }, select: { emailVerifiedAt: true } });
   if (!user) throw ServiceError.notFound("Sign in again.");
   if (user.emailVerifiedAt) return { mailed: false, alreadyVerified: true };
   const wait = await takeAttempt(`verify-mail:${userId}`, RESEND_LIMIT.limit, RESEND_LIMIT.windowSeconds);
   if (wait !== null)
     throw new ServiceError("rate_limit", `Too many mails sent. Try again in ${Math.max(1, Math.ceil(wait / 60))} minutes.`);
-  const { mailed } = await sendVerificationMail(userId);
+  const { mailed } = await sendVerificationMail(userId, next);
   if (!mailed) throw new ServiceError("conflict", "The mail could not be sent. Try again later.");
   return { mailed, alreadyVerified: false };
 }

@@ -6,9 +6,7 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
 import { withEvents, type Emit } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
-import { markEmailVerified } from "../auth/verification.ts";
-import { hashPassword } from "../auth/password.ts";
-import { authorize, can, emailSchema, passwordSchema } from "../workspaces/index.ts";
+import { authorize, can, emailSchema } from "../workspaces/index.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
@@ -16,6 +14,11 @@ import type { Role } from "../db/generated/enums.ts";
 // APP_URL/invite/<token>. Only the token's SHA-256 is stored; it expires after 7 days and works
 // once. Accepting needs an account with the invited email (signing up on the invite page makes
 // one), so a forwarded link cannot make someone else a member.
+//
+// The token proves nothing about the mailbox: the inviter sees it too (the dialog and the Members
+// page show the link to pass on by hand). So an invitation never verifies an address, never sets
+// a password and never creates a verified account; accepting needs an account whose address was
+// verified by a link that only the mailbox received (lib/auth/verification.ts).
 
 export const INVITATION_DAYS = 7;
 
@@ -114,40 +117,30 @@ export async function revokeInvitation(actorUserId: number, slug: string, invita
 
 export type InvitationLookup =
   | { state: "invalid" }
-  | {
-      state: "expired" | "accepted" | "pending";
-      email: string;
-      role: Role;
-      workspace: { slug: string; name: string };
-      accountExists: boolean;
-      /** An account has the address but never proved it (see claimWithInvitation). */
-      accountUnverified: boolean;
-    };
+  | { state: "expired" | "accepted" | "pending"; email: string; role: Role; workspace: { slug: string; name: string } };
 
-/** What the invite page shows for a token (never reveals anything for an unknown token). */
+/**
+ * What the invite page shows for a token (never reveals anything for an unknown token). Nothing
+ * about an account with the invited address: whoever holds the token (the inviter too) would learn
+ * whether it exists and whether it is verified.
+ */
 export async function lookupInvitation(token: string): Promise<InvitationLookup> {
   if (!token || token.length > 100) return { state: "invalid" };
   const inv = await db().invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
   if (!inv || !inv.workspace.active) return { state: "invalid" };
-  const account = await db().user.findUnique({ where: { email: inv.email }, select: { emailVerifiedAt: true } });
   const state = inv.acceptedAt ? "accepted" : inv.expiresAt <= new Date() ? "expired" : "pending";
-  return {
-    state,
-    email: inv.email,
-    role: inv.role,
-    workspace: { slug: inv.workspace.slug, name: inv.workspace.name },
-    accountExists: account !== null,
-    accountUnverified: account !== null && !account.emailVerifiedAt,
-  };
+  return { state, email: inv.email, role: inv.role, workspace: { slug: inv.workspace.slug, name: inv.workspace.name } };
 }
 
 /**
- * The signed-in user accepts: their email must be the invited one. Marks the invitation used and
- * makes them a member (member.joined, via "invitation") in one transaction.
+ * The signed-in user accepts: their email must be the invited one, verified by mail. Marks the
+ * invitation used and makes them a member (member.joined, via "invitation") in one transaction.
  */
 export async function acceptInvitation(userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
   return withEvents((tx, emit) => acceptInTx(tx, emit, userId, token));
 }
+
+export const UNVERIFIED_MESSAGE = "Confirm your email address first: open the link we mailed to it, then accept the invitation.";
 
 async function acceptInTx(tx: Tx, emit: Emit, userId: number, token: string): Promise<{ slug: string; member: MemberView | null }> {
   const inv = await tx.invitation.findUnique({ where: { tokenHash: hashToken(token) }, include: { workspace: true } });
@@ -162,8 +155,9 @@ async function acceptInTx(tx: Tx, emit: Emit, userId: number, token: string): Pr
     throw ServiceError.conflict("This invitation was already used.");
   }
   if (inv.expiresAt <= new Date()) throw ServiceError.conflict("This invitation has expired. Ask for a new one.");
-  // The link was mailed to this address: using it proves the address is theirs.
-  await markEmailVerified(tx, userId);
+  // The inviter holds the same token, so it cannot stand for the mailbox: only the verification
+  // link, which went to the address alone, can.
+  if (!user.emailVerifiedAt) throw ServiceError.forbidden(UNVERIFIED_MESSAGE);
   // Claimed with a condition: a double click accepts once.
   const claimed = await tx.invitation.updateMany({ where: { id: inv.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
   if (claimed.count === 0 || existing) return { slug: inv.workspace.slug, member: null };
@@ -177,31 +171,4 @@ function article(role: string) {
 
 function escapeHtml(s: string) {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}
-
-/**
- * The invitee sets a password for an existing account that never verified its address, and
- * joins. The invitation reached the address's inbox, so its holder owns the address; whoever made
- * the account without proving it (possibly someone else, squatting the address) loses it: the
- * password is replaced, linked GitHub/Google identities are removed and every session ends. In one
- * transaction with the acceptance; a verified account is refused (its owner signs in instead).
- */
-export async function claimWithInvitation(token: string, password: unknown): Promise<{ slug: string; userId: number; email: string }> {
-  const parsed = passwordSchema.safeParse(password);
-  if (!parsed.success) throw ServiceError.validation([{ path: "password", message: parsed.error.issues[0].message }]);
-  const passwordHash = await hashPassword(parsed.data);
-  const found = await db().invitation.findUnique({ where: { tokenHash: hashToken(token) }, select: { email: true } });
-  if (!found) throw ServiceError.notFound("This invitation link is not valid.");
-  const user = await db().user.findUnique({ where: { email: found.email } });
-  if (!user || user.emailVerifiedAt) throw ServiceError.conflict("This invitation can no longer be used this way. Reload the page.");
-  return withEvents(async (tx, emit) => {
-    const taken = await tx.user.updateMany({
-      where: { id: user.id, emailVerifiedAt: null },
-      data: { passwordHash, emailVerifiedAt: new Date(), sessionVersion: { increment: 1 } },
-    });
-    if (taken.count === 0) throw ServiceError.conflict("This invitation can no longer be used this way. Reload the page.");
-    await tx.account.deleteMany({ where: { userId: user.id } });
-    const { slug } = await acceptInTx(tx, emit, user.id, token);
-    return { slug, userId: user.id, email: user.email };
-  });
 }

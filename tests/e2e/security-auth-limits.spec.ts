@@ -2,8 +2,8 @@ import { expect, test } from "@playwright/test";
 import { admin, appUrl, caughtMail, PASSWORD, shot, signUp, uniqueEmail, waitForMail } from "./support.ts";
 
 // In the browser: the invitation page's sign-in is limited like the login form; a new account sees
-// a quiet "verify your email" notice until it follows the mailed link; an invitee whose address
-// someone else registered first takes the account over with the invitation.
+// a quiet "verify your email" notice until it follows the mailed link; an invitation to an address
+// someone else registered first gives nobody that account.
 
 test("the invitation page's sign-in stops after 10 failures, the right password too", async ({ page, browser }, testInfo) => {
   const { slug } = await signUp(page);
@@ -20,6 +20,7 @@ test("the invitation page's sign-in stops after 10 failures, the right password 
   const other = await browser.newContext({ baseURL: appUrl });
   const guest = await other.newPage();
   await guest.goto(link);
+  await guest.getByRole("link", { name: "I have an account" }).click();
   for (let i = 0; i < 10; i++) {
     await guest.getByLabel("Password").fill(`guess number ${i}`);
     await guest.getByRole("button", { name: "Sign in and join" }).click();
@@ -57,7 +58,7 @@ test("a new account works at once, sees a verify-your-email notice, resends, and
   await expect(notice).toHaveCount(0);
 });
 
-test("an invitee whose address was squatted sets the account's password from the invitation and joins", async ({
+test("an invitation to a squatted address shows the same page as any other and gives nobody the account", async ({
   page,
   browser,
 }, testInfo) => {
@@ -83,14 +84,15 @@ test("an invitee whose address was squatted sets the account's password from the
     .not.toBe("");
   const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(inviteText)![0];
 
-  const owner = await browser.newContext({ baseURL: appUrl });
-  const guest = await owner.newPage();
+  const visitor = await browser.newContext({ baseURL: appUrl });
+  const guest = await visitor.newPage();
   await guest.goto(link);
-  await expect(guest.getByText("the address was never confirmed")).toBeVisible();
-  await shot(guest, testInfo, "invite-claim");
-  await guest.getByLabel("Password").fill("the real owner's password");
-  await guest.getByRole("button", { name: "Set password and join" }).click();
-  await expect(guest).toHaveURL(new RegExp(`/w/${slug}`));
-  await expect(guest.getByText("Free plan · member")).toBeVisible();
-  await owner.close();
+  await expect(guest.getByText("Create your Linkhop account to accept.")).toBeVisible();
+  await expect(guest.getByText(/never confirmed|Set password/)).toHaveCount(0);
+  await shot(guest, testInfo, "invite-squatted");
+  await guest.getByLabel("Password").fill("someone else's password");
+  await guest.getByRole("button", { name: "Create account and join" }).click();
+  await expect(guest.getByRole("alert").filter({ hasText: "An account with this email already exists" })).toBeVisible();
+  await expect(guest).toHaveURL(/\/invite\//);
+  await visitor.close();
 });

@@ -90,12 +90,14 @@ export async function caughtMail(): Promise<CaughtMail[]> {
 }
 
 /** Waits for a message to `to` received by the loopback SMTP server. */
-export async function waitForMail(to: string, timeoutMs = 15_000): Promise<CaughtMail> {
+export async function waitForMail(to: string, timeoutMs = 15_000, subject?: string): Promise<CaughtMail> {
   let found: CaughtMail | undefined;
   await expect
     .poll(
       async () => {
-        found = (await caughtMail()).find((m) => m.to.some((t) => t.toLowerCase().includes(to.toLowerCase())));
+        found = (await caughtMail()).find(
+          (m) => m.to.some((t) => t.toLowerCase().includes(to.toLowerCase())) && (subject === undefined || m.subject === subject),
+        );
         return !!found;
       },
       { timeout: timeoutMs, message: `mail to ${to}` },

@@ -66,7 +66,12 @@ describe("invitations", () => {
     expect(Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 86_400_000)).toBe(7);
     expect((await inv.listInvitations(w.id)).map((i) => i.email)).toEqual([email]);
 
-    expect(await inv.lookupInvitation(token)).toMatchObject({ state: "pending", email, role: "admin", accountExists: false });
+    expect(await inv.lookupInvitation(token)).toEqual({
+      state: "pending",
+      email,
+      role: "admin",
+      workspace: { slug: w.slug, name: expect.stringMatching(/^Invite Co \d+$/) },
+    });
     expect(await inv.lookupInvitation("nonsense")).toEqual({ state: "invalid" });
 
     // Another account cannot use the link.

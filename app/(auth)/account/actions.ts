@@ -6,6 +6,7 @@ import { currentUserId, signIn } from "@/lib/auth";
 import { changePassword } from "@/lib/auth/account";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { resendVerificationMail } from "@/lib/auth/verification";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { ServiceError } from "@/lib/errors";
 
 export type PasswordFormState = { error?: string } | undefined;
@@ -38,12 +39,12 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
 
 export type ResendState = { error?: string; sent?: boolean } | undefined;
 
-/** "Resend" in the verify-your-email notice. */
-export async function resendVerificationAction(_: ResendState, _form: FormData): Promise<ResendState> {
+/** "Resend" in the verify-your-email notice; `next` (a path of the app) is where the mail's link leads on to. */
+export async function resendVerificationAction(_: ResendState, form: FormData): Promise<ResendState> {
   const userId = await currentUserId();
   if (!userId) return { error: "Sign in again." };
   try {
-    await resendVerificationMail(userId);
+    await resendVerificationMail(userId, safeNextPath(form.get("next"), null) ?? undefined);
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;

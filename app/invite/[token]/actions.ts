@@ -5,11 +5,17 @@ import { redirect } from "next/navigation";
 import { currentUserId, signIn, signInErrorMessage, signOut } from "@/lib/auth";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { signUpFrom } from "@/lib/auth/signup";
+import { unverifiedEmailOf } from "@/lib/auth/verification";
+import { formField } from "@/lib/actions/form";
 import { ServiceError } from "@/lib/errors";
-import { acceptInvitation, claimWithInvitation, lookupInvitation } from "@/lib/members/invitations";
+import { acceptInvitation, lookupInvitation } from "@/lib/members/invitations";
 import { userIdByEmail } from "@/lib/workspaces";
 
 export type InviteFormState = { error?: string } | undefined;
+
+// The forms' actions take the token from a hidden field, not bound to them: see lib/actions/form.ts.
+
+const invitePath = (token: string) => `/invite/${token}`;
 
 async function acceptAndGo(userId: number, token: string): Promise<InviteFormState> {
   let slug: string;
@@ -22,15 +28,28 @@ async function acceptAndGo(userId: number, token: string): Promise<InviteFormSta
   redirect(`/w/${slug}?joined=1`);
 }
 
-/** Signed in with the invited email: accept. */
-export async function acceptAction(token: string): Promise<InviteFormState> {
-  const userId = await currentUserId();
-  if (!userId) return { error: "Sign in first." };
+/**
+ * Just signed in as the invited address: accept when the address is verified; otherwise back to
+ * the invitation, which asks to confirm the address by mail first.
+ */
+async function continueSignedIn(userId: number, token: string): Promise<InviteFormState> {
+  if (await unverifiedEmailOf(userId)) redirect(invitePath(token));
   return acceptAndGo(userId, token);
 }
 
-/** No account yet: create one with the invited email (it also gets its own workspace), then accept. */
-export async function signUpAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
+/** Signed in with the invited email: accept. */
+export async function acceptAction(_: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const userId = await currentUserId();
+  if (!userId) return { error: "Sign in first." };
+  return acceptAndGo(userId, formField(form, "token"));
+}
+
+/**
+ * No account yet: create one with the invited email (it also gets its own workspace, and a mail
+ * whose link confirms the address and leads back here to accept).
+ */
+export async function signUpAndAcceptAction(_: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const token = formField(form, "token");
   const inv = await lookupInvitation(token);
   if (inv.state !== "pending") return { error: "This invitation can no longer be used." };
   const password = String(form.get("password") ?? "");
@@ -38,7 +57,7 @@ export async function signUpAndAcceptAction(token: string, _: InviteFormState, f
   let userId: number;
   try {
     const input = { email: inv.email, password, name: name || undefined };
-    userId = (await signUpFrom(clientAddressFrom(await headers()), input, { viaInvitation: true })).user.id;
+    userId = (await signUpFrom(clientAddressFrom(await headers()), input, { next: invitePath(token) })).user.id;
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
@@ -49,11 +68,12 @@ export async function signUpAndAcceptAction(token: string, _: InviteFormState, f
     if (e instanceof AuthError) return { error: "Your account was created, but signing in failed. Sign in to accept." };
     throw e;
   }
-  return acceptAndGo(userId, token);
+  return continueSignedIn(userId, token);
 }
 
 /** An account exists: sign in with the invited email, then accept. */
-export async function signInAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
+export async function signInAndAcceptAction(_: InviteFormState, form: FormData): Promise<InviteFormState> {
+  const token = formField(form, "token");
   const inv = await lookupInvitation(token);
   if (inv.state !== "pending") return { error: "This invitation can no longer be used." };
   const password = String(form.get("password") ?? "");
@@ -64,31 +84,7 @@ export async function signInAndAcceptAction(token: string, _: InviteFormState, f
     if (e instanceof AuthError) return { error: signInErrorMessage(e, "Wrong password.") };
     throw e;
   }
-  const userId = await currentUserIdAfterSignIn(inv.email);
-  return acceptAndGo(userId, token);
-}
-
-/**
- * An account has the invited address but never verified it: the invitee (who got the mail) sets
- * its password, which verifies it and ends every other session (lib/members/invitations.ts).
- */
-export async function claimAndAcceptAction(token: string, _: InviteFormState, form: FormData): Promise<InviteFormState> {
-  const password = String(form.get("password") ?? "");
-  let claimed: { slug: string; email: string };
-  try {
-    claimed = await claimWithInvitation(token, password);
-  } catch (e) {
-    if (e instanceof ServiceError) return { error: e.message };
-    throw e;
-  }
-  try {
-    await signIn("credentials", { email: claimed.email, password, redirect: false });
-  } catch (e) {
-    if (e instanceof AuthError)
-      return { error: signInErrorMessage(e, "You joined, but signing in failed. Sign in with your new password.") };
-    throw e;
-  }
-  redirect(`/w/${claimed.slug}?joined=1`);
+  return continueSignedIn(await currentUserIdAfterSignIn(inv.email), token);
 }
 
 // The session cookie set by signIn is not readable in the same request; look the user up by email.
@@ -98,7 +94,7 @@ async function currentUserIdAfterSignIn(email: string): Promise<number> {
   return id;
 }
 
-export async function switchAccountAction(token: string) {
+export async function switchAccountAction(form: FormData) {
   await signOut({ redirect: false });
-  redirect(`/invite/${token}`);
+  redirect(invitePath(encodeURIComponent(formField(form, "token"))));
 }

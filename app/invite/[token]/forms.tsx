@@ -1,12 +1,13 @@
 "use client";
 import { useActionState } from "react";
 import { buttonClass, Field, FormError, inputClass } from "@/components/ui";
-import { acceptAction, claimAndAcceptAction, signInAndAcceptAction, signUpAndAcceptAction, type InviteFormState } from "./actions";
+import { acceptAction, signInAndAcceptAction, signUpAndAcceptAction, type InviteFormState } from "./actions";
 
 export function AcceptButton({ token, workspace }: { token: string; workspace: string }) {
-  const [state, action, pending] = useActionState<InviteFormState, FormData>(() => acceptAction(token), undefined);
+  const [state, action, pending] = useActionState<InviteFormState, FormData>(acceptAction, undefined);
   return (
     <form action={action} className="space-y-3">
+      <input type="hidden" name="token" value={token} />
       <FormError message={state?.error} />
       <button className={`${buttonClass} w-full`} disabled={pending} autoFocus>
         {pending ? "Joining…" : `Accept and join ${workspace}`}
@@ -15,49 +16,49 @@ export function AcceptButton({ token, workspace }: { token: string; workspace: s
   );
 }
 
-const ACTIONS = { signup: signUpAndAcceptAction, signin: signInAndAcceptAction, claim: claimAndAcceptAction };
+export type InviteAuthMode = "signup" | "signin";
 
-/** signup: no account yet; signin: a verified account; claim: an account that never verified the address. */
-export function InviteAuthForm({ token, email, mode }: { token: string; email: string; mode: "signin" | "signup" | "claim" }) {
-  const [state, action, pending] = useActionState<InviteFormState, FormData>(ACTIONS[mode].bind(null, token), undefined);
-  const newPassword = mode !== "signin";
+/**
+ * signup: create an account with the invited address; signin: use the account that has it. The
+ * page offers both whatever accounts exist (it must not tell the link's holder, who may be the
+ * inviter, whether the address has an account).
+ */
+export function InviteAuthForm({ token, email, mode }: { token: string; email: string; mode: InviteAuthMode }) {
+  const [state, action, pending] = useActionState<InviteFormState, FormData>(
+    mode === "signup" ? signUpAndAcceptAction : signInAndAcceptAction,
+    undefined,
+  );
+  const signup = mode === "signup";
   return (
     <form action={action} className="space-y-4" noValidate>
+      <input type="hidden" name="token" value={token} />
       <p className="text-sm text-slate-700">
-        {mode === "signup"
-          ? "Create your Linkhop account to accept."
-          : mode === "claim"
-            ? "A Linkhop account with this address exists, but the address was never confirmed. This invitation reached your inbox, so set a new password for the account to accept (any other sign-in to it ends)."
-            : "You already have a Linkhop account. Sign in to accept."}
+        {signup
+          ? "Create your Linkhop account to accept. We will mail a link to this address to confirm it's yours."
+          : "Sign in with your Linkhop account for this address to accept."}
       </p>
       <FormError message={state?.error} />
       <Field label="Email" htmlFor="invite-email">
         <input id="invite-email" value={email} readOnly className={`${inputClass} bg-slate-50`} autoComplete="email" />
       </Field>
-      {mode === "signup" && (
+      {signup && (
         <Field label="Name (optional)" htmlFor="invite-name">
           <input id="invite-name" name="name" autoComplete="name" className={inputClass} />
         </Field>
       )}
-      <Field label="Password" htmlFor="invite-password" hint={newPassword ? "At least 8 characters." : undefined}>
+      <Field label="Password" htmlFor="invite-password" hint={signup ? "At least 8 characters." : undefined}>
         <input
           id="invite-password"
           name="password"
           type="password"
           required
           autoFocus
-          autoComplete={newPassword ? "new-password" : "current-password"}
+          autoComplete={signup ? "new-password" : "current-password"}
           className={inputClass}
         />
       </Field>
       <button className={`${buttonClass} w-full`} disabled={pending}>
-        {pending
-          ? "Please wait…"
-          : mode === "signup"
-            ? "Create account and join"
-            : mode === "claim"
-              ? "Set password and join"
-              : "Sign in and join"}
+        {pending ? "Please wait…" : signup ? "Create account and join" : "Sign in and join"}
       </button>
     </form>
   );

@@ -2,19 +2,32 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { currentUserId } from "@/lib/auth";
 import { emailOf } from "@/lib/workspaces";
+import { unverifiedEmailOf } from "@/lib/auth/verification";
 import { lookupInvitation } from "@/lib/members/invitations";
 import { buttonClass, secondaryButtonClass } from "@/components/ui";
+import { VerifyEmailNotice } from "@/app/(auth)/account/verify-notice";
 import { switchAccountAction } from "./actions";
-import { AcceptButton, InviteAuthForm } from "./forms";
+import { AcceptButton, InviteAuthForm, type InviteAuthMode } from "./forms";
 
 export const metadata: Metadata = { title: "Invitation" };
 export const dynamic = "force-dynamic";
 
-export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
+// What a signed-out visitor sees does not depend on whether the invited address has an account
+// (the link's holder may be the inviter); `?mode=signin` switches the form, with or without JavaScript.
+export default async function InvitePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ token: string }>;
+  searchParams: Promise<{ mode?: string | string[] }>;
+}) {
   const { token } = await params;
+  const mode: InviteAuthMode = (await searchParams).mode === "signin" ? "signin" : "signup";
   const inv = await lookupInvitation(token);
   const userId = await currentUserId();
   const myEmail = userId ? await emailOf(userId) : null;
+  const unverified =
+    userId && myEmail === (inv.state === "invalid" ? null : inv.email) ? (await unverifiedEmailOf(userId)) !== null : false;
 
   return (
     <main className="flex min-h-screen items-center justify-center px-4 py-12">
@@ -49,7 +62,11 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
                 <strong>{inv.email}</strong>.
               </p>
               <div className="mt-6">
-                {myEmail === inv.email ? (
+                {myEmail === inv.email && unverified ? (
+                  <VerifyEmailNotice email={inv.email} next={`/invite/${token}`}>
+                    Confirm your email address to join: open the link we mailed to <strong>{inv.email}</strong>, then accept here.
+                  </VerifyEmailNotice>
+                ) : myEmail === inv.email ? (
                   <AcceptButton token={token} workspace={inv.workspace.name} />
                 ) : myEmail ? (
                   <div className="space-y-4">
@@ -57,16 +74,16 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
                       You are signed in as <strong>{myEmail}</strong>. This invitation is for <strong>{inv.email}</strong>; sign in with
                       that address to accept it.
                     </p>
-                    <form action={switchAccountAction.bind(null, token)}>
+                    <form action={switchAccountAction}>
+                      <input type="hidden" name="token" value={token} />
                       <button className={`${buttonClass} w-full`}>Sign out and continue as {inv.email}</button>
                     </form>
                   </div>
                 ) : (
-                  <InviteAuthForm
-                    token={token}
-                    email={inv.email}
-                    mode={inv.accountUnverified ? "claim" : inv.accountExists ? "signin" : "signup"}
-                  />
+                  <div className="space-y-5">
+                    <ModeTabs token={token} mode={mode} />
+                    <InviteAuthForm key={mode} token={token} email={inv.email} mode={mode} />
+                  </div>
                 )}
               </div>
             </>
@@ -74,6 +91,27 @@ export default async function InvitePage({ params }: { params: Promise<{ token: 
         </div>
       </div>
     </main>
+  );
+}
+
+function ModeTabs({ token, mode }: { token: string; mode: InviteAuthMode }) {
+  const tab = (value: InviteAuthMode, label: string) => (
+    <Link
+      href={value === "signup" ? `/invite/${token}` : `/invite/${token}?mode=signin`}
+      replace
+      aria-current={mode === value ? "page" : undefined}
+      className={`flex-1 rounded-md px-3 py-1.5 text-center text-sm font-medium ${
+        mode === value ? "bg-white text-slate-900 shadow-sm" : "text-slate-600 hover:text-slate-900"
+      }`}
+    >
+      {label}
+    </Link>
+  );
+  return (
+    <nav aria-label="Account" className="flex gap-1 rounded-lg bg-slate-100 p-1">
+      {tab("signup", "New to Linkhop")}
+      {tab("signin", "I have an account")}
+    </nav>
   );
 }
 

@@ -1,15 +1,25 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { safeNextPath } from "@/lib/auth/next-path";
 import { verifyEmail } from "@/lib/auth/verification";
-import { secondaryButtonClass } from "@/components/ui";
+import { buttonClass, secondaryButtonClass } from "@/components/ui";
 
 export const metadata: Metadata = { title: "Confirm your email" };
 export const dynamic = "force-dynamic";
 
 // The link of the verification mail. Opening it verifies (signed in or not: the link itself proves
-// the mail was read).
-export default async function VerifyEmailPage({ params }: { params: Promise<{ token: string }> }) {
+// the mail was read). `next` (a path of this app, e.g. the invitation that asked for the
+// confirmation) becomes a "Continue" button.
+export default async function VerifyEmailPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ token: string }>;
+  searchParams: Promise<{ next?: string | string[] }>;
+}) {
   const outcome = await verifyEmail((await params).token);
+  const next = safeNextPath((await searchParams).next, null);
+  const confirmed = outcome.state === "verified" || outcome.state === "already_verified";
   const [title, text] =
     outcome.state === "verified"
       ? ["Email address confirmed", `Thanks: ${outcome.email} is verified.`]
@@ -22,9 +32,15 @@ export default async function VerifyEmailPage({ params }: { params: Promise<{ to
     <div className="text-center">
       <h1 className="text-lg font-semibold">{title}</h1>
       <p className="mt-2 text-sm text-slate-600">{text}</p>
-      <Link href="/" className={`${secondaryButtonClass} mt-6`}>
-        Go to Linkhop
-      </Link>
+      {confirmed && next && next !== "/" ? (
+        <Link href={next} className={`${buttonClass} mt-6`}>
+          Continue
+        </Link>
+      ) : (
+        <Link href="/" className={`${secondaryButtonClass} mt-6`}>
+          Go to Linkhop
+        </Link>
+      )}
     </div>
   );
 }
