@@ -1,5 +1,8 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { getRequestMeta } from "next/dist/server/request-meta.js";
 import { describe, expect, it } from "vitest";
-import { isJsonServerAction, jsonNestingDepth } from "../../lib/http/action-guard.ts";
+import { handOverActionBody, isJsonServerAction, jsonNestingDepth, readActionBody } from "../../lib/http/action-guard.ts";
 import { earlyAnswer } from "../../lib/http/request-guard.ts";
 import { parseIdParam } from "../../lib/http/params.ts";
 
@@ -18,6 +21,22 @@ describe("server action bodies", () => {
       isJsonServerAction({ method: "POST", headers: { "next-action": "abc", "content-type": "multipart/form-data; boundary=x" } }),
     ).toBe(false);
     expect(isJsonServerAction({ method: "POST", headers: {} })).toBe(false);
+  });
+  it("are handed to Next as the bytes both of its readers take: forwarding (new Uint8Array) and the local stream", async () => {
+    const text = JSON.stringify(["acme", { email: "zoë@example.test", role: "member" }]);
+    // As server.ts does it: read the request, hand over what was read.
+    const req = Readable.from([Buffer.from(text.slice(0, 20)), Buffer.from(text.slice(20))]) as unknown as IncomingMessage;
+    const body = await readActionBody(req);
+    handOverActionBody(req, body!);
+    // What Next 16's action handler does with it (server/app-render/action-handler.js).
+    const stashed = getRequestMeta(req as never, "actionBody");
+    expect(Buffer.from(new Uint8Array(stashed as never)).toString("utf8")).toBe(text);
+    const chunks: Buffer[] = [];
+    for await (const c of Readable.from(stashed as never)) chunks.push(Buffer.from(c as Buffer));
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(text);
+    // An empty body is still a body handed over (Next would otherwise read the consumed stream).
+    handOverActionBody(req, Buffer.alloc(0));
+    expect(getRequestMeta(req as never, "actionBody")).toBeTruthy();
   });
 });
 
