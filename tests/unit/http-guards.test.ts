@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { getRequestMeta } from "next/dist/server/request-meta.js";
 import { describe, expect, it } from "vitest";
 import { handOverActionBody, isJsonServerAction, jsonNestingDepth, readActionBody } from "../../lib/http/action-guard.ts";
-import { earlyAnswer } from "../../lib/http/request-guard.ts";
+import { earlyAnswer, isValidHostHeader } from "../../lib/http/request-guard.ts";
 import { parseIdParam } from "../../lib/http/params.ts";
 
 describe("server action bodies", () => {
@@ -41,6 +41,19 @@ describe("server action bodies", () => {
 });
 
 describe("requests answered before Next", () => {
+  it("a Host header that is not a host and optional port is a 400, in the API's shape on API paths", () => {
+    for (const host of ["a b", "localhost:99999", "[::1", "x:y:z", "a/b", "u@h", "h?x", ""])
+      expect(isValidHostHeader(host), host).toBe(false);
+    for (const host of ["localhost:3000", "127.0.0.1", "[::1]:3000", "links.example.com", "LOCALHOST"])
+      expect(isValidHostHeader(host), host).toBe(true);
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: { host: "a b" } })?.status).toBe(400);
+    expect(JSON.parse(earlyAnswer({ method: "GET", url: "/api/v1/links", headers: { host: "localhost:99999" } })!.body).error).toBe(
+      "validation",
+    );
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: { host: "localhost:3000" } })).toBeNull();
+    // HTTP/1.0 without a Host header: Node lets it through and so does the guard.
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: {} })).toBeNull();
+  });
   it("unrouted methods 405, OPTIONS * 204, non-path targets and bad escapes 400; ordinary requests pass", () => {
     expect(earlyAnswer({ method: "TRACE", url: "/api/v1/links" })).toMatchObject({ status: 405, headers: { Allow: expect.any(String) } });
     expect(JSON.parse(earlyAnswer({ method: "TRACE", url: "/api/v1/links" })!.body).error).toBe("validation");
