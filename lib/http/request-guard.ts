@@ -26,7 +26,9 @@ function answer(status: number, api: boolean, message: string, extra: Record<str
 }
 
 /** The answer for a request Next must not see, or null to pass it on. */
-export function earlyAnswer(req: Pick<IncomingMessage, "method" | "url"> & { headers?: IncomingHttpHeaders }): EarlyAnswer | null {
+export function earlyAnswer(
+  req: Pick<IncomingMessage, "method" | "url"> & { headers?: IncomingHttpHeaders; rawHeaders?: string[] },
+): EarlyAnswer | null {
   const url = req.url ?? "";
   const method = req.method ?? "";
   if (!url.startsWith("/")) {
@@ -35,10 +37,13 @@ export function earlyAnswer(req: Pick<IncomingMessage, "method" | "url"> & { hea
     return answer(400, false, "Bad request: the request target must be a path.");
   }
   const api = isApiUrl(url);
-  // RFC 9112 3.2: a Host header with an invalid value gets a 400. Node itself already answers a
-  // missing one (HTTP/1.1) and a repeated one keeps only the first.
+  // RFC 9112 3.2: a Host header with an invalid value, or more than one, gets a 400. Node itself
+  // answers a missing one (HTTP/1.1) but keeps the first of several, which a proxy may read otherwise.
   if (req.headers && "host" in req.headers && !isValidHostHeader(req.headers.host)) {
     return answer(400, api, "Bad request: the Host header is not a valid host name and port.");
+  }
+  if (req.rawHeaders && req.rawHeaders.filter((v, i) => i % 2 === 0 && v.toLowerCase() === "host").length > 1) {
+    return answer(400, api, "Bad request: more than one Host header.");
   }
   if (!METHODS.has(method)) return answer(405, api, `${method} is not supported; use ${ALLOW}.`, { Allow: ALLOW });
   if (!api && !decodablePath(url)) return answer(400, false, "Bad request: the address contains an invalid percent-escape.");

@@ -155,6 +155,9 @@ describe("no 500 from user input", () => {
           expect(answer, `${JSON.stringify(host)} ${path}`).not.toMatch(/TypeError|Invalid URL|at /);
         }
       }
+      // Two Host headers (Node would keep the first; a proxy in front may have used the other).
+      const twice = await raw("GET /login HTTP/1.1\r\nHost: localhost:3000\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+      expect(twice).toMatch(/^HTTP\/1\.1 400 /);
       // Ordinary hosts, with and without a port, still reach the page.
       for (const host of ["localhost:3000", "127.0.0.1", "[::1]:3000", "links.example.com"]) {
         expect(await raw(`GET /login HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toMatch(/^HTTP\/1\.1 200 /);

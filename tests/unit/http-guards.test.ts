@@ -51,6 +51,8 @@ describe("requests answered before Next", () => {
       "validation",
     );
     expect(earlyAnswer({ method: "GET", url: "/login", headers: { host: "localhost:3000" } })).toBeNull();
+    const twice = { method: "GET", url: "/login", headers: { host: "a.example" }, rawHeaders: ["Host", "a.example", "host", "b.example"] };
+    expect(earlyAnswer(twice)?.status).toBe(400);
     // HTTP/1.0 without a Host header: Node lets it through and so does the guard.
     expect(earlyAnswer({ method: "GET", url: "/login", headers: {} })).toBeNull();
   });
