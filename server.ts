@@ -95,7 +95,7 @@ async function main() {
       void readActionBody(req).then((body) => {
         if (body === null)
           return void res.writeHead(413, { "Content-Type": "text/plain", Connection: "close" }).end("Request too large.\n");
-        if (jsonNestingDepth(body) > MAX_ACTION_NESTING)
+        if (jsonNestingDepth(body.toString("utf8")) > MAX_ACTION_NESTING)
           return void res.writeHead(400, { "Content-Type": "text/plain" }).end("Bad request: the arguments are nested too deeply.\n");
         handOverActionBody(req, body);
         void passToNext(req, res);

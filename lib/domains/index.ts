@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { config } from "../config/index.ts";
-import { db, uniqueViolation } from "../db/client.ts";
+import { db, uniqueViolation, type Tx } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
 import { withEvents } from "../events/index.ts";
@@ -111,8 +111,10 @@ export async function usableDomains(workspaceId: number): Promise<{ id: number; 
 
 /**
  * Adds `host` to the workspace with a fresh verification token. A host another workspace has
- * VERIFIED is refused; an unverified claim elsewhere does not reserve it (anyone can type any
- * host), so it is replaced: whoever proves ownership in DNS gets it.
+ * VERIFIED is refused (without saying which workspace). One that other workspaces have only added
+ * stays theirs as it is: anyone can type any host, so a pending claim reserves nothing and is never
+ * touched from here; each workspace gets its own token, and whoever's token turns up in DNS gets
+ * the host (verifyDomain), which is when the other pending claims go.
  */
 export async function addDomain(workspace: WorkspaceRef, rawHost: unknown): Promise<DomainView> {
   requireCustomDomains(workspace);
@@ -120,19 +122,16 @@ export async function addDomain(workspace: WorkspaceRef, rawHost: unknown): Prom
   const token = randomBytes(16).toString("hex");
   try {
     const row = await db().$transaction(async (tx) => {
-      const existing = await tx.domain.findUnique({ where: { host } });
-      if (existing) {
-        if (existing.workspaceId === workspace.id) throw ServiceError.conflict(`${host} is already added to this workspace.`);
-        if (existing.verifiedAt) throw ServiceError.conflict(`${host} is already in use by another workspace.`);
-        const links = await tx.link.count({ where: { domainId: existing.id } });
-        if (links > 0) throw ServiceError.conflict(`${host} is already in use by another workspace.`);
-        await tx.domain.delete({ where: { id: existing.id } });
+      const own = await tx.domain.findUnique({ where: { workspaceId_host: { workspaceId: workspace.id, host } } });
+      if (own) throw ServiceError.conflict(`${host} is already added to this workspace.`);
+      if (await tx.domain.findUnique({ where: { verifiedHost: host }, select: { id: true } })) {
+        throw ServiceError.conflict(`${host} is already in use by another workspace.`);
       }
       return tx.domain.create({ data: { workspaceId: workspace.id, host, txtToken: token } });
     });
     return view(row);
   } catch (e) {
-    if (uniqueViolation(e)) throw ServiceError.conflict(`${host} was just added by someone else.`);
+    if (uniqueViolation(e)) throw ServiceError.conflict(`${host} is already added to this workspace.`);
     throw e;
   }
 }
@@ -176,14 +175,38 @@ export async function verifyDomain(workspace: WorkspaceRef, domainId: number): P
     };
   }
 
-  const updated = await withEvents(async (tx, emit) => {
-    // Claimed with a condition so two concurrent checks send one event.
-    const claimed = await tx.domain.updateMany({ where: { id: domain.id, verifiedAt: null }, data: { verifiedAt: new Date() } });
-    const row = await tx.domain.findUniqueOrThrow({ where: { id: domain.id } });
-    if (claimed.count === 1) await emit(workspace, "domain.verified", { domain: { id: row.id, host: row.host } });
-    return row;
-  });
+  let updated;
+  try {
+    updated = await withEvents(async (tx, emit) => {
+      // Every workspace's row for the host is locked first, so two workspaces proving the same host
+      // at once go one after the other: the second finds its row removed by the first.
+      await lockHostRows(tx, domain.host);
+      // Claimed with a condition so two concurrent checks send one event; verifiedHost's unique
+      // index is the last word should two workspaces still claim the host.
+      const claimed = await tx.domain.updateMany({
+        where: { id: domain.id, verifiedAt: null },
+        data: { verifiedAt: new Date(), verifiedHost: domain.host },
+      });
+      const row = await tx.domain.findUnique({ where: { id: domain.id } });
+      // Removed meanwhile: another workspace verified the host first (below) or it was removed here.
+      if (!row) throw ServiceError.notFound("No such domain in this workspace.");
+      if (claimed.count === 1) {
+        // The host is this workspace's now: the other workspaces' pending claims to it have lost.
+        await tx.domain.deleteMany({ where: { host: row.host, verifiedAt: null, id: { not: row.id } } });
+        await emit(workspace, "domain.verified", { domain: { id: row.id, host: row.host } });
+      }
+      return row;
+    });
+  } catch (e) {
+    if (uniqueViolation(e)) throw ServiceError.conflict(`${domain.host} is already in use by another workspace.`);
+    throw e;
+  }
   return { domain: view(updated), verified: true, alreadyVerified: false, message: `${updated.host} is verified.` };
+}
+
+/** Locks every workspace's row for `host`, in id order (so two lockers cannot deadlock). */
+async function lockHostRows(tx: Tx, host: string): Promise<void> {
+  await tx.$queryRaw`SELECT "id" FROM "Domain" WHERE "host" = ${host} ORDER BY "id" FOR UPDATE`;
 }
 
 /** Removes a domain. Refused while links live on it: their short URLs would silently break. */

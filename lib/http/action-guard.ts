@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 // Server action arguments arrive as JSON text (the browser's encodeReply). Next decodes them with
 // React's recursive reviver before any action code runs, so a deeply nested body (50,000 "[")
 // overflows the stack and answers 500. server.ts reads such a body first (within Next's own 1 MB
-// limit for actions), refuses one nested deeper than any real form sends, and hands the text it
+// limit for actions), refuses one nested deeper than any real form sends, and hands the bytes it
 // read to Next as the action body (Next's request meta `actionBody`, which it reads instead of the
 // request stream). Multipart bodies (forms posted without JavaScript) go to Next unread.
 
@@ -39,8 +39,8 @@ export function jsonNestingDepth(text: string): number {
   return max;
 }
 
-/** The body as text, or null when it is larger than MAX_ACTION_BODY_BYTES (or the client went away). */
-export function readActionBody(req: IncomingMessage): Promise<string | null> {
+/** The body's bytes, or null when it is larger than MAX_ACTION_BODY_BYTES (or the client went away). */
+export function readActionBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -52,15 +52,22 @@ export function readActionBody(req: IncomingMessage): Promise<string | null> {
         resolve(null);
       } else chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", () => resolve(null));
   });
 }
 
 const NEXT_REQUEST_META = Symbol.for("NextInternalRequestMeta");
 
-/** Gives Next the body already read, as the action body it would otherwise read from the stream. */
-export function handOverActionBody(req: IncomingMessage, body: string): void {
+/**
+ * Gives Next the body already read, as the action body it would otherwise read from the stream.
+ * It must be the bytes (a Buffer, as Next stores there itself): Next 16's action handler streams it
+ * with Readable.from() for a local action, but when the action lives on another page it forwards
+ * `new Uint8Array(actionBody)`, which for a string is an empty (or NaN-sized) array: the forwarded
+ * action got no arguments and logged a SyntaxError. An empty string would even be taken as "no
+ * body handed over" and Next would wait forever on the stream already read.
+ */
+export function handOverActionBody(req: IncomingMessage, body: Buffer): void {
   const holder = req as unknown as Record<symbol, Record<string, unknown> | undefined>;
   holder[NEXT_REQUEST_META] = { ...holder[NEXT_REQUEST_META], actionBody: body };
 }

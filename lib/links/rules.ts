@@ -4,7 +4,8 @@ import { issueText, joinedIssueTexts, ServiceError, type Issue } from "../errors
 import type { Workspace } from "../db/generated/client.ts";
 import { randomBase62 } from "../keys/random.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
-import { bothLoopback, RESERVED_PATHS } from "../redirects/routing.ts";
+import { defaultResolve, isThisMachineName, reachesThisMachine } from "../net/index.ts";
+import { RESERVED_PATHS } from "../redirects/routing.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
 
 // The link rules that are not shapes: codes, domains, destinations and plan features. A refusal
@@ -98,25 +99,58 @@ export function isDenylisted(hostname: string, denylist: string[]): boolean {
   });
 }
 
+/** "name" and "port" of a configured host such as localhost:3000, [::1]:8080 or lnk.to (port ""). */
+function splitHost(h: string): { name: string; port: string } | null {
+  const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(h.toLowerCase());
+  return m ? { name: bareHost(m[1]), port: m[2] ?? "" } : null;
+}
+
 /**
  * Matches a URL against the service's own short-link hosts. A configured host with a port
  * (localhost:3000) matches only that host and port; one without a port matches the host on any port.
- * Loopback names stand for each other (127.0.0.1:3000 is localhost:3000), as in the redirect routing.
+ * When a configured host is this machine (localhost, a loopback address), every destination that
+ * reaches this machine stands for it on that port: 127.0.0.2, 0.0.0.0, [::ffff:127.0.0.1], *.localhost,
+ * and (`reachesHere`, from reachesThisMachine) names that resolve to loopback. Without it, only the
+ * forms that need no DNS count.
  */
-export function isServiceHost(url: URL, hosts: string[]): boolean {
+export function isServiceHost(url: URL, hosts: string[], reachesHere = isThisMachineName(url.hostname)): boolean {
   const hostname = bareHost(url.hostname);
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   return hosts.some((h) => {
-    const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(h.toLowerCase());
-    if (!m) return false;
-    const name = bareHost(m[1]);
-    return (name === hostname || bothLoopback(name, hostname)) && (!m[2] || m[2] === port);
+    const own = splitHost(h);
+    if (!own) return false;
+    return (own.name === hostname || (reachesHere && isThisMachineName(own.name))) && (!own.port || own.port === port);
   });
 }
 
 /**
+ * How long a link save waits for DNS to tell whether a destination's name points at this machine.
+ * Past it (or when the name does not resolve) the name counts as not pointing here.
+ */
+const THIS_MACHINE_DNS_TIMEOUT_MS = 1000;
+
+/**
+ * The destination host names (of `hostnames`) that reach this machine, when a short-link host is
+ * this machine; else none are asked about (a public short domain cannot be reached through
+ * loopback, and no DNS query is made). Names are resolved once each, in parallel, through
+ * DNS_SERVERS or the system resolver, each within THIS_MACHINE_DNS_TIMEOUT_MS.
+ */
+async function namesReachingHere(hostnames: string[], own: string[]): Promise<Set<string>> {
+  const here = new Set<string>();
+  if (!own.some((h) => isThisMachineName(splitHost(h)?.name ?? ""))) return here;
+  const resolve = defaultResolve(config().DNS_SERVERS);
+  await Promise.all(
+    hostnames.map(async (h) => {
+      if (await reachesThisMachine(h, { resolve, timeoutMs: THIS_MACHINE_DNS_TIMEOUT_MS })) here.add(h);
+    }),
+  );
+  return here;
+}
+
+/**
  * Refuses destinations on DESTINATION_DENYLIST (the host or its subdomains) and any address that is
- * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any workspace.
+ * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any
+ * workspace, by name, and for a short-link host on this machine by address too (isServiceHost).
  * Returns one issue per refused URL.
  */
 export async function refusedDestinations(inputs: Partial<DestinationFields>[], client: DbOrTx = db()): Promise<Issue[][]> {
@@ -129,11 +163,12 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
       )
     : [];
   const own = [cfg.shortDomain, cfg.appHost, ...verified];
+  const here = await namesReachingHere(hostnames, own);
   return parsed.map((list) =>
     list.flatMap(({ field, u }) => {
       if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST))
         return [{ path: field, message: `the host ${u.hostname} is not allowed as a destination` }];
-      if (isServiceHost(u, own))
+      if (isServiceHost(u, own, here.has(bareHost(u.hostname))))
         return [{ path: field, message: `${u.host} is a short-link host of this service; a link cannot point to a short link` }];
       return [];
     }),

@@ -14,9 +14,17 @@ export type GuardOptions = {
 export type GuardRefusal = "invalid_url" | "scheme" | "port" | "credentials" | "dns" | "address";
 
 export type GuardResult =
-  { ok: true; url: URL; host: string; port: number; addresses: string[] } | { ok: false; reason: GuardRefusal; message: string };
+  | { ok: true; url: URL; host: string; port: number; addresses: string[] }
+  | {
+      ok: false;
+      reason: GuardRefusal;
+      /** For the workspace (form errors, the delivery log): never says which address a name resolves to. */
+      message: string;
+      /** For the server log only: the refused address and its class. */
+      detail?: string;
+    };
 
-const refuse = (reason: GuardRefusal, message: string): GuardResult => ({ ok: false, reason, message });
+const refuse = (reason: GuardRefusal, message: string, detail?: string): GuardResult => ({ ok: false, reason, message, detail });
 
 /** Checks the URL's shape only (no resolution): https, port 443, no user name or password. */
 export function checkUrlShape(raw: string, allowPrivate: boolean): GuardResult {
@@ -53,7 +61,13 @@ export async function checkDestination(raw: string, opts: GuardOptions): Promise
     for (const a of addresses) {
       const cls = classifyAddress(a);
       if (cls !== "public") {
-        return refuse("address", `The host ${shape.host} resolves to ${a}, a ${cls} address; webhooks only go to public addresses.`);
+        // The message only says that it is refused: echoing the address (or its class) would let
+        // whoever saves a webhook map internal host names through the form.
+        return refuse(
+          "address",
+          `The host ${shape.host} resolves to a private or reserved address; webhooks only go to public addresses.`,
+          `${shape.host} resolves to ${a} (${cls})`,
+        );
       }
     }
   }

@@ -7,7 +7,10 @@ export function guardOptions(): GuardOptions {
   return { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, resolve: defaultResolve(cfg.DNS_SERVERS) };
 }
 
-/** checkDestination with a deadline: a resolver that hangs counts as a DNS failure. */
+/**
+ * checkDestination with a deadline: a resolver that hangs counts as a DNS failure. Used on save and
+ * before every attempt; its message is what the workspace sees (form error, delivery log).
+ */
 export async function checkWebhookUrl(url: string, timeoutMs = config().WEBHOOK_TIMEOUT_MS): Promise<GuardResult> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<GuardResult>((resolve) => {
@@ -17,7 +20,10 @@ export async function checkWebhookUrl(url: string, timeoutMs = config().WEBHOOK_
     );
   });
   try {
-    return await Promise.race([checkDestination(url, guardOptions()), deadline]);
+    const r = await Promise.race([checkDestination(url, guardOptions()), deadline]);
+    // Where a refused name points stays in the server log: the workspace only learns it was refused.
+    if (!r.ok && r.detail) console.warn(`[webhooks] refused a webhook URL: ${r.detail}`);
+    return r;
   } finally {
     clearTimeout(timer);
   }

@@ -5,7 +5,8 @@ import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
 
 // Custom domains (lib/domains) against a real PostgreSQL and a real DNS server on loopback
-// (DNS_SERVERS): host rules, the TXT check, domain.verified in the same transaction, removal,
+// (DNS_SERVERS): host rules, the TXT check, domain.verified in the same transaction, one host
+// pending in several workspaces (the TXT record decides; no workspace touches another's row), removal,
 // the CustomDomains gate, and the admin CLI's domain:add / domain:verify.
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -110,20 +111,58 @@ describe("custom domains", () => {
     expect(await events(w.id)).toHaveLength(1);
   });
 
-  test("another workspace: an unverified claim does not reserve a host, a verified one does; ids are not shared", async () => {
+  test("another workspace: each may have a host pending with its own token, nobody's row is touched, the TXT record decides", async () => {
     const a = await workspace();
     const b = await workspace();
+    const c = await workspace();
     const claimed = await domains.addDomain(a, "shared.example.test");
-    // b's own claim replaces a's unverified one; whoever proves DNS ownership keeps it.
+    // b adds the same host: its own pending row and token; a's row and token stay as they were.
     const mine = await domains.addDomain(b, "shared.example.test");
-    expect(await domains.listDomains(a.id)).toHaveLength(0);
-    await expect(domains.verifyDomain(a, claimed.id)).rejects.toMatchObject({ code: "not_found" });
+    const third = await domains.addDomain(c, "shared.example.test");
+    expect(new Set([claimed.txtValue, mine.txtValue, third.txtValue]).size).toBe(3);
+    expect(await domains.listDomains(a.id)).toMatchObject([
+      { id: claimed.id, host: "shared.example.test", verified: false, txtValue: claimed.txtValue },
+    ]);
+    expect(await domains.listDomains(b.id)).toMatchObject([{ id: mine.id, verified: false, txtValue: mine.txtValue }]);
+    // b cannot verify, remove or see a's pending row by id.
+    await expect(domains.verifyDomain(b, claimed.id)).rejects.toMatchObject({ code: "not_found" });
+    await expect(domains.removeDomain(b, claimed.id)).rejects.toMatchObject({ code: "not_found" });
+
+    // The record holds b's token: a's check fails (its own token is not there), b's succeeds.
     dns.set(mine.txtName, "TXT", [mine.txtValue]);
+    expect((await domains.verifyDomain(a, claimed.id)).verified).toBe(false);
     expect((await domains.verifyDomain(b, mine.id)).verified).toBe(true);
-    await expect(domains.addDomain(a, "shared.example.test")).rejects.toMatchObject({ code: "conflict" });
+    // Now the host is b's: the other pending claims are gone, and adding it again is a conflict that names no one.
+    expect(await domains.listDomains(a.id)).toEqual([]);
+    expect(await domains.listDomains(c.id)).toEqual([]);
+    await expect(domains.verifyDomain(a, claimed.id)).rejects.toMatchObject({ code: "not_found" });
+    const refused = await domains.addDomain(a, "shared.example.test").catch((e: Error) => e);
+    expect(refused).toMatchObject({ code: "conflict", message: "shared.example.test is already in use by another workspace." });
     // a cannot verify or remove b's domain by id.
     await expect(domains.verifyDomain(a, mine.id)).rejects.toMatchObject({ code: "not_found" });
     await expect(domains.removeDomain(a, mine.id)).rejects.toMatchObject({ code: "not_found" });
+    expect(await domains.usableDomains(b.id)).toEqual([{ id: mine.id, host: "shared.example.test" }]);
+    expect(await events(a.id)).toHaveLength(0);
+    expect(await events(b.id)).toHaveLength(1);
+  });
+
+  test("two workspaces verifying one host at the same time: exactly one gets it", async () => {
+    const a = await workspace();
+    const b = await workspace();
+    const da = await domains.addDomain(a, "both.example.test");
+    const dbb = await domains.addDomain(b, "both.example.test");
+    // Both tokens published (the zone changed hands): both checks pass DNS, the database lets one through.
+    dns.set(da.txtName, "TXT", [da.txtValue, dbb.txtValue]);
+    const results = await Promise.allSettled([domains.verifyDomain(a, da.id), domains.verifyDomain(b, dbb.id)]);
+    const won = results.filter((r) => r.status === "fulfilled" && r.value.verified);
+    expect(won, JSON.stringify(results)).toHaveLength(1);
+    for (const r of results) {
+      if (r.status === "rejected") expect(["conflict", "not_found"]).toContain((r.reason as { code?: string }).code);
+    }
+    const rows = await dbc.db().domain.findMany({ where: { host: "both.example.test" } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0].verifiedAt).not.toBeNull();
+    expect((await events(a.id)).length + (await events(b.id)).length).toBe(1);
   });
 
   test("remove: refused while links live on the domain, allowed after", async () => {
@@ -153,10 +192,14 @@ describe("custom domains", () => {
         child.stdout.on("data", (c) => (out += c));
         child.on("exit", (code) => resolve({ code, json: JSON.parse(out.trim().split("\n").pop() || "{}") }));
       });
+    const other = await workspace();
+    const pending = await domains.addDomain(other, "cli.example.test");
     const added = await run("domain:add", "--slug", w.slug, "--host", "cli.example.test");
     expect(added.code).toBe(0);
     expect(Object.keys(added.json).sort()).toEqual(["host", "id", "txtName", "txtValue"]);
     expect(added.json).toMatchObject({ host: "cli.example.test", txtName: "_linkhop.cli.example.test" });
+    // The other workspace's pending claim is untouched by the add.
+    expect(await domains.listDomains(other.id)).toMatchObject([{ id: pending.id, txtValue: pending.txtValue }]);
 
     const failed = await run("domain:verify", "--slug", w.slug, "--host", "cli.example.test");
     expect(failed).toMatchObject({ code: 1, json: { error: "validation", message: expect.stringMatching(/No TXT record/) } });
@@ -165,5 +208,12 @@ describe("custom domains", () => {
     const verified = await run("domain:verify", "--slug", w.slug, "--host", "cli.example.test");
     expect(verified).toEqual({ code: 0, json: { id: added.json.id, host: "cli.example.test", verified: true } });
     expect(await events(w.id)).toHaveLength(1);
+    // Verified here: the other workspace's pending claim is gone, and the CLI cannot add it there.
+    expect(await domains.listDomains(other.id)).toEqual([]);
+    const again = await run("domain:add", "--slug", other.slug, "--host", "cli.example.test");
+    expect(again).toMatchObject({
+      code: 1,
+      json: { error: "conflict", message: "cli.example.test is already in use by another workspace." },
+    });
   });
 });

@@ -180,7 +180,7 @@ describe("password-protected links", () => {
   });
 
   test("on a custom domain too", async () => {
-    const brand = await db().domain.findUniqueOrThrow({ where: { host: BRAND } });
+    const brand = await db().domain.findFirstOrThrow({ where: { host: BRAND } });
     await createLink(ws.id, { code: "secret3", passwordHash: hash, domainId: brand.id, url: "https://brand.example/secret" });
     expect((await get(BRAND, "/secret3")).status).toBe(200);
     expect(await request(app.port, BRAND, "/secret3", { form: { password: "open sesame" } })).toMatchObject({

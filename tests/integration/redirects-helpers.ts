@@ -57,6 +57,7 @@ export async function createDomain(workspaceId: number, host: string, opts: { ve
       host,
       txtToken: "t".repeat(16),
       verifiedAt: opts.verified === false ? null : new Date(),
+      verifiedHost: opts.verified === false ? null : host,
       active: opts.active ?? true,
     },
   });

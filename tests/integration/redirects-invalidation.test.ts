@@ -72,7 +72,7 @@ describe("changes reach every app process within 1 s", () => {
     const domain = await createDomain(ws.id, "go.late.test", { verified: false });
     await createLink(ws.id, { code: "dom", domainId: domain.id, url: "https://late.example/" });
     for (const app of apps) expect(await location(app, "go.late.test", "dom")).toBe(404);
-    await db().domain.update({ where: { id: domain.id }, data: { verifiedAt: new Date() } });
+    await db().domain.update({ where: { id: domain.id }, data: { verifiedAt: new Date(), verifiedHost: domain.host } });
     await bothSeeWithinOneSecond("go.late.test", "dom", "https://late.example/");
     await db().domain.update({ where: { id: domain.id }, data: { active: false } });
     await bothSeeWithinOneSecond("go.late.test", "dom", 404);

@@ -146,6 +146,26 @@ describe("no 500 from user input", () => {
     expect(logs).not.toMatch(SERVER_ERROR);
   });
 
+  it("a malformed Host header on an app page or the API: 400, no stack trace in the log", async () => {
+    const logs = await logsDuring(async () => {
+      for (const host of ["a b", "localhost:99999", "[::1", "x:y:z", "evil.example/path", "user@localhost:3000", ""]) {
+        for (const path of ["/login", "/w/x/links", "/api/v1/links"]) {
+          const answer = await raw(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+          expect(answer, `${JSON.stringify(host)} ${path}`).toMatch(/^HTTP\/1\.1 400 /);
+          expect(answer, `${JSON.stringify(host)} ${path}`).not.toMatch(/TypeError|Invalid URL|at /);
+        }
+      }
+      // Two Host headers (Node would keep the first; a proxy in front may have used the other).
+      const twice = await raw("GET /login HTTP/1.1\r\nHost: localhost:3000\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
+      expect(twice).toMatch(/^HTTP\/1\.1 400 /);
+      // Ordinary hosts, with and without a port, still reach the page.
+      for (const host of ["localhost:3000", "127.0.0.1", "[::1]:3000", "links.example.com"]) {
+        expect(await raw(`GET /login HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), host).toMatch(/^HTTP\/1\.1 200 /);
+      }
+    });
+    expect(logs).not.toMatch(SERVER_ERROR);
+  });
+
   it("a client that aborts an upload halfway is not logged as a server error; a complete one works", async () => {
     const { key } = await makeWorkspace("team");
     const logs = await logsDuring(async () => {

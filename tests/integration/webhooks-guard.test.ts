@@ -77,8 +77,9 @@ describe("address guard on save", () => {
     dns.set(name, "A", type === "A" ? [address] : ["93.184.216.34"]);
     if (type === "AAAA") dns.set(name, "AAAA", [address]);
     const message = await saveError(`https://${name}/hook`);
-    if (type === "A") expect(message).toContain(`resolves to ${address},`);
-    expect(message).toContain(`a ${cls} address`);
+    // Refused, without saying where the name points: the form must not map internal names.
+    expect(message).toBe(`The host ${name.toLowerCase()} resolves to a private or reserved address; webhooks only go to public addresses.`);
+    expect(message).not.toContain(address);
   });
 
   it.each([
@@ -130,7 +131,9 @@ describe("address guard before every attempt", () => {
       expect(r).toMatchObject({ attempted: true, outcome: "address_refused", delivered: false, done: false, retryInMs: 60_000 });
       const [a] = await attemptsOf(deliveryIds[0]);
       expect(a.outcome).toBe("address_refused");
-      expect(a.error).toContain(trapAddress);
+      // The delivery log the workspace sees says it was refused, not where the name points now.
+      expect(a.error).toContain("private or reserved address");
+      expect(a.error).not.toContain(trapAddress);
       expect(connections).toBe(0);
 
       // The same for an AAAA answer in IPv4-mapped form, and for a name that stops resolving.
@@ -138,6 +141,8 @@ describe("address guard before every attempt", () => {
       dns.set("rebind.example.com", "AAAA", ["::ffff:169.254.169.254"]);
       const r2 = await webhooks.attemptDelivery(deliveryIds[0], { manual: true });
       expect(r2.outcome).toBe("address_refused");
+      expect(r2.message).not.toContain("169.254");
+      expect((await attemptsOf(deliveryIds[0]))[1].error).not.toContain("169.254");
       dns.set("rebind.example.com", "AAAA", []);
       const r3 = await webhooks.attemptDelivery(deliveryIds[0], { manual: true });
       expect(r3.outcome).toBe("dns_error");

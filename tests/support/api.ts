@@ -126,6 +126,7 @@ export async function makeDomain(workspaceId: number, host: string, opts: { veri
       host,
       txtToken: "token-" + host,
       verifiedAt: opts.verified === false ? null : new Date(),
+      verifiedHost: opts.verified === false ? null : host,
       active: opts.active ?? true,
     },
   });

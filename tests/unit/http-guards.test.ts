@@ -1,6 +1,9 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import { getRequestMeta } from "next/dist/server/request-meta.js";
 import { describe, expect, it } from "vitest";
-import { isJsonServerAction, jsonNestingDepth } from "../../lib/http/action-guard.ts";
-import { earlyAnswer } from "../../lib/http/request-guard.ts";
+import { handOverActionBody, isJsonServerAction, jsonNestingDepth, readActionBody } from "../../lib/http/action-guard.ts";
+import { earlyAnswer, isValidHostHeader } from "../../lib/http/request-guard.ts";
 import { parseIdParam } from "../../lib/http/params.ts";
 
 describe("server action bodies", () => {
@@ -19,9 +22,40 @@ describe("server action bodies", () => {
     ).toBe(false);
     expect(isJsonServerAction({ method: "POST", headers: {} })).toBe(false);
   });
+  it("are handed to Next as the bytes both of its readers take: forwarding (new Uint8Array) and the local stream", async () => {
+    const text = JSON.stringify(["acme", { email: "zoë@example.test", role: "member" }]);
+    // As server.ts does it: read the request, hand over what was read.
+    const req = Readable.from([Buffer.from(text.slice(0, 20)), Buffer.from(text.slice(20))]) as unknown as IncomingMessage;
+    const body = await readActionBody(req);
+    handOverActionBody(req, body!);
+    // What Next 16's action handler does with it (server/app-render/action-handler.js).
+    const stashed = getRequestMeta(req as never, "actionBody");
+    expect(Buffer.from(new Uint8Array(stashed as never)).toString("utf8")).toBe(text);
+    const chunks: Buffer[] = [];
+    for await (const c of Readable.from(stashed as never)) chunks.push(Buffer.from(c as Buffer));
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(text);
+    // An empty body is still a body handed over (Next would otherwise read the consumed stream).
+    handOverActionBody(req, Buffer.alloc(0));
+    expect(getRequestMeta(req as never, "actionBody")).toBeTruthy();
+  });
 });
 
 describe("requests answered before Next", () => {
+  it("a Host header that is not a host and optional port is a 400, in the API's shape on API paths", () => {
+    for (const host of ["a b", "localhost:99999", "[::1", "x:y:z", "a/b", "u@h", "h?x", ""])
+      expect(isValidHostHeader(host), host).toBe(false);
+    for (const host of ["localhost:3000", "127.0.0.1", "[::1]:3000", "links.example.com", "LOCALHOST"])
+      expect(isValidHostHeader(host), host).toBe(true);
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: { host: "a b" } })?.status).toBe(400);
+    expect(JSON.parse(earlyAnswer({ method: "GET", url: "/api/v1/links", headers: { host: "localhost:99999" } })!.body).error).toBe(
+      "validation",
+    );
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: { host: "localhost:3000" } })).toBeNull();
+    const twice = { method: "GET", url: "/login", headers: { host: "a.example" }, rawHeaders: ["Host", "a.example", "host", "b.example"] };
+    expect(earlyAnswer(twice)?.status).toBe(400);
+    // HTTP/1.0 without a Host header: Node lets it through and so does the guard.
+    expect(earlyAnswer({ method: "GET", url: "/login", headers: {} })).toBeNull();
+  });
   it("unrouted methods 405, OPTIONS * 204, non-path targets and bad escapes 400; ordinary requests pass", () => {
     expect(earlyAnswer({ method: "TRACE", url: "/api/v1/links" })).toMatchObject({ status: 405, headers: { Allow: expect.any(String) } });
     expect(JSON.parse(earlyAnswer({ method: "TRACE", url: "/api/v1/links" })!.body).error).toBe("validation");

@@ -101,6 +101,38 @@ describe("destination rules", () => {
     expect(isServiceHost(new URL("http://127.0.0.1:3001/x"), hosts)).toBe(false);
     expect(isServiceHost(new URL("http://10.1.2.3:3000/x"), hosts)).toBe(false);
   });
+
+  it("a loopback short-link host: every spelling of this machine on its port, as the URL parser normalises it", () => {
+    const hosts = ["localhost:3000", "lnk.to"];
+    for (const url of [
+      "http://[::ffff:127.0.0.1]:3000/x",
+      "http://[::ffff:7f00:1]:3000/x",
+      "http://[::127.0.0.1]:3000/x",
+      "http://127.0.0.2:3000/x",
+      "http://127.255.255.255:3000/x",
+      "http://0.0.0.0:3000/x",
+      "http://0:3000/x",
+      "http://[::]:3000/x",
+      "http://2130706433:3000/x",
+      "http://0x7f000001:3000/x",
+      "http://0x7f.1:3000/x",
+      "http://0177.0.0.1:3000/x",
+      "http://127.1:3000/x",
+      "http://%31%32%37.0.0.1:3000/x",
+      "http://app.localhost:3000/x",
+      "http://LocalHost.:3000/x",
+    ]) {
+      expect(isServiceHost(new URL(url), hosts), url).toBe(true);
+      expect(isServiceHost(new URL(url.replace(":3000", ":3001")), hosts), url).toBe(false);
+    }
+    // A name counts only when DNS said it resolves here (reachesHere); IPs elsewhere never do.
+    expect(isServiceHost(new URL("http://loop.example:3000/x"), hosts)).toBe(false);
+    expect(isServiceHost(new URL("http://loop.example:3000/x"), hosts, true)).toBe(true);
+    expect(isServiceHost(new URL("http://128.0.0.1:3000/x"), hosts)).toBe(false);
+    expect(isServiceHost(new URL("http://[::ffff:10.0.0.1]:3000/x"), hosts)).toBe(false);
+    // A public short domain: loopback destinations are the visitor's own machine, not a short link.
+    expect(isServiceHost(new URL("http://127.0.0.1/x"), ["lnk.to"])).toBe(false);
+  });
 });
 
 describe("features and schedule", () => {

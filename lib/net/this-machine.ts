@@ -1,0 +1,42 @@
+import { classifyAddress } from "./address.ts";
+import { stripBrackets, type Resolve } from "./resolve.ts";
+
+// Whether a host name reaches the machine it is used on: loopback (127.0.0.0/8, ::1) and
+// unspecified (0.0.0.0, ::, which connect to the local host) addresses in every spelling, IPv4 in
+// IPv6 included (::ffff:127.0.0.1), and the names that always mean loopback (localhost and
+// *.localhost, RFC 6761). The link rules use it so that no spelling of a loopback short domain
+// (localhost:3000 in development) passes for another host.
+//
+// Host names are expected as the WHATWG URL parser leaves them: lower case, and IPv4 in numeric
+// forms (2130706433, 0x7f.1, 0177.0.0.1, 127.1) already made dotted-decimal.
+
+/** An IP address (brackets allowed) that is loopback or unspecified. */
+export function isThisMachineAddress(ip: string): boolean {
+  const cls = classifyAddress(stripBrackets(ip));
+  return cls === "loopback" || cls === "unspecified";
+}
+
+/** A host that is this machine without asking DNS: such an IP literal, localhost or *.localhost. */
+export function isThisMachineName(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  return h === "localhost" || h.endsWith(".localhost") || isThisMachineAddress(h);
+}
+
+/**
+ * isThisMachineName, or else a name that resolves (through `resolve`: DNS_SERVERS or the system's)
+ * to a loopback or unspecified address. Never throws and never waits longer than `timeoutMs`: a
+ * name that does not resolve in time, or at all, is not this machine (a save must not hang on DNS
+ * or fail because of it).
+ */
+export async function reachesThisMachine(host: string, opts: { resolve: Resolve; timeoutMs: number }): Promise<boolean> {
+  if (isThisMachineName(host)) return true;
+  if (classifyAddress(stripBrackets(host)) !== "invalid") return false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), opts.timeoutMs)));
+  try {
+    const addresses = await Promise.race([opts.resolve(host).catch(() => [] as string[]), deadline]);
+    return addresses.some(isThisMachineAddress);
+  } finally {
+    clearTimeout(timer);
+  }
+}

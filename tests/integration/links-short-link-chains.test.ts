@@ -1,0 +1,109 @@
+import dgram from "node:dgram";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "../../lib/db/client.ts";
+import { client, makeDomain, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
+import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
+
+// "A destination that is already a short link" against the real app (SHORT_DOMAIN localhost:3000,
+// the test default) and a real DNS server on loopback (DNS_SERVERS): every spelling of this
+// machine's address on the short domain's port is refused, the IP literal forms the URL parser
+// normalises (decimal, hex, octal, short IPv4), IPv4-mapped and unspecified addresses, *.localhost,
+// and names that resolve to loopback; other ports and public hosts are not.
+
+let env: ApiTestEnv;
+let dns: DnsServer;
+
+beforeAll(async () => {
+  dns = await startDnsServer({
+    "loop.example.test": { A: ["127.0.0.1"] },
+    "loop6.example.test": { AAAA: ["::1"] },
+    "mapped.example.test": { AAAA: ["::ffff:127.0.0.9"] },
+    "public.example.test": { A: ["93.184.216.34"] },
+  });
+  env = await startApiTest({ env: { DNS_SERVERS: dns.address } });
+});
+afterAll(async () => {
+  await env?.stop();
+  await dns?.stop();
+});
+
+describe("a destination that is already a short link", () => {
+  it("is refused in every loopback and unspecified spelling on the short domain's port, and by resolved name", async () => {
+    const { key, workspace } = await makeWorkspace("pro");
+    const api = client(env.app, key);
+    const refused = [
+      "http://[::ffff:127.0.0.1]:3000/abc",
+      "http://[::ffff:7f00:1]:3000/abc",
+      "http://[0:0:0:0:0:ffff:127.0.0.1]:3000/abc",
+      "http://127.0.0.2:3000/abc",
+      "http://127.255.255.254:3000/abc",
+      "http://0.0.0.0:3000/abc",
+      "http://[::]:3000/abc",
+      "http://[::1]:3000/abc",
+      "http://[0:0:0:0:0:0:0:1]:3000/abc",
+      "http://2130706433:3000/abc",
+      "http://0x7f.1:3000/abc",
+      "http://0177.0.0.1:3000/abc",
+      "http://127.1:3000/abc",
+      "http://0:3000/abc",
+      "http://LOCALHOST.:3000/abc",
+      "http://app.localhost:3000/abc",
+      "http://loop.example.test:3000/abc",
+      "http://loop6.example.test:3000/abc",
+      "http://mapped.example.test:3000/abc",
+    ];
+    for (const url of refused) {
+      const a = await api.post("/api/v1/links", { url });
+      expect(a.status, `${url}: ${a.text}`).toBe(400);
+      expect(a.text, url).toMatch(/short-link host of this service/);
+      // The same in a fallback and a targeting URL.
+      const b = await api.post("/api/v1/links", { url: "https://example.com/", targeting: { geo: { DE: url } } });
+      expect(b.status, `geo ${url}: ${b.text}`).toBe(400);
+    }
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+  });
+
+  it("still accepts loopback on another port, public hosts and names that do not resolve, and keeps the name rule", async () => {
+    const { key, workspace } = await makeWorkspace("pro");
+    const other = await makeWorkspace("pro");
+    const host = `go-${Date.now().toString(36)}.other.test`;
+    await makeDomain(other.workspace.id, host);
+    const api = client(env.app, key);
+    for (const url of [
+      "http://127.0.0.2:3001/x",
+      "http://[::ffff:127.0.0.1]:4000/x",
+      "http://public.example.test:3000/x",
+      "http://missing.example.test:3000/x",
+      "https://example.com/x",
+    ]) {
+      const a = await api.post("/api/v1/links", { url });
+      expect(a.status, `${url}: ${a.text}`).toBe(201);
+    }
+    expect((await api.post("/api/v1/links", { url: `https://${host}/abc` })).status).toBe(400);
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(5);
+  });
+});
+
+// A resolver that never answers must not hold a link save for long, nor refuse it.
+describe("resolving a destination's name is bounded", () => {
+  it("a silent DNS server: the check gives up within its deadline and the name is not taken for this machine", async () => {
+    const silent = dgram.createSocket("udp4");
+    await new Promise<void>((r) => silent.bind(0, "127.0.0.1", r));
+    try {
+      const { reachesThisMachine, resolverFor } = await import("../../lib/net/index.ts");
+      const t0 = performance.now();
+      const r = await reachesThisMachine("slow.example.test", {
+        resolve: resolverFor([`127.0.0.1:${silent.address().port}`]),
+        timeoutMs: 300,
+      });
+      const took = performance.now() - t0;
+      expect(r).toBe(false);
+      expect(took).toBeLessThan(2000);
+      expect(
+        await reachesThisMachine("[::ffff:127.0.0.1]", { resolve: resolverFor([`127.0.0.1:${silent.address().port}`]), timeoutMs: 300 }),
+      ).toBe(true);
+    } finally {
+      silent.close();
+    }
+  });
+});
