@@ -2,6 +2,7 @@ import { z } from "zod";
 import { config } from "../config/index.ts";
 import {
   apiLinkSchema,
+  BULK_MAX_PASSWORD_ROWS,
   BULK_MAX_ROWS,
   bulkCreateLinksSchema,
   createLinkSchema,
@@ -212,7 +213,7 @@ export function buildOpenApiDocument(): Json {
         post: {
           operationId: "bulkCreateLinks",
           summary: "Create many links",
-          description: `1 to ${BULK_MAX_ROWS} rows, each a create body; one result per row in input order (index from 0): { index, status: 201, link } or { index, status, error }. Counts as one request against the rate budget. Rows that would pass the monthly allowance fail with the quota error, and no row after them is created. Feature BulkLinks.`,
+          description: `1 to ${BULK_MAX_ROWS} rows, each a create body; one result per row in input order (index from 0): { index, status: 201, link } or { index, status, error }. Counts as one request against the rate budget. Rows that would pass the monthly allowance fail with the quota error, and no row after them is created. A row's password is hashed only once the row passed every other check; when more than ${BULK_MAX_PASSWORD_ROWS} rows with a password pass them, the whole request is refused with 400 validation and nothing is created. Feature BulkLinks.`,
           requestBody: jsonBody("BulkCreateLinks"),
           responses: { ...ok(200, "A result per row.", "BulkResults"), ...errorResponses(["validation", "feature"]) },
           ...sample("bulkCreateLinks"),

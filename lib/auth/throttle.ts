@@ -68,5 +68,7 @@ export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
 
 /** Drops ended windows (run from the background jobs). */
 export function pruneAuthThrottle(): Promise<number> {
-  return pruneAttempts(LONGEST_WINDOW_SECONDS);
+  // The table also holds the app's link-creating budget (lib/links/app-budget.ts), whose window is
+  // RATE_LIMIT_WINDOW_SECONDS: a window still running is never dropped.
+  return pruneAttempts(Math.max(LONGEST_WINDOW_SECONDS, config().RATE_LIMIT_WINDOW_SECONDS));
 }

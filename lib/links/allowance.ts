@@ -1,5 +1,5 @@
 import { now } from "../clock.ts";
-import type { Tx } from "../db/client.ts";
+import { db, type Tx } from "../db/client.ts";
 
 // The monthly link allowance (plan maxLinks, quota key MaxLinks): links created per workspace per
 // calendar month in UTC, counted in MonthlyUsage. Reserved inside the transaction that inserts the
@@ -9,6 +9,15 @@ import type { Tx } from "../db/client.ts";
 /** "YYYY-MM" of the calendar month (UTC); by default the current one on the app's clock. */
 export function monthOf(at: Date = now()): string {
   return at.toISOString().slice(0, 7);
+}
+
+/**
+ * Links the workspace created in `month`, read without a lock: the cheap pre-check before the
+ * (slow) password hashes. Only ever used to refuse early; the reservation below decides.
+ */
+export async function linkAllowanceUsed(workspaceId: number, month: string): Promise<number> {
+  const row = await db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId, month } }, select: { created: true } });
+  return row?.created ?? 0;
 }
 
 export type Reservation = {

@@ -18,6 +18,7 @@ export {
   type LinkRef,
 } from "./service.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
+export { spendLinkCreateBudget } from "./app-budget.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";
 export { mergeUtm, utmOf, utmSchema, UTM_FIELDS, type Utm, type UtmField } from "./utm.ts";
 export { tagNamesOf } from "./link-tags.ts";

@@ -254,6 +254,38 @@ export function scheduleProblem(input: Schedule): string | null {
 }
 
 /** A validation error of the link rules; its message is the "field: problem" lines, as the API lists them. */
+/** What the cheap pre-check decided for a create row: go on (hash, insert), or refuse now. */
+export type CheapVerdict = "go" | "taken" | "quota";
+
+/**
+ * The cheap pre-check of create rows, taken in order as if one by one (README: bulk rows are
+ * checked one by one): a row past the allowance left (`left`, from the month's count read before
+ * the transaction) is "quota"; else a row whose alias key is taken (in the database, reserved, or
+ * by an earlier row going on) is "taken"; else it goes on and spends one unit. `current` is the
+ * month's count the quota error reports (the count read plus the rows that go on). The database
+ * still decides in the transaction (ON CONFLICT, the allowance row): this only refuses early, so a
+ * refused row never has its password hashed.
+ */
+export function cheapVerdicts(
+  aliasKeys: (string | null)[],
+  isTaken: (key: string) => boolean,
+  used: number,
+  limit: number,
+): { verdicts: CheapVerdict[]; current: number } {
+  let left = limit - used;
+  let going = 0;
+  const claimed = new Set<string>();
+  const verdicts = aliasKeys.map((key): CheapVerdict => {
+    if (left <= 0) return "quota";
+    if (key !== null && (claimed.has(key) || isTaken(key))) return "taken";
+    if (key !== null) claimed.add(key);
+    left--;
+    going++;
+    return "go";
+  });
+  return { verdicts, current: used + going };
+}
+
 export function linkValidation(issues: Issue[]): ServiceError {
   return ServiceError.validation(issues, joinedIssueTexts(issues));
 }

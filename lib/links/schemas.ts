@@ -8,6 +8,8 @@ import { utmSchema } from "./utm.ts";
 export const MAX_UNIX_SECONDS = 253_402_300_799; // 9999-12-31T23:59:59Z
 export const ALIAS_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
 export const BULK_MAX_ROWS = 1000;
+/** Passwords one bulk request may have hashed (scrypt is slow on purpose); see bulkCreateLinks. */
+export const BULK_MAX_PASSWORD_ROWS = 100;
 export const PAGE_MAX = 100;
 export const PAGE_DEFAULT = 50;
 export const MAX_URL_LENGTH = 2048;

@@ -6,11 +6,12 @@ import { joinedIssueTexts, parseInput, ServiceError, type Issue } from "../error
 import { withEvents } from "../events/index.ts";
 import { isId } from "../ids.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
-import { reserveLinkAllowance } from "./allowance.ts";
+import { linkAllowanceUsed, monthOf, reserveLinkAllowance } from "./allowance.ts";
 import { linkFilters } from "./filters.ts";
 import { addTagsToNewLinks, replaceLinkTags, tagNamesOf } from "./link-tags.ts";
 import { mergeUtm } from "./utm.ts";
 import {
+  cheapVerdicts,
   featuresRequested,
   generateCode,
   isReservedAlias,
@@ -24,6 +25,7 @@ import {
   type ResolvedDomain,
 } from "./rules.ts";
 import {
+  BULK_MAX_PASSWORD_ROWS,
   codeSchema,
   createLinkSchema,
   MAX_URL_LENGTH,
@@ -49,8 +51,17 @@ const webhookLink = (link: LinkWithHost) => toWebhookLink(link, link.host);
 // ---------------------------------------------------------------------------------------------
 // Create
 
-/** A create row that passed validation and feature checks, ready to insert. */
-type PreparedRow = { alias?: string; domain: ResolvedDomain; tags: string[]; data: Omit<Prisma.LinkCreateManyInput, "code"> };
+/**
+ * A create row that passed validation and feature checks. Its password is hashed (data.passwordHash)
+ * only once the row has also passed the cheap pre-check (precheckRows), just before the insert.
+ */
+type PreparedRow = {
+  alias?: string;
+  password?: string;
+  domain: ResolvedDomain;
+  tags: string[];
+  data: Omit<Prisma.LinkCreateManyInput, "code">;
+};
 
 /** The destination with the body's UTM values merged in, or the issue when it grows too long. */
 function mergedUrl(url: string, utm: CreateLinkInput["utm"]): string | Issue {
@@ -62,7 +73,7 @@ function mergedUrl(url: string, utm: CreateLinkInput["utm"]): string | Issue {
 
 const toDate = (s: number | null | undefined) => (s === null || s === undefined ? null : new Date(s * 1000));
 
-/** Validation that needs the database (domain, destinations), then features; then the password hash. */
+/** Validation that needs the database (domain, destinations), then features. No password is hashed here. */
 async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
   const urls = given.map((i) => mergedUrl(i.url, i.utm));
   const inputs = given.map((i, k) => {
@@ -84,6 +95,7 @@ async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): 
     if (denied) return denied;
     return {
       alias: input.alias,
+      password: input.password ?? undefined,
       domain,
       tags: input.tags ?? [],
       data: {
@@ -103,16 +115,57 @@ async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): 
       },
     };
   });
-  // scrypt is slow on purpose: hash outside the transaction, a few at a time.
-  const withPassword = prepared.flatMap((p, i) => (!(p instanceof ServiceError) && inputs[i].password ? [i] : []));
-  for (let at = 0; at < withPassword.length; at += 4) {
+  return prepared;
+}
+
+/** The aliases of `rows` that are already links' codes on their domains, as "domainKey\0code" keys. */
+async function takenAliasKeys(rows: PreparedRow[]): Promise<Set<string>> {
+  const byDomain = new Map<number, Set<string>>();
+  for (const r of rows)
+    if (r.alias !== undefined) byDomain.set(r.domain.domainKey, (byDomain.get(r.domain.domainKey) ?? new Set()).add(r.alias));
+  if (byDomain.size === 0) return new Set();
+  const found = await db().link.findMany({
+    where: { OR: [...byDomain].map(([domainKey, codes]) => ({ domainKey, code: { in: [...codes] } })) },
+    select: { domainKey: true, code: true },
+  });
+  return new Set(found.map((l) => aliasKey(l.domainKey, l.code)));
+}
+
+const aliasKey = (domainKey: number, code: string) => `${domainKey}\u0000${code}`;
+
+/**
+ * The cheap checks a row passes before its password is hashed: the allowance left this month and
+ * a free alias, read before the transaction (README: rows are taken in order as if one by one).
+ * A refusal here is final (what a single create would have answered at this moment); a row that
+ * goes on is still checked by the database in the transaction (ON CONFLICT on the code, the
+ * allowance row), so parallel requests can never pass either.
+ */
+async function precheckRows(workspace: LinkWorkspace, rows: PreparedRow[], month: string) {
+  const plan = planOf(workspace.plan);
+  // Without a password to hash there is nothing to save: the transaction answers every row.
+  if (!rows.some((r) => r.password)) return { verdicts: rows.map(() => "go" as const), quota: null };
+  const [taken, used] = await Promise.all([takenAliasKeys(rows), linkAllowanceUsed(workspace.id, month)]);
+  const keys = rows.map((r) => (r.alias === undefined ? null : aliasKey(r.domain.domainKey, r.alias)));
+  // A reserved path is refused like a taken alias (insertRows does the same).
+  rows.forEach((r, i) => r.alias !== undefined && isReservedAlias(r.alias) && taken.add(keys[i]!));
+  const { verdicts, current } = cheapVerdicts(keys, (key) => taken.has(key), used, plan.maxLinks);
+  return { verdicts, quota: ServiceError.quota("MaxLinks", plan.maxLinks, current) };
+}
+
+// scrypt is slow on purpose (and runs on Node's small shared thread pool, as do sign-ins and
+// password-protected links): hash outside the transaction, a few at a time, only rows that passed
+// every cheap check.
+const HASH_PARALLEL = 4;
+
+async function hashPasswords(rows: PreparedRow[]): Promise<void> {
+  const withPassword = rows.filter((r) => r.password);
+  for (let at = 0; at < withPassword.length; at += HASH_PARALLEL) {
     await Promise.all(
-      withPassword.slice(at, at + 4).map(async (i) => {
-        (prepared[i] as PreparedRow).data.passwordHash = await hashPassword(inputs[i].password!);
+      withPassword.slice(at, at + HASH_PARALLEL).map(async (r) => {
+        r.data.passwordHash = await hashPassword(r.password!);
       }),
     );
   }
-  return prepared;
 }
 
 type Inserted = Link | "taken";
@@ -186,6 +239,14 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const [row] = await prepareRows(workspace, [input]);
   if (row instanceof ServiceError) throw row;
   const plan = planOf(workspace.plan);
+  const month = monthOf();
+  if (row.password) {
+    // Only a password makes the pre-check worth its reads: without one the transaction answers as fast.
+    const { verdicts, quota } = await precheckRows(workspace, [row], month);
+    if (verdicts[0] === "quota") throw quota;
+    if (verdicts[0] === "taken") throw ServiceError.aliasTaken(row.alias!);
+    await hashPasswords([row]);
+  }
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertRows(tx, [row]);
     const link =
@@ -198,7 +259,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     if (link) await emit(workspace, "link.created", { link: webhookLink(link) });
     // The allowance is taken last: its row lock serializes the workspace's creates, so it is held
     // only from here to commit. A refusal rolls back the insert and the event with it.
-    const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, 1);
+    const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, 1, month);
     if (reservation.granted === 0) throw ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
     if (!link) throw ServiceError.aliasTaken(row.alias!);
     return link;
@@ -219,6 +280,8 @@ export type BulkRowResult =
  * Creates many links in one transaction and reports a result per row, in input order (index from 0).
  * Rows are taken in order as if one by one: each row that would pass the monthly allowance fails
  * with the quota error and no row after it is created. Events: link.bulk_created in parts of 100.
+ * Passwords are hashed only for rows that passed every cheap check, at most BULK_MAX_PASSWORD_ROWS
+ * of them: a request with more such rows is refused whole (400 validation) before anything is hashed.
  */
 export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[], options: BulkOptions = {}): Promise<BulkRowResult[]> {
   const plan = planOf(workspace.plan);
@@ -237,12 +300,35 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
     workspace,
     parsed.map((p) => p.input),
   );
-  const candidates: { index: number; row: PreparedRow }[] = [];
+  const checked: { index: number; row: PreparedRow }[] = [];
   prepared.forEach((p, k) => {
     const index = parsed[k].index;
     if (p instanceof ServiceError) results[index] = { index, status: p.code === "validation" ? 400 : 403, error: p };
-    else candidates.push({ index, row: p });
+    else checked.push({ index, row: p });
   });
+
+  // Cheap checks before any password is hashed: rows over the allowance or with a taken alias are
+  // answered now. Rows refused for the allowance get the transaction's quota error when it has one.
+  const month = monthOf();
+  const pre = await precheckRows(
+    workspace,
+    checked.map((c) => c.row),
+    month,
+  );
+  let quota = pre.quota;
+  const overAllowance: number[] = [];
+  const candidates: { index: number; row: PreparedRow }[] = [];
+  checked.forEach((c, k) => {
+    const verdict = pre.verdicts[k];
+    if (verdict === "quota") overAllowance.push(c.index);
+    else if (verdict === "taken") results[c.index] = { index: c.index, status: 409, error: ServiceError.aliasTaken(c.row.alias!) };
+    else candidates.push(c);
+  });
+  // One request hashes a bounded number of passwords (each takes a thread of the pool for ~50 ms):
+  // more rows to hash than that refuses the whole request before anything is hashed or created.
+  const toHash = candidates.filter((c) => c.row.password).length;
+  if (toHash > BULK_MAX_PASSWORD_ROWS) throw tooManyPasswords(toHash);
+  await hashPasswords(candidates.map((c) => c.row));
 
   if (candidates.length > 0) {
     await withEvents(
@@ -252,16 +338,18 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
           candidates.map((c) => c.row),
         );
         const wanted = inserted.filter((l) => l !== "taken").length;
-        const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted);
+        const reservation = await reserveLinkAllowance(tx, workspace.id, plan.maxLinks, wanted, month);
         // What was left of the allowance before this request: rows past it fail with the quota error.
         let units = plan.maxLinks - (reservation.current - reservation.granted);
-        const quota = ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
+        const txQuota = ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
         const kept: LinkWithHost[] = [];
         const dropped: number[] = [];
         candidates.forEach(({ index, row }, k) => {
           const l = inserted[k];
           if (units <= 0) {
-            results[index] = { index, status: 403, error: quota };
+            // Parallel creates used the allowance since the pre-check: the database's count is the answer.
+            quota = txQuota;
+            results[index] = { index, status: 403, error: txQuota };
             if (l !== "taken") dropped.push(l.id);
           } else if (l === "taken") {
             results[index] = { index, status: 409, error: ServiceError.aliasTaken(row.alias!) };
@@ -292,7 +380,18 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
       { timeout: 60_000 },
     );
   }
+  // (A row is refused for the allowance by the pre-check only when the pre-check read the allowance.)
+  for (const index of overAllowance) results[index] = { index, status: 403, error: quota! };
   return results as BulkRowResult[];
+}
+
+function tooManyPasswords(rows: number): ServiceError {
+  return linkValidation([
+    {
+      path: "links",
+      message: `at most ${BULK_MAX_PASSWORD_ROWS} links with a password may be created per request (this one has ${rows}); send the rest in another request`,
+    },
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
   listLinks,
   listLinksQuerySchema,
   parseLinkInput,
+  spendLinkCreateBudget,
   toApiLink,
   updateLink,
   updateLinkSchema,
@@ -18,14 +19,16 @@ import {
 } from "@/lib/links";
 
 // The links pages' server actions: parse with the API's own zod schemas, call the same lib/links
-// services as /api/v1, so the app and the API always agree (rules, errors, events).
+// services as /api/v1, so the app and the API always agree (rules, errors, events). Actions that
+// create links first spend the user's budget (spendLinkCreateBudget), as API calls spend a key's.
 
 // The link form shows errors beside each field of a link body (create and update take the same names).
 const LINK_FIELDS = createLinkSchema.keyof().options;
 
 export const createLinkAction = workspaceAction(
   { permission: "links.write", schema: createLinkSchema, revalidate: "/links", fields: LINK_FIELDS },
-  async ({ workspace }, input) => {
+  async ({ workspace, userId }, input) => {
+    await spendLinkCreateBudget(userId, workspace);
     const link = await createLink(workspace, input);
     return { id: link.id, short: toApiLink(link, link.host).short };
   },
@@ -97,7 +100,9 @@ const importChunk = z.object({
  */
 export const importChunkAction = workspaceAction(
   { permission: "links.write", schema: importChunk, revalidate: "/links", fields: [] },
-  async ({ workspace }, { rows, batch }): Promise<ImportRowResult[]> => {
+  async ({ workspace, userId }, { rows, batch }): Promise<ImportRowResult[]> => {
+    // One chunk is one request of the user's budget (lib/links/app-budget.ts).
+    await spendLinkCreateBudget(userId, workspace);
     const results = await bulkCreateLinks(
       workspace,
       rows.map((r) => r.body),

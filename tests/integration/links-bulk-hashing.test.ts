@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { passwordHashCount } from "../../lib/auth/password.ts";
+import { db } from "../../lib/db/client.ts";
+import { BULK_MAX_PASSWORD_ROWS } from "../../lib/links/schemas.ts";
+import { bulkCreateLinks, createLink, type LinkWorkspace } from "../../lib/links/service.ts";
+import { client, makeWorkspace, rateHeaders, startApiTest, type ApiTestEnv } from "../support/api.ts";
+
+// Passwords are hashed (scrypt, deliberately slow) only for rows that passed every cheap check:
+// validation, features, a free alias and the monthly allowance. The bulk service is called in
+// this process (against the test database) so the hashes can be counted (passwordHashCount); the
+// limit on hashing per request is also checked over HTTP for the API's answer.
+
+let env: ApiTestEnv;
+
+beforeAll(async () => {
+  env = await startApiTest();
+});
+afterAll(async () => {
+  await env?.stop();
+});
+
+const PASSWORD = "p".repeat(200);
+
+/** Hashes made while `fn` runs (this process only). */
+async function hashesDuring<T>(fn: () => Promise<T>): Promise<{ value: T; hashes: number }> {
+  const before = passwordHashCount();
+  const value = await fn();
+  return { value, hashes: passwordHashCount() - before };
+}
+
+const linksOf = (ws: LinkWorkspace) => db().link.count({ where: { workspaceId: ws.id } });
+const usedOf = async (ws: LinkWorkspace) => (await db().monthlyUsage.findFirst({ where: { workspaceId: ws.id } }))?.created ?? 0;
+
+describe("bulk create hashes passwords only after the cheap checks", () => {
+  it("1,000 rows with passwords and an alias already taken: every row 409, no password hashed", { timeout: 180_000 }, async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    await createLink(workspace, { url: "https://example.com/first", alias: "taken-hash" });
+    const rows = Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/${i}`, alias: "taken-hash", password: PASSWORD }));
+
+    const { value: results, hashes } = await hashesDuring(() => bulkCreateLinks(workspace, rows));
+
+    expect(hashes).toBe(0);
+    expect(results).toHaveLength(1000);
+    expect(results.every((r) => r.status === 409 && "error" in r && r.error.code === "alias_taken")).toBe(true);
+    expect(await linksOf(workspace)).toBe(1);
+    expect(await usedOf(workspace)).toBe(1);
+  });
+
+  it("hashes only the rows that are created: invalid, taken and duplicate rows hash nothing", async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    await createLink(workspace, { url: "https://example.com/first", alias: "taken-mixed" });
+    const rows = [
+      { url: "https://example.com/a", alias: "fresh-mixed", password: PASSWORD }, // created, hashed
+      { url: "https://example.com/b", alias: "taken-mixed", password: PASSWORD }, // 409
+      { url: "ftp://example.com/c", password: PASSWORD }, // 400
+      { url: "https://example.com/d", alias: "fresh-mixed", password: PASSWORD }, // 409: row 0 took it
+      { url: "https://example.com/e", domain: "not-ours.example", password: PASSWORD }, // 400
+    ];
+    const { value: results, hashes } = await hashesDuring(() => bulkCreateLinks(workspace, rows));
+    expect(results.map((r) => r.status)).toEqual([201, 409, 400, 409, 400]);
+    expect(hashes).toBe(1);
+    const created = await db().link.findFirstOrThrow({ where: { workspaceId: workspace.id, code: "fresh-mixed" } });
+    expect(created.passwordHash).toMatch(/^scrypt\$/);
+  });
+
+  it("rows past the monthly allowance fail with the quota error and hash nothing", async () => {
+    const { workspace } = await makeWorkspace("quota3", { keys: 0 });
+    await createLink(workspace, { url: "https://example.com/first" });
+    const rows = Array.from({ length: 5 }, (_, i) => ({ url: `https://example.com/q${i}`, password: PASSWORD }));
+
+    const { value: results, hashes } = await hashesDuring(() => bulkCreateLinks(workspace, rows));
+    expect(results.map((r) => r.status)).toEqual([201, 201, 403, 403, 403]);
+    for (const r of results.slice(2)) expect("error" in r && r.error.extra).toEqual({ key: "MaxLinks", limit: 3, current: 3 });
+    expect(hashes).toBe(2);
+
+    // Used up: a whole request of password rows hashes nothing, and a single create neither.
+    const again = await hashesDuring(() => bulkCreateLinks(workspace, rows));
+    expect(again.value.map((r) => r.status)).toEqual([403, 403, 403, 403, 403]);
+    expect(again.hashes).toBe(0);
+    const single = await hashesDuring(() =>
+      createLink(workspace, { url: "https://example.com/one", password: PASSWORD }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    expect(single.value).toMatchObject({ code: "quota", extra: { key: "MaxLinks", limit: 3, current: 3 } });
+    expect(single.hashes).toBe(0);
+    expect(await linksOf(workspace)).toBe(3);
+  });
+
+  it("a single create with a taken alias answers 409 without hashing its password", async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    await createLink(workspace, { url: "https://example.com/first", alias: "taken-single" });
+    const single = await hashesDuring(() =>
+      createLink(workspace, { url: "https://example.com/two", alias: "taken-single", password: PASSWORD }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    expect(single.value).toMatchObject({ code: "alias_taken", extra: { alias: "taken-single" } });
+    expect(single.hashes).toBe(0);
+  });
+});
+
+describe(`a bulk request hashes at most ${BULK_MAX_PASSWORD_ROWS} passwords`, () => {
+  const passwordRows = (n: number, tag: string) =>
+    Array.from({ length: n }, (_, i) => ({ url: `https://example.com/${tag}/${i}`, password: PASSWORD }));
+
+  it("more rows to hash than the limit: refused whole with 400, nothing created, nothing hashed, no allowance spent", async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    const rows = [{ url: "https://example.com/plain" }, ...passwordRows(BULK_MAX_PASSWORD_ROWS + 1, "over")];
+    const { value: refused, hashes } = await hashesDuring(() =>
+      bulkCreateLinks(workspace, rows).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    expect(refused).toMatchObject({ code: "validation" });
+    expect((refused as Error).message).toContain(`at most ${BULK_MAX_PASSWORD_ROWS} links with a password`);
+    expect(hashes).toBe(0);
+    expect(await linksOf(workspace)).toBe(0);
+    expect(await usedOf(workspace)).toBe(0);
+  });
+
+  it("over HTTP: 400 validation naming the limit, counted as one request, nothing created", async () => {
+    const { workspace, key } = await makeWorkspace("team");
+    const api = client(env.app, key!);
+    const a = await api.post("/api/v1/links/bulk", { links: passwordRows(BULK_MAX_PASSWORD_ROWS + 1, "http") });
+    expect(a.status).toBe(400);
+    expect(a.body).toEqual({
+      error: "validation",
+      messages: [
+        `links: at most ${BULK_MAX_PASSWORD_ROWS} links with a password may be created per request (this one has ${BULK_MAX_PASSWORD_ROWS + 1}); send the rest in another request`,
+      ],
+    });
+    expect(rateHeaders(a)).toEqual({ limit: "600", remaining: "599" });
+    expect(await linksOf(workspace)).toBe(0);
+    expect(await usedOf(workspace)).toBe(0);
+  });
+
+  it(
+    "rows refused for a cheap reason do not count: the limit's worth of passwords plus taken aliases is accepted",
+    { timeout: 180_000 },
+    async () => {
+      const { workspace } = await makeWorkspace("team", { keys: 0 });
+      await createLink(workspace, { url: "https://example.com/first", alias: "taken-limit" });
+      const taken = Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/t${i}`, alias: "taken-limit", password: PASSWORD }));
+      const rows = [...taken, ...passwordRows(BULK_MAX_PASSWORD_ROWS, "limit")];
+      const { value: results, hashes } = await hashesDuring(() => bulkCreateLinks(workspace, rows));
+      expect(results.filter((r) => r.status === 201)).toHaveLength(BULK_MAX_PASSWORD_ROWS);
+      expect(results.filter((r) => r.status === 409)).toHaveLength(50);
+      expect(hashes).toBe(BULK_MAX_PASSWORD_ROWS);
+    },
+  );
+});
