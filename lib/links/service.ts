@@ -505,6 +505,18 @@ export type UpdateResult = {
  * Edits one link (link.updated { link, changed }). An edit that changes nothing writes nothing and
  * sends no event; one that changes only settings outside the link object sends changed: [].
  */
+/** The cheap refusals of an edit (404, 409 ambiguous_code, 409 alias_taken), before anything slow. */
+async function precheckUpdate(workspace: LinkWorkspace, ref: ResolvedRef, alias: string | undefined): Promise<void> {
+  const link = await findOwnLink(db(), workspace, ref);
+  if (alias === undefined || alias === link.code) return;
+  if (isReservedAlias(alias)) throw ServiceError.aliasTaken(alias);
+  const holder = await db().link.findUnique({
+    where: { domainKey_code: { domainKey: link.domainKey, code: alias } },
+    select: { id: true },
+  });
+  if (holder) throw ServiceError.aliasTaken(alias);
+}
+
 export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: UpdateLinkInput): Promise<UpdateResult> {
   const resolved = await resolveRef(workspace, ref);
   if (patch.utm && patch.url !== undefined) {
@@ -516,6 +528,9 @@ export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: 
   if (issues.length) throw linkValidation(issues);
   const denied = missingFeature(workspace, featuresRequested(patch));
   if (denied) throw denied;
+  // A new password is hashed only for an edit that can go through: the link is the caller's and a
+  // new alias is free (both read again, and enforced, in the transaction).
+  if (patch.password) await precheckUpdate(workspace, resolved, patch.alias);
   const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
 
   return withEvents(async (tx, emit) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passwordHashCount } from "../../lib/auth/password.ts";
 import { db } from "../../lib/db/client.ts";
 import { BULK_MAX_PASSWORD_ROWS } from "../../lib/links/schemas.ts";
-import { bulkCreateLinks, createLink, type LinkWorkspace } from "../../lib/links/service.ts";
+import { bulkCreateLinks, createLink, updateLink, type LinkWorkspace } from "../../lib/links/service.ts";
 import { client, makeWorkspace, rateHeaders, startApiTest, type ApiTestEnv } from "../support/api.ts";
 
 // Passwords are hashed (scrypt, deliberately slow) only for rows that passed every cheap check:
@@ -152,4 +152,29 @@ describe(`a bulk request hashes at most ${BULK_MAX_PASSWORD_ROWS} passwords`, ()
       expect(hashes).toBe(BULK_MAX_PASSWORD_ROWS);
     },
   );
+});
+
+describe("an edit hashes a new password only when the edit can go through", () => {
+  it("an unknown link, another workspace's link or a taken alias is refused without hashing; a good edit hashes once", async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    const { workspace: other } = await makeWorkspace("team", { keys: 0 });
+    const mine = await createLink(workspace, { url: "https://example.com/mine", alias: "edit-mine" });
+    await createLink(workspace, { url: "https://example.com/held", alias: "edit-held" });
+    await createLink(other, { url: "https://example.com/theirs", alias: "edit-theirs" });
+
+    for (const [ref, patch, code] of [
+      [{ code: "edit-nobody" }, { password: PASSWORD }, "not_found"],
+      [{ code: "edit-theirs" }, { password: PASSWORD }, "not_found"],
+      [{ id: mine.id }, { password: PASSWORD, alias: "edit-held" }, "alias_taken"],
+      [{ id: mine.id }, { password: PASSWORD, alias: "api" }, "alias_taken"],
+    ] as const) {
+      const refused = await hashesDuring(() => updateLink(workspace, ref, patch).catch((e: unknown) => e));
+      expect(refused.value).toMatchObject({ code });
+      expect(refused.hashes).toBe(0);
+    }
+
+    const ok = await hashesDuring(() => updateLink(workspace, { id: mine.id }, { password: PASSWORD, alias: "edit-renamed" }));
+    expect(ok.hashes).toBe(1);
+    expect((await db().link.findUniqueOrThrow({ where: { id: mine.id } })).passwordHash).toMatch(/^scrypt\$/);
+  });
 });
