@@ -29,6 +29,16 @@ export function now(): Date {
   return source ? new Date(source()) : new Date(Date.now() + offsetMs());
 }
 
+/**
+ * The current instant in real time, in ms: what click events are stamped with, so analytics ranges
+ * ("the last 7 days", the latest end a range may have) are measured on it. setClock replaces it
+ * in-process like now(); LINKHOP_CLOCK_START does not shift it (it moves the calendar only, and
+ * the events of a started app are stamped in real time).
+ */
+export function realTimeNow(): number {
+  return source ? new Date(source()).getTime() : Date.now();
+}
+
 /** Replaces the clock in this process (tests); `null` restores the default. */
 export function setClock(fn: (() => Date | number) | null): void {
   source = fn;

@@ -106,6 +106,11 @@ export function AnalyticsView({
 
   return (
     <section aria-label={title} className="space-y-6">
+      {report.rangeNotice && (
+        <div role="status" className="rounded-md border border-sky-200 bg-sky-50 px-3 py-2 text-sm text-sky-800">
+          {report.rangeNotice}
+        </div>
+      )}
       {report.problem && (
         <div role="alert" className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-sm text-amber-800">
           Some parameters in the address were not understood ({report.problem}); showing the last 30 days instead.

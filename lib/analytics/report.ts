@@ -1,7 +1,9 @@
+import { realTimeNow } from "../clock.ts";
 import { ServiceError } from "../errors.ts";
 import { analyticsRetentionDays, planOf } from "../plans/index.ts";
 import { analyticsExportQuerySchema, type AnalyticsExportInput } from "./schemas.ts";
 import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./service.ts";
+import type { ClickStore } from "./store.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
@@ -33,6 +35,8 @@ export type AnalyticsReport = {
   params: PageParams;
   /** why the URL's parameters were refused (the defaults are shown instead) */
   problem: string | null;
+  /** the URL's start or end was cut (to the plan's retention, to a day from now): what is shown instead */
+  rangeNotice: string | null;
   retentionDays: number;
   total: AnalyticsAnswer;
   series: AnalyticsAnswer;
@@ -42,20 +46,21 @@ export type AnalyticsReport = {
 export async function analyticsReport(
   workspace: AnalyticsWorkspace,
   params: PageParams,
-  options: { panels?: readonly Panel[]; now?: number } = {},
+  options: { panels?: readonly Panel[]; now?: number; store?: ClickStore } = {},
 ): Promise<AnalyticsReport> {
-  const now = options.now ?? Date.now();
+  const now = options.now ?? realTimeNow();
   const panels = options.panels ?? PANELS;
   const run = async (p: PageParams) => {
     const parsed = analyticsExportQuerySchema.safeParse(p);
     if (!parsed.success) throw ServiceError.validation(parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));
     const input = parsed.data;
     const [total, series, ...tops] = await Promise.all([
-      analytics(workspace, { ...input, groupBy: "count" }, now),
-      analytics(workspace, { ...input, groupBy: "timeseries" }, now),
-      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: PANEL_ROWS }, now)),
+      analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
+      analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
+      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: PANEL_ROWS }, now, options.store)),
     ]);
-    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])) };
+    const rangeNotice = cutRangeNotice(input, series, retentionDays);
+    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice };
   };
   const retentionDays = analyticsRetentionDays(planOf(workspace.plan));
   try {
@@ -68,4 +73,15 @@ export async function analyticsReport(
     for (const k of ["link", "domain"]) if (params[k] && e.code === "validation") base[k] = params[k];
     return { ...(await run(base)), params: base, problem, retentionDays };
   }
+}
+
+/** A sentence saying what is shown when the asked start or end was cut (service.ts resolveRange); null when neither was. */
+function cutRangeNotice(input: AnalyticsExportInput, answered: AnalyticsAnswer, retentionDays: number): string | null {
+  const start = Date.parse(answered.start);
+  const end = Date.parse(answered.end);
+  const startCut = input.start !== undefined && input.start < start;
+  const endCut = input.end !== undefined && input.end > end;
+  if (!startCut && !endCut) return null;
+  const at = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
+  return `Showing ${at(start)} to ${at(end)} UTC: a range starts at most ${retentionDays} days ago (what your plan keeps) and ends at most a day from now.`;
 }

@@ -12,6 +12,7 @@ export const GROUP_BYS = ["count", "timeseries", ...TOP_GROUPS] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 export const INTERVALS = ["24h", "7d", "30d", "90d", "1y", "all"] as const;
 export type Interval = (typeof INTERVALS)[number];
+export const GRANULARITIES = ["hour", "day"] as const;
 export const LIMIT_MAX = 100;
 export const LIMIT_DEFAULT = 10;
 
@@ -111,7 +112,9 @@ const rangeParams = {
     .optional()
     .describe("The last 24h, 7d, 30d (default), 90d, 1y, or all the plan keeps. Not with start/end."),
   start: instant.optional(),
-  end: instant.optional().describe("End of the range (exclusive; default now). Unix seconds or ISO 8601."),
+  end: instant
+    .optional()
+    .describe("End of the range (exclusive; default now; a later end than a day from now is cut to that). Unix seconds or ISO 8601."),
   timezone: text()
     .refine(isTimeZone, "must be an IANA time zone such as America/New_York")
     .optional()
@@ -126,6 +129,10 @@ export const analyticsQuerySchema = z.strictObject({
       "What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones).",
     ),
   ...rangeParams,
+  granularity: z
+    .enum(GRANULARITIES, { error: `must be one of ${GRANULARITIES.join(", ")}` })
+    .optional()
+    .describe("groupBy=timeseries: hour or day buckets (default: hour for ranges up to 48 hours, else day); hour covers at most 31 days."),
   ...filterParams,
   limit: text()
     .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${LIMIT_MAX}`)
@@ -146,7 +153,7 @@ const measures = {
 };
 const range = {
   start: z.string().describe("Start of the range answered (ISO 8601, UTC), after the plan's retention is applied."),
-  end: z.string().describe("End of the range (exclusive)."),
+  end: z.string().describe("End of the range (exclusive), after it is cut to at most a day from now."),
   timezone: z.string(),
 };
 
@@ -155,7 +162,10 @@ export const analyticsAnswerSchema = z.object({
   ...range,
   clicks: z.number().int().optional().describe("groupBy=count"),
   visitors: z.number().int().optional().describe("groupBy=count"),
-  granularity: z.enum(["hour", "day"]).optional().describe("groupBy=timeseries: hour for ranges up to 48 hours, else day."),
+  granularity: z
+    .enum(GRANULARITIES)
+    .optional()
+    .describe("groupBy=timeseries: as asked, else hour for ranges up to 48 hours and day beyond."),
   data: z
     .array(
       z.object({

@@ -1,3 +1,4 @@
+import { realTimeNow } from "../clock.ts";
 import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { getLink, hostOf, type LinkWorkspace } from "../links/index.ts";
@@ -10,7 +11,10 @@ import { clickStore, type ClickStore } from "./store.ts";
 import { DAY_MS } from "./visitor.ts";
 
 // Click analytics for one workspace: the one place that turns parsed parameters (API, export, the
-// Analytics page) into a click-store query and its answer. Ranges are cut to the plan's retention.
+// Analytics page) into a click-store query and its answer. Ranges are cut to the plan's retention
+// and to at most a day after now, and an hourly series to HOURLY_MAX_DAYS: the size of an answer
+// (and the work of building it, on the thread that also answers redirects) has a bound whatever a
+// URL asks for.
 
 const HOUR_MS = 3_600_000;
 const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = {
@@ -20,14 +24,26 @@ const INTERVAL_MS: Record<Exclude<Interval, "all">, number> = {
   "90d": 90 * DAY_MS,
   "1y": 365 * DAY_MS,
 };
-/** Ranges up to this long are answered per hour, longer ones per day. */
+/** Ranges up to this long are answered per hour, longer ones per day (unless granularity says). */
 export const HOURLY_UP_TO_MS = 48 * HOUR_MS;
+/** The longest range an hourly series answers (744 buckets). */
+export const HOURLY_MAX_DAYS = 31;
+/**
+ * How far after now a range may end: nothing later can have clicks, and a day covers the rest of
+ * today in every time zone. A later end is cut to this (as a start before the retention is).
+ */
+export const LATEST_END_AFTER_NOW_MS = DAY_MS;
 
 export type Range = { start: number; end: number };
 
-/** The range asked for, cut to the plan's retention. Throws a validation error for a contradictory one. */
+/**
+ * The range asked for, cut to the plan's retention and to at most LATEST_END_AFTER_NOW_MS after
+ * now (a day series thus has at most retention + 2 buckets). Throws a validation error for a
+ * contradictory one.
+ */
 export function resolveRange(input: { interval?: Interval; start?: number; end?: number }, retentionDays: number, now: number): Range {
   const kept = now - retentionDays * DAY_MS;
+  const latest = now + LATEST_END_AFTER_NOW_MS;
   if (input.interval && (input.start !== undefined || input.end !== undefined)) {
     throw ServiceError.validation([{ path: "interval", message: "use either interval or start/end, not both" }]);
   }
@@ -43,8 +59,8 @@ export function resolveRange(input: { interval?: Interval; start?: number; end?:
     end = now;
     start = interval === "all" ? kept : now - INTERVAL_MS[interval];
   }
-  start = Math.max(start, kept);
-  end = Math.max(end, start);
+  start = Math.min(Math.max(start, kept), latest);
+  end = Math.max(Math.min(end, latest), start);
   return { start, end };
 }
 
@@ -94,7 +110,7 @@ export type AnalyticsAnswer = {
 export async function analytics(
   workspace: AnalyticsWorkspace,
   input: AnalyticsQueryInput,
-  now = Date.now(),
+  now = realTimeNow(),
   store: ClickStore = clickStore(),
 ): Promise<AnalyticsAnswer> {
   const { query, timezone } = await buildQuery(workspace, input, now);
@@ -102,16 +118,30 @@ export async function analytics(
   const head = { groupBy, start: query.start.toISOString(), end: query.end.toISOString(), timezone };
   if (groupBy === "count") return { ...head, ...(await store.query({ kind: "count", query })) };
   if (groupBy === "timeseries") {
-    const granularity = query.end.getTime() - query.start.getTime() <= HOURLY_UP_TO_MS ? "hour" : "day";
+    const granularity = seriesGranularity(query, input.granularity);
     const buckets = query.end > query.start ? await store.query({ kind: "timeseries", query, unit: granularity, timezone }) : [];
+    const inZone = zonedIso(timezone);
     return {
       ...head,
       granularity,
-      data: buckets.map((b: Bucket) => ({ start: isoInZone(b.start, timezone), clicks: b.clicks, visitors: b.visitors })),
+      data: buckets.map((b: Bucket) => ({ start: inZone(b.start), clicks: b.clicks, visitors: b.visitors })),
     };
   }
   const rows = await store.query({ kind: "top", query, group: groupBy, limit: input.limit ?? LIMIT_DEFAULT });
   return { ...head, data: await describeGroups(workspace, groupBy, rows) };
+}
+
+/** The series' buckets: as asked, else hours up to HOURLY_UP_TO_MS and days beyond; hours over at most HOURLY_MAX_DAYS. */
+export function seriesGranularity(range: { start: Date; end: Date }, asked?: "hour" | "day"): "hour" | "day" {
+  const length = range.end.getTime() - range.start.getTime();
+  if (asked === "hour" && length > HOURLY_MAX_DAYS * DAY_MS)
+    throw ServiceError.validation([
+      {
+        path: "granularity",
+        message: `hour buckets cover at most ${HOURLY_MAX_DAYS} days (${HOURLY_MAX_DAYS * 24} buckets); choose a shorter range or granularity=day`,
+      },
+    ]);
+  return asked ?? (length <= HOURLY_UP_TO_MS ? "hour" : "day");
 }
 
 async function describeGroups(workspace: AnalyticsWorkspace, group: TopGroup, rows: GroupRow[]): Promise<Row[]> {
@@ -176,27 +206,37 @@ function mergeDecoded(rows: GroupRow[]): (GroupRow & { value: string | null })[]
 }
 
 /** The export's query (same parameters and rules as analytics). */
-export async function exportQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now = Date.now()): Promise<ClickQuery> {
+export async function exportQuery(workspace: AnalyticsWorkspace, input: AnalyticsExportInput, now = realTimeNow()): Promise<ClickQuery> {
   return (await buildQuery(workspace, input, now)).query;
 }
 
-/** "2026-03-08T00:00:00-05:00": an instant as the wall-clock time of `timeZone`, with its offset. */
+/**
+ * A function writing instants as the wall-clock time of `timeZone` with its offset
+ * ("2026-03-08T00:00:00-05:00"). Building the formatter is the costly part: make one per answer,
+ * not one per bucket.
+ */
+export function zonedIso(timeZone: string): (at: Date) => string {
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    timeZoneName: "longOffset",
+  });
+  return (at) => {
+    const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
+    for (const p of format.formatToParts(at)) parts[p.type] = p.value;
+    const zone = parts.timeZoneName ?? "GMT";
+    const offset = zone === "GMT" ? "+00:00" : zone.replace("GMT", "");
+    return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
+  };
+}
+
+/** "2026-03-08T00:00:00-05:00": one instant as the wall-clock time of `timeZone`, with its offset. */
 export function isoInZone(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      timeZoneName: "longOffset",
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.replace("GMT", "");
-  return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
+  return zonedIso(timeZone)(at);
 }

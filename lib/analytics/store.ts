@@ -105,6 +105,11 @@ export class PostgresClickStore implements ClickStore {
 
 const g = globalThis as { __linkhopAnalyticsPool?: pg.Pool; __linkhopClickStore?: PostgresClickStore };
 
+/** How many connections analytics' pool opens at most (ANALYTICS_POOL_SIZE, default 4). */
+export function analyticsPoolSize(): number {
+  return Math.round(positiveNumber(process.env.ANALYTICS_POOL_SIZE, 4));
+}
+
 /** Analytics' own small pool: a long report never holds a connection the redirect path needs. */
 export function analyticsPool(): pg.Pool {
   if (!g.__linkhopAnalyticsPool) {
@@ -112,7 +117,7 @@ export function analyticsPool(): pg.Pool {
     if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
     const pool = new pg.Pool({
       connectionString: url,
-      max: Math.round(positiveNumber(process.env.ANALYTICS_POOL_SIZE, 4)),
+      max: analyticsPoolSize(),
       idleTimeoutMillis: 30_000,
     });
     pool.on("error", (e) => console.error(`[analytics] idle database connection failed: ${e.message}`));

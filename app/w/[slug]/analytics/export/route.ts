@@ -22,7 +22,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ slug: st
   } catch (e) {
     if (e instanceof ServiceError)
       return new Response(e.message, {
-        status: e.code === "not_found" ? 404 : 400,
+        status: e.code === "not_found" ? 404 : e.code === "rate_limit" ? 429 : 400,
         headers: { "Content-Type": "text/plain; charset=utf-8" },
       });
     throw e;
