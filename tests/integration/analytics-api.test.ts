@@ -70,10 +70,12 @@ function event(workspaceId: number, linkIds: Record<string, number>, e: Ev): Cli
   };
 }
 
-async function links(workspaceId: number, spec: Record<string, string>) {
+/** Links by code (with their folders), on the default domain or on `domainId`. */
+async function links(workspaceId: number, spec: Record<string, string>, domainId?: number) {
   const ids: Record<string, number> = {};
   for (const [code, folder] of Object.entries(spec)) {
-    ids[code] = (await db().link.create({ data: { workspaceId, code, url: `https://dest.example/${code}`, folder } })).id;
+    const data = { workspaceId, code, url: `https://dest.example/${code}`, folder, domainId: domainId ?? null, domainKey: domainId ?? 0 };
+    ids[code] = (await db().link.create({ data })).id;
   }
   return ids;
 }
@@ -93,11 +95,28 @@ afterAll(async () => {
   await env?.stop();
 });
 
-const get = async (query: string, status = 200) => {
-  const r = await api.get(`/api/v1/analytics?${query}`);
+/** GET /api/v1/analytics?query with a workspace's key, expecting `status`; the body. */
+const answerOf = async (apiClient: ReturnType<typeof client>, query: string, status = 200) => {
+  const r = await apiClient.get(`/api/v1/analytics?${query}`);
   expect(r.status, r.text).toBe(status);
   return r.body;
 };
+const get = (query: string, status = 200) => answerOf(api, query, status);
+
+/**
+ * A team workspace of its own with the links alpha, beta and gamma and every event of EVENTS, for
+ * a test that changes its events or links (the shared workspace `a` is only read).
+ */
+let seeds = 0;
+async function seeded() {
+  const w = await makeWorkspace("team");
+  // Codes are unique per domain: the same three codes live on a domain of the workspace's own.
+  const domain = await makeDomain(w.workspace.id, `seed-${++seeds}-${Date.now().toString(36)}.analytics.test`);
+  const ids = await links(w.workspace.id, { alpha: "mkt/spring", beta: "mkt", gamma: "other" }, domain.id);
+  await store.record(EVENTS.map((e) => event(w.workspace.id, ids, e)));
+  const wapi = client(env.app, w.key);
+  return { ...w, api: wapi, get: (query: string, status = 200) => answerOf(wapi, query, status) };
+}
 const strip = (rows: Record<string, unknown>[]) =>
   rows.map(({ clicks, visitors, ...k }) => [Object.values(k).length === 1 ? Object.values(k)[0] : k, clicks, visitors]);
 
@@ -221,8 +240,29 @@ describe("answers", () => {
   });
 });
 
+describe("limit", () => {
+  it("top-N answers have 10 rows unless limit says otherwise (1..100)", async () => {
+    const w = await makeWorkspace("team");
+    const ids = await links(w.workspace.id, { many: "" });
+    const countries = ["AR", "AT", "AU", "BE", "BR", "CA", "CH", "CL", "CN", "CZ", "DE", "DK"];
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    await store.record(
+      countries.map((c, i) =>
+        event(w.workspace.id, ids, [at, "many", c, null, "desktop", "Chrome", "Windows", null, false, false, 100 + i]),
+      ),
+    );
+    const wapi = client(env.app, w.key);
+    expect((await answerOf(wapi, "groupBy=countries&interval=24h")).data).toHaveLength(10);
+    expect((await answerOf(wapi, "groupBy=countries&interval=24h&limit=12")).data).toHaveLength(12);
+    expect((await answerOf(wapi, "groupBy=countries&interval=24h&limit=3")).data).toHaveLength(3);
+    await answerOf(wapi, "groupBy=countries&interval=24h&limit=101", 400);
+    await answerOf(wapi, "groupBy=countries&interval=24h&limit=0", 400);
+  });
+});
+
 describe("daily rollups", () => {
   it("give the same answers as the raw events, and a late event for a built day is counted", async () => {
+    const s = await seeded();
     const queries = [
       R,
       `${R}&bots=include`,
@@ -235,11 +275,11 @@ describe("daily rollups", () => {
       "start=2026-10-30T12:00:00Z&end=2026-11-02T12:00:00Z&groupBy=countries", // partial first and last days
       "start=2026-10-30T12:00:00Z&end=2026-11-02T12:00:00Z&groupBy=timeseries",
     ];
-    const answers = async () => Promise.all(queries.map((q) => get(q)));
+    const answers = async () => Promise.all(queries.map((q) => s.get(q)));
     const raw = await answers();
     for (const day of ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02"]) await buildRollupDay(pool, Date.parse(day) / DAY);
     const q = {
-      workspaceId: a.workspace.id,
+      workspaceId: s.workspace.id,
       start: new Date("2026-10-30T00:00:00Z"),
       end: new Date("2026-11-03T00:00:00Z"),
       filters: { bots: "exclude" as const },
@@ -248,8 +288,8 @@ describe("daily rollups", () => {
     expect(await answers()).toEqual(raw);
 
     // a late event for a built day: the day is read raw again until it is rebuilt
-    const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: a.workspace.id } })).map((l) => [l.code, l.id]));
-    const late = event(a.workspace.id, ids, [
+    const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: s.workspace.id } })).map((l) => [l.code, l.id]));
+    const late = event(s.workspace.id, ids, [
       "2026-11-01T20:00:00Z",
       "gamma",
       "FR",
@@ -264,24 +304,21 @@ describe("daily rollups", () => {
     ]);
     await store.record([late]);
     expect((await planRollup(pool, q))?.days).toHaveLength(3);
-    expect(await get(R)).toMatchObject({ clicks: 7, visitors: 5 });
+    expect(await s.get(R)).toMatchObject({ clicks: 7, visitors: 5 });
     await buildRollupDay(pool, Date.parse("2026-11-01") / DAY);
     expect((await planRollup(pool, q))?.days).toHaveLength(4);
-    expect(await get(R)).toMatchObject({ clicks: 7, visitors: 5 });
-    expect((await get(`${R}&groupBy=countries`)).data[1]).toMatchObject({ country: "FR", clicks: 2, visitors: 2 });
-    // back as it was for the other tests
-    await pool.query(`delete from analytics.click_event where workspace_id = $1 and visitor = 99`, [a.workspace.id]);
-    await buildRollupDay(pool, Date.parse("2026-11-01") / DAY);
-    expect(await answers()).toEqual(raw);
+    expect(await s.get(R)).toMatchObject({ clicks: 7, visitors: 5 });
+    expect((await s.get(`${R}&groupBy=countries`)).data[1]).toMatchObject({ country: "FR", clicks: 2, visitors: 2 });
   });
 
   it("answer filtered, tag and UTM reports from the rollups alone, as the raw events did", async () => {
-    await api.patch("/api/v1/links/alpha", {
+    const s = await seeded();
+    await s.api.patch("/api/v1/links/alpha", {
       url: "https://dest.example/alpha?utm_source=news&utm_campaign=fall",
       tags: ["fall", "promo"],
     });
-    await api.patch("/api/v1/links/beta", { url: "https://dest.example/beta?utm_source=ads", tags: ["Promo"] });
-    await api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma?utm_source=mail", tags: ["fall"] });
+    await s.api.patch("/api/v1/links/beta", { url: "https://dest.example/beta?utm_source=ads", tags: ["Promo"] });
+    await s.api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma?utm_source=mail", tags: ["fall"] });
     const filters = [
       "country=US",
       "country=us",
@@ -322,9 +359,9 @@ describe("daily rollups", () => {
       `${R}&groupBy=countries&folder=mkt&device=mobile`,
       `${R}&link=alpha&qr=true`,
     ];
-    const answers = (qs: string[]) => Promise.all(qs.map((q) => get(q)));
+    const answers = (qs: string[]) => Promise.all(qs.map((q) => s.get(q)));
     const days = ["2026-10-30", "2026-10-31", "2026-11-01", "2026-11-02", "2026-03-08", "2026-03-09"].map((d) => Date.parse(d) / DAY);
-    await unmarkRollupDays(pool, days); // built by the test before: the first answers must come from the events
+    await unmarkRollupDays(pool, days); // perhaps built by another test: the first answers must come from the events
     const raw = await answers(rolled);
     // most answers have clicks in them (the comparison below would prove little on zeros)
     expect(raw.filter((r) => r.clicks > 0 || r.data?.some((d: { clicks: number }) => d.clicks > 0)).length).toBe(177);
@@ -335,19 +372,19 @@ describe("daily rollups", () => {
     const { rowCount } = await pool.query(
       `delete from analytics.click_event where workspace_id = $1
        and (at >= '2026-10-30T00:00:00Z' and at < '2026-11-03T00:00:00Z' or at >= '2026-03-01T00:00:00Z' and at < '2026-04-01T00:00:00Z')`,
-      [a.workspace.id],
+      [s.workspace.id],
     );
     expect(rowCount).toBe(11);
     try {
       expect(await answers(rolled)).toEqual(raw);
       for (const body of await answers(notRolled)) expect(body.clicks ?? body.data.length).toBe(0);
     } finally {
-      const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: a.workspace.id } })).map((l) => [l.code, l.id]));
-      await store.record(EVENTS.filter(([at]) => builtRange(at)).map((e) => event(a.workspace.id, ids, e)));
+      const ids = Object.fromEntries((await db().link.findMany({ where: { workspaceId: s.workspace.id } })).map((l) => [l.code, l.id]));
+      await store.record(EVENTS.filter(([at]) => builtRange(at)).map((e) => event(s.workspace.id, ids, e)));
       for (const day of days) await buildRollupDay(pool, day);
-      await api.patch("/api/v1/links/alpha", { url: "https://dest.example/alpha", tags: [] });
-      await api.patch("/api/v1/links/beta", { url: "https://dest.example/beta", tags: [] });
-      await api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma", tags: [] });
+      await s.api.patch("/api/v1/links/alpha", { url: "https://dest.example/alpha", tags: [] });
+      await s.api.patch("/api/v1/links/beta", { url: "https://dest.example/beta", tags: [] });
+      await s.api.patch("/api/v1/links/gamma", { url: "https://dest.example/gamma", tags: [] });
     }
     expect(await answers(rolled.slice(0, 9))).toEqual(raw.slice(0, 9));
   });
@@ -468,6 +505,7 @@ describe("errors", () => {
 describe("retention", () => {
   it("events older than the plan's window are neither answered nor kept after the job runs", async () => {
     const w = await makeWorkspace("short"); // analyticsRetentionDays: 7
+    const team = await seeded(); // the team plan keeps 730 days
     const ids = await links(w.workspace.id, { kept: "" });
     const now = Date.now();
     const ev = (ageDays: number, visitor: number): ClickEvent => ({
@@ -513,7 +551,11 @@ describe("retention", () => {
     const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = $1`, [w.workspace.id]);
     expect(rows[0].n).toBe(1);
     // another plan's events are kept as long as that plan says
-    expect(await get(R)).toMatchObject({ clicks: 6 });
+    expect(await team.get(R)).toMatchObject({ clicks: 6 });
+    const teamEvents = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = $1`, [
+      team.workspace.id,
+    ]);
+    expect(teamEvents.rows[0].n).toBe(EVENTS.length);
   });
 });
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DAY_MS, visitorKey } from "../../lib/analytics/visitor.ts";
 import { disconnectDb } from "../../lib/db/client.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
@@ -138,8 +139,14 @@ describe("recorded fields", () => {
     const bots = rows.filter((r) => r.bot);
     expect(bots).toHaveLength(3);
     expect(bots.find((r) => r.country === null)).toBeTruthy(); // 192.0.2.1 is in no database
-    // the visitor key is a number, never the address; no column holds an address
-    for (const r of rows) expect(typeof r.visitor).toBe("string");
+    // the visitor key is a number, never the address: the HMAC of address + User-Agent under the
+    // day's salt, a different one for each of these visitors; no column holds an address
+    for (const r of rows) expect(r.visitor).toMatch(/^-?\d{1,19}$/);
+    expect(new Set(rows.map((r) => r.visitor)).size).toBe(rows.length);
+    const safari = byAgent("Safari")[0];
+    const day = Math.floor(new Date(safari.at as string).getTime() / DAY_MS);
+    const salt = (await sql.query(`select salt from analytics.visitor_salt where day = date '1970-01-01' + $1::int`, [day])).rows[0].salt;
+    expect(safari.visitor).toBe(visitorKey(salt, "81.2.69.142", UA.iphoneSafari));
     const text = JSON.stringify(rows);
     for (const ip of ["81.2.69.142", "89.160.20.112", "216.160.83.56", "192.0.2.1", "10.0.0.1"]) expect(text).not.toContain(ip);
     // only the four people count

@@ -24,6 +24,8 @@ const plans = {
   mini: { name: "Mini", rateLimit: null, liveKeys: 2, maxLinks: 1, webhookEndpoints: 0, features: ["ApiAccess"] },
   // pro's budget with webhooks: a refused create must leave no event and no delivery behind
   prohooks: { ...TEST_PLANS.pro, name: "Pro with webhooks", webhookEndpoints: 1, features: [...TEST_PLANS.pro.features, "Webhooks"] },
+  // 3 requests per window and no aliases or bulk: for "a refused create spends no allowance"
+  tinyfree: { name: "Tiny free", rateLimit: 3, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, features: ["ApiAccess"] },
 };
 
 beforeAll(async () => {
@@ -148,8 +150,28 @@ describe("rate limit headers, case by case", () => {
       expect(a.status).toBe(429);
       expect(a.text).toBe('{"error":"rate_limit","limit":3}');
       expect(rateHeaders(a)).toEqual({ limit: "3", remaining: "0" });
-      expect(a.headers["retry-after"]).toBeUndefined();
+      // No reset time in any form: no Retry-After, no *-Reset header (the body above is exact).
+      expect(
+        Object.keys(a.headers)
+          .filter((h) => /retry|reset|ratelimit/i.test(h))
+          .sort(),
+      ).toEqual(["x-ratelimit-limit", "x-ratelimit-remaining"]);
     }
+  });
+
+  it("spends no allowance on a create refused with 429 or 403 feature", async () => {
+    const { key, workspace } = await makeWorkspace("tinyfree");
+    const api = client(env.app, key);
+    const used = async () =>
+      (await db().monthlyUsage.findMany({ where: { workspaceId: workspace.id } })).reduce((n, u) => n + u.created, 0);
+    const feature = await api.post("/api/v1/links", { url: "https://example.com/f", alias: "needs-feature" });
+    expect(feature.text).toBe('{"error":"feature","key":"CustomAliases","upgrade":true}');
+    expect(await used()).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await api.post("/api/v1/links", { url: `https://example.com/${i}` })).status).toBe(201);
+    expect(await used()).toBe(2);
+    for (let i = 0; i < 2; i++) expect((await api.post("/api/v1/links", { url: `https://example.com/over-${i}` })).status).toBe(429);
+    expect(await used()).toBe(2);
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(2);
   });
 
   it("sends no rate-limit headers at all on a plan without a rate", async () => {
@@ -575,7 +597,14 @@ describe("500 server_error", () => {
       BEGIN IF NEW.url LIKE '%/boom-500%' THEN RAISE EXCEPTION 'boom for the API test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
     await db().$executeRawUnsafe(`CREATE TRIGGER api_test_boom BEFORE INSERT ON "Link" FOR EACH ROW EXECUTE FUNCTION api_test_boom()`);
     const { key, workspace } = await makeWorkspace("pro");
-    const a = await client(env.app, key).post("/api/v1/links", { url: "https://example.com/boom-500" });
+    let a: Answer;
+    try {
+      a = await client(env.app, key).post("/api/v1/links", { url: "https://example.com/boom-500" });
+    } finally {
+      // The trigger is this test's alone: other tests of the file share the database.
+      await db().$executeRawUnsafe(`DROP TRIGGER api_test_boom ON "Link"`);
+      await db().$executeRawUnsafe(`DROP FUNCTION api_test_boom()`);
+    }
     expect(a.status).toBe(500);
     expect(Object.keys(a.body).sort()).toEqual(["error", "message", "reference"]);
     errorSchemas.server_error.parse(a.body);

@@ -269,8 +269,8 @@ describe("bulk", () => {
     expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(4);
   });
 
-  it("refuses the whole request for 0 or more than 1000 rows or a malformed body", async () => {
-    const { api } = await workspaceWithEvents();
+  it("refuses the whole request for 0 or more than 1000 rows or a malformed body, creating and spending nothing", async () => {
+    const { api, workspace, events } = await workspaceWithEvents();
     for (const body of [
       { links: [] },
       { links: Array.from({ length: 1001 }, () => ({ url: "https://example.com" })) },
@@ -282,6 +282,11 @@ describe("bulk", () => {
       expect(a.status).toBe(400);
       errorSchemas.validation.parse(a.body);
     }
+    // Refused whole: no link, no allowance spent, no event, no delivery.
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+    expect((await db().monthlyUsage.findMany({ where: { workspaceId: workspace.id } })).reduce((n, u) => n + u.created, 0)).toBe(0);
+    expect(await events()).toEqual([]);
+    expect(await db().delivery.count({ where: { endpoint: { workspaceId: workspace.id } } })).toBe(0);
     const full = await api.post("/api/v1/links/bulk", {
       links: Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/k/${i}` })),
     });
@@ -308,6 +313,19 @@ describe("list", () => {
     const all = await api.get("/api/v1/links");
     expect(all.body.links).toHaveLength(9);
     expect(all.body.nextCursor).toBeNull();
+  });
+
+  it("answers 50 links per page when size is not given", async () => {
+    const { api, workspace } = await workspaceWithEvents();
+    const rows = Array.from({ length: 51 }, (_, i) => ({ url: `https://example.com/size/${i}` }));
+    expect((await api.post("/api/v1/links/bulk", { links: rows })).status).toBe(200);
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(51);
+    const first = await api.get("/api/v1/links");
+    expect(first.body.links).toHaveLength(50);
+    expect(first.body.nextCursor).not.toBeNull();
+    const rest = await api.get(`/api/v1/links?cursor=${first.body.nextCursor}`);
+    expect(rest.body.links).toHaveLength(1);
+    expect(rest.body.nextCursor).toBeNull();
   });
 
   it("filters by q (url, code, title; any case), folder (and subfolders) and domain", async () => {

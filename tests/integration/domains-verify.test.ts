@@ -190,7 +190,12 @@ describe("custom domains", () => {
         });
         let out = "";
         child.stdout.on("data", (c) => (out += c));
-        child.on("exit", (code) => resolve({ code, json: JSON.parse(out.trim().split("\n").pop() || "{}") }));
+        // "close", not "exit": stdout may still hold data when the process has exited.
+        child.on("close", (code) => {
+          const last = out.trim().split("\n").pop();
+          if (!last) throw new Error(`admin ${args[0]} printed nothing (exit ${code})`);
+          resolve({ code, json: JSON.parse(last) });
+        });
       });
     const other = await workspace();
     const pending = await domains.addDomain(other, "cli.example.test");

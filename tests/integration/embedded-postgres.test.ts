@@ -82,7 +82,8 @@ describe("embedded PostgreSQL", () => {
     );
     let out = "";
     second.stdout!.on("data", (d) => (out += d));
-    await new Promise((resolve) => second.on("exit", resolve));
+    // "close", not "exit": stdout may still hold data when the process has exited.
+    expect(await new Promise((resolve) => second.on("close", resolve))).toBe(0);
     expect(JSON.parse(out)).toEqual({ owned: false });
     expect(await query(fresh.url, "select 3 as ok")).toEqual([{ ok: 3 }]);
     await fresh.stop();

@@ -8,10 +8,10 @@ import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 // PLANS_FILE stops the start with a message.
 
 const README_PLANS = {
-  free: { rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, aliases: false, bulk: false },
-  pro: { rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, aliases: true, bulk: false },
-  team: { rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, aliases: true, bulk: true },
-  business: { rateLimit: 3000, liveKeys: 25, maxLinks: 500000, webhookEndpoints: 25, aliases: true, bulk: true },
+  free: { rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, aliases: false, bulk: false, retentionDays: 30 },
+  pro: { rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, aliases: true, bulk: false, retentionDays: 365 },
+  team: { rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, aliases: true, bulk: true, retentionDays: 730 },
+  business: { rateLimit: 3000, liveKeys: 25, maxLinks: 500000, webhookEndpoints: 25, aliases: true, bulk: true, retentionDays: 1095 },
 };
 const CLOCK = midMonth();
 const MONTH = CLOCK.slice(0, 7);
@@ -41,13 +41,19 @@ afterAll(async () => {
 
 describe("the built-in plans, as the README's table gives them", () => {
   for (const [plan, row] of Object.entries(README_PLANS)) {
-    it(`${plan}: ${row.rateLimit} requests per window, ${row.maxLinks} links a month, ${row.liveKeys} live keys, ${row.webhookEndpoints} endpoints`, async () => {
+    it(`${plan}: ${row.rateLimit} requests per window, ${row.maxLinks} links a month, ${row.liveKeys} live keys, ${row.webhookEndpoints} endpoints, ${row.retentionDays} days of analytics`, async () => {
       const { workspace, key } = await makeWorkspace(plan);
       const api = client(app, key);
 
       const list = await api.get("/api/v1/links");
       expect(list.status).toBe(200);
       expect(list.headers["x-ratelimit-limit"]).toBe(String(row.rateLimit));
+
+      // analytics retention: "all" reaches back exactly as far as the plan keeps clicks (the
+      // retention job deletes by the same number, lib/plans analyticsRetentionDays)
+      const all = await api.get("/api/v1/analytics?interval=all");
+      expect(all.status).toBe(200);
+      expect((Date.parse(all.body.end) - Date.parse(all.body.start)) / 86_400_000).toBe(row.retentionDays);
 
       // the monthly allowance: used up but one, one more create, then the quota answer names the limit
       await db().monthlyUsage.create({ data: { workspaceId: workspace.id, month: MONTH, created: row.maxLinks - 1 } });

@@ -60,10 +60,11 @@ describe("takeAttempt", () => {
 });
 
 test("pruning forgets ended windows only", async () => {
+  await sql.pruneAttempts(3600); // windows other tests of this file let end: this test counts its own
   await sql.takeAttempt("t:old", 5, 3600);
   await sql.takeAttempt("t:fresh", 5, 3600);
   await age("t:old", 3601);
-  expect(await sql.pruneAttempts(3600)).toBeGreaterThanOrEqual(1);
+  expect(await sql.pruneAttempts(3600)).toBe(1);
   expect(await db().authThrottle.count({ where: { key: "t:old" } })).toBe(0);
   expect(await db().authThrottle.count({ where: { key: "t:fresh" } })).toBe(1);
 });
