@@ -21,6 +21,8 @@ test("the invitation page's sign-in stops after 10 failures, the right password 
   const guest = await other.newPage();
   await guest.goto(link);
   await guest.getByRole("link", { name: "I have an account" }).click();
+  // The sign-in form replaces the sign-up form: type only once it is there.
+  await expect(guest.getByRole("button", { name: "Sign in and join" })).toBeVisible();
   for (let i = 0; i < 10; i++) {
     await guest.getByLabel("Password").fill(`guess number ${i}`);
     await guest.getByRole("button", { name: "Sign in and join" }).click();
