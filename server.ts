@@ -32,6 +32,12 @@ async function main() {
     process.exit(1);
   }
   ensureAuthSecret(path.resolve(cfg.LINKHOP_DATA_DIR));
+  // Auth.js builds its own URLs from APP_URL: the callback it sends to GitHub / Google / the OpenID
+  // provider must be the one registered there (APP_URL/api/auth/callback/<id>), the same when the
+  // sign-in starts (a server action, which would see the Host header) and when the code is redeemed
+  // (a route handler, which would see this server's listening address, 0.0.0.0), and not a Host
+  // header a client chose.
+  process.env.AUTH_URL ??= new URL(cfg.APP_URL).origin;
   if (cfg.WEBHOOK_ALLOW_PRIVATE) {
     console.warn(
       "[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.",

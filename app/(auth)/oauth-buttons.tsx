@@ -1,4 +1,5 @@
 import { oauthProviders } from "@/lib/auth";
+import { oidcProviderName } from "@/lib/auth/oidc";
 import { secondaryButtonClass } from "@/components/ui";
 import { oauthSignInAction } from "./actions";
 
@@ -14,7 +15,7 @@ export function OAuthButtons({ next }: { next?: string }) {
           <input type="hidden" name="provider" value={p} />
           {next && <input type="hidden" name="next" value={next} />}
           <button type="submit" className={`${secondaryButtonClass} w-full`}>
-            {LABELS[p]}
+            {p === "oidc" ? `Continue with ${oidcProviderName()}` : LABELS[p]}
           </button>
         </form>
       ))}

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { db } from "../db/client.ts";
 import { verifyPassword } from "./password.ts";
 import { OAuthRefused, providerVerifiedEmail, signInWithOAuth } from "./oauth.ts";
+import { oidcProvider } from "./oidc.ts";
 import { safeNextPath } from "./next-path.ts";
 import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
 import { clientAddressFrom } from "./client-address.ts";
@@ -61,10 +62,11 @@ export function tooManyMessageFromCode(code: unknown): string | null {
   return Number.isInteger(minutes) && minutes > 0 && minutes <= 24 * 60 ? tooManyAttemptsMessage(minutes * 60) : tooManyAttemptsMessage(60);
 }
 
-export function oauthProviders(): ("github" | "google")[] {
-  const list: ("github" | "google")[] = [];
+export function oauthProviders(): ("github" | "google" | "oidc")[] {
+  const list: ("github" | "google" | "oidc")[] = [];
   if (process.env.AUTH_GITHUB_ID && process.env.AUTH_GITHUB_SECRET) list.push("github");
   if (process.env.AUTH_GOOGLE_ID && process.env.AUTH_GOOGLE_SECRET) list.push("google");
+  if (oidcProvider()) list.push("oidc");
   return list;
 }
 
@@ -90,6 +92,8 @@ const providers: NextAuthConfig["providers"] = [
 ];
 if (oauthProviders().includes("github")) providers.push(GitHub);
 if (oauthProviders().includes("google")) providers.push(Google);
+const oidc = oidcProvider();
+if (oidc) providers.push(oidc);
 
 export const { handlers, auth, signIn, signOut } = NextAuth({
   trustHost: true,
@@ -117,7 +121,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
   },
   callbacks: {
-    // GitHub / Google: find, link or create the user (lib/auth/oauth.ts); a refusal goes back to
+    // GitHub / Google / OIDC: find, link or create the user (lib/auth/oauth.ts); a refusal goes back to
     // the login page, which says why.
     async signIn({ user, account, profile }) {
       if (!account || account.provider === "credentials") return true;

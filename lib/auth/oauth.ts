@@ -4,10 +4,10 @@ import { ServiceError } from "../errors.ts";
 import { signUp } from "../workspaces/index.ts";
 import { sendVerificationMail } from "./verification.ts";
 
-// GitHub / Google sign-in. An identity already linked signs in its user. Otherwise the address
-// decides: a new address makes a new account (verified when the provider vouches for the
-// address); an existing account is linked only when the provider vouches for the address AND
-// the account has verified it. Without the second condition, whoever registered someone else's
+// GitHub / Google / OpenID Connect (lib/auth/oidc.ts) sign-in. An identity already linked signs in
+// its user. Otherwise the address decides: a new address makes a new account (verified when the
+// provider vouches for the address); an existing account is linked only when the provider vouches
+// for the address AND the account has verified it. Without the second condition, whoever registered someone else's
 // address with a password first would keep access once its owner signs in with Google.
 
 export type OAuthIdentity = { provider: string; providerAccountId: string; email: string; name: string | null; emailVerified: boolean };
@@ -60,7 +60,9 @@ export async function providerVerifiedEmail(
   profile: Record<string, unknown> | undefined,
   accessToken: string | undefined,
 ): Promise<boolean> {
-  if (provider === "google") return profile?.email_verified === true;
+  // Google and any OpenID Connect provider say so in the standard claim (OpenID Connect Core §5.1);
+  // only a boolean true counts, not a missing claim nor the string "true".
+  if (provider === "google" || provider === "oidc") return profile?.email_verified === true;
   if (provider === "github") return githubEmailVerified(email, accessToken);
   return false;
 }

@@ -19,6 +19,26 @@ const flag = z
   .optional()
   .transform((v) => v === "1" || v === "true");
 
+// An unset or empty variable is "not configured" (as for AUTH_GITHUB_ID: `VAR=` in an env file).
+const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
+
+// An OpenID Connect issuer: https without query or fragment (OpenID Connect Discovery 1.0 §2), so
+// the code exchange and the claims are not readable on the way. Plain http only on loopback (a
+// provider running next to the app, e.g. in tests).
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const oidcIssuer = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .refine((v) => {
+      const url = URL.parse(v);
+      if (!url || url.search || url.hash || url.username || url.password) return false;
+      return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOSTS.has(url.hostname));
+    }, "an https URL without query or fragment, e.g. https://login.example.com/realms/main (http only on loopback)")
+    .optional(),
+);
+const OIDC_VARIABLES = ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const;
+
 const schema = z.object({
   DATABASE_URL: z.string().url().optional(),
   // default: http://localhost:<PORT> (http://localhost:3000 with the default port)
@@ -97,6 +117,21 @@ const schema = z.object({
   AUTH_GITHUB_SECRET: z.string().optional(),
   AUTH_GOOGLE_ID: z.string().optional(),
   AUTH_GOOGLE_SECRET: z.string().optional(),
+  // OpenID Connect sign-in (lib/auth/oidc.ts): all three or none
+  OIDC_ISSUER: oidcIssuer,
+  OIDC_CLIENT_ID: z.preprocess(unsetIfEmpty, z.string().optional()),
+  OIDC_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
+  // the button's "Continue with <name>"
+  OIDC_NAME: z.preprocess(unsetIfEmpty, z.string().trim().min(1).max(60).default("Single sign-on")),
+});
+
+// Half an OpenID Connect configuration would start without the button, and nobody would know why.
+const checkedSchema = schema.superRefine((c, ctx) => {
+  const set = OIDC_VARIABLES.filter((name) => c[name] !== undefined);
+  if (set.length === 0 || set.length === OIDC_VARIABLES.length) return;
+  for (const name of OIDC_VARIABLES.filter((n) => c[n] === undefined)) {
+    ctx.addIssue({ code: "custom", path: [name], message: `missing: OpenID Connect needs ${OIDC_VARIABLES.join(", ")} together` });
+  }
 });
 
 export type Config = Omit<z.output<typeof schema>, "APP_URL"> & {
@@ -104,12 +139,14 @@ export type Config = Omit<z.output<typeof schema>, "APP_URL"> & {
   shortDomain: string;
   appHost: string;
   inngestEnabled: boolean;
+  /** OpenID Connect sign-in, when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set. */
+  oidc: { issuer: string; clientId: string; clientSecret: string; name: string } | null;
 };
 
 export class ConfigError extends Error {}
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = checkedSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -123,6 +160,10 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     appHost,
     shortDomain: (c.SHORT_DOMAIN ?? appHost).toLowerCase(),
     inngestEnabled: Boolean(c.INNGEST_EVENT_KEY || c.INNGEST_DEV || c.INNGEST_BASE_URL),
+    oidc:
+      c.OIDC_ISSUER && c.OIDC_CLIENT_ID && c.OIDC_CLIENT_SECRET
+        ? { issuer: c.OIDC_ISSUER, clientId: c.OIDC_CLIENT_ID, clientSecret: c.OIDC_CLIENT_SECRET, name: c.OIDC_NAME }
+        : null,
   };
 }
 

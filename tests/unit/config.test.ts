@@ -31,6 +31,45 @@ describe("configuration", () => {
     expect(() => parseConfig({ WEBHOOK_DISABLE_AFTER: "soon" })).toThrow(/WEBHOOK_DISABLE_AFTER/);
   });
 
+  describe("OpenID Connect", () => {
+    const oidc = { OIDC_ISSUER: "https://login.example.com/realms/main", OIDC_CLIENT_ID: "linkhop", OIDC_CLIENT_SECRET: "s3cret" };
+
+    it("is off unless configured; all three variables configure it, OIDC_NAME names the button", () => {
+      expect(parseConfig({}).oidc).toBeNull();
+      expect(parseConfig({ OIDC_ISSUER: "", OIDC_CLIENT_ID: "", OIDC_CLIENT_SECRET: "" }).oidc).toBeNull();
+      expect(parseConfig(oidc).oidc).toEqual({
+        issuer: "https://login.example.com/realms/main",
+        clientId: "linkhop",
+        clientSecret: "s3cret",
+        name: "Single sign-on",
+      });
+      expect(parseConfig({ ...oidc, OIDC_NAME: " Acme SSO " }).oidc?.name).toBe("Acme SSO");
+    });
+
+    it("some but not all of the three stop the start, naming each missing variable", () => {
+      const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = oidc;
+      expect(() => parseConfig({ OIDC_ISSUER })).toThrow(ConfigError);
+      expect(() => parseConfig({ OIDC_ISSUER })).toThrow(/OIDC_CLIENT_ID: missing[\s\S]*OIDC_CLIENT_SECRET: missing/);
+      expect(() => parseConfig({ OIDC_CLIENT_ID, OIDC_CLIENT_SECRET })).toThrow(/OIDC_ISSUER: missing/);
+      expect(() => parseConfig({ OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET: "" })).toThrow(/OIDC_CLIENT_SECRET: missing/);
+      expect(() => parseConfig({ OIDC_NAME: "Acme SSO", OIDC_CLIENT_SECRET })).toThrow(/OIDC_ISSUER[\s\S]*OIDC_CLIENT_ID/);
+    });
+
+    it("the issuer is an https URL (http only on loopback) without query or fragment", () => {
+      for (const bad of [
+        "login.example.com",
+        "http://login.example.com",
+        "https://login.example.com/?tenant=a",
+        "https://login.example.com/#x",
+      ]) {
+        expect(() => parseConfig({ ...oidc, OIDC_ISSUER: bad }), bad).toThrow(/OIDC_ISSUER: an https URL/);
+      }
+      for (const ok of ["http://127.0.0.1:4010", "http://localhost:4010/oidc", "http://[::1]:4010", "https://login.example.com"]) {
+        expect(parseConfig({ ...oidc, OIDC_ISSUER: ok }).oidc?.issuer, ok).toBe(ok);
+      }
+    });
+  });
+
   it("durations", () => {
     expect(parseDuration("500ms")).toBe(500);
     expect(parseDuration("2h")).toBe(7_200_000);

@@ -1,0 +1,251 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import { startApp, type RunningApp } from "../support/app.ts";
+import { startOidcProvider, type OidcAccount, type OidcProvider } from "../support/oidc-provider.ts";
+import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
+import { formsOf, submitForm } from "./security-auth-forms.ts";
+
+// OpenID Connect sign-in (lib/auth/oidc.ts) against a real OpenID provider on loopback and the
+// running app, over HTTP as a browser goes: the button on the login page -> the provider's
+// authorization endpoint -> login and consent there -> the app's callback -> a session. An
+// existing account is linked only when the provider vouches for the address (email_verified) and
+// the account verified it by mail (lib/auth/oauth.ts).
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let smtp: SmtpServer;
+let oidc: OidcProvider;
+let app: RunningApp;
+let db: typeof import("../../lib/db/client.ts").db;
+let appUrl: string;
+
+const BUTTON = "Continue with Acme SSO";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabaseInProcess(database.url);
+  db = (await import("../../lib/db/client.ts")).db;
+  smtp = await startSmtpServer();
+  // APP_URL is where the app answers, so the callback registered at the provider is
+  // APP_URL/api/auth/callback/oidc, as an operator registers it. (localhost: Next.js writes a
+  // loopback address in a request's URL as localhost.)
+  const port = await freePort();
+  appUrl = `http://localhost:${port}`;
+  oidc = await startOidcProvider({ redirectUri: `${appUrl}/api/auth/callback/oidc` });
+  app = await startApp(database.url, {
+    PORT: String(port),
+    APP_URL: appUrl,
+    SMTP_URL: smtp.url,
+    OIDC_ISSUER: oidc.issuer,
+    OIDC_CLIENT_ID: oidc.clientId,
+    OIDC_CLIENT_SECRET: oidc.clientSecret,
+    OIDC_NAME: "Acme SSO",
+  });
+  expect(app.port).toBe(port);
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await oidc?.stop();
+  await smtp?.stop();
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+  await database?.drop();
+});
+
+let n = 0;
+const fresh = (label: string) => `${label}-${++n}@example.test`;
+const sub = () => `sub-${++n}`;
+
+/** A browser's cookies, per origin (the app and the provider), without JavaScript. */
+class Browser {
+  private jars = new Map<string, Map<string, string>>();
+
+  cookie(origin: string, name: string): string | undefined {
+    return this.jars.get(origin)?.get(name);
+  }
+
+  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
+    const { origin } = new URL(url);
+    const jar = this.jars.get(origin) ?? new Map<string, string>();
+    this.jars.set(origin, jar);
+    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const res = await fetch(url, { ...init, redirect: "manual", headers: { ...(init.headers as object), ...(cookie ? { cookie } : {}) } });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair, ...attributes] = set.split(";");
+      const eq = pair.indexOf("=");
+      const [name, value] = [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+      const expired = attributes.some(
+        (a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split("=")[1]) < Date.now()),
+      );
+      if (expired || !value) jar.delete(name);
+      else jar.set(name, value);
+    }
+    return res;
+  }
+
+  /** Follows redirects from `res` (at `url`) like a browser; every hop is returned. */
+  async follow(url: string, res: Response): Promise<{ url: string; res: Response }[]> {
+    const hops = [{ url, res }];
+    while (res.status >= 300 && res.status < 400) {
+      if (hops.length > 20) throw new Error(`too many redirects: ${hops.map((h) => h.url).join(" -> ")}`);
+      url = new URL(res.headers.get("location")!, url).toString();
+      res = await this.fetch(url);
+      hops.push({ url, res });
+    }
+    return hops;
+  }
+}
+
+/**
+ * Signs in with the provider's button on the login page as `account`, in a fresh browser: posts
+ * the button's form and follows the redirects through the provider and the app's callback.
+ */
+async function signInWithOidc(account: OidcAccount) {
+  oidc.signInNextAs(account);
+  const browser = new Browser();
+  const login = await browser.fetch(`${appUrl}/login`);
+  expect(login.status).toBe(200);
+  const form = formsOf(await login.text()).find((f) => f.html.includes(BUTTON));
+  expect(form, "the provider's button on the login page").toBeDefined();
+  const body = new FormData();
+  for (const [name, value] of form!.fields) body.append(name, value);
+  const hops = await browser.follow(`${appUrl}/login`, await browser.fetch(`${appUrl}/login`, { method: "POST", body }));
+  // the way went through the provider and back to the app's callback
+  expect(hops.some((h) => h.url.startsWith(`${oidc.issuer}/auth?`))).toBe(true);
+  const callback = hops.find((h) => h.url.startsWith(`${appUrl}/api/auth/callback/oidc?`));
+  expect(callback, hops.map((h) => `${h.res.status} ${h.url}`).join("\n")).toBeDefined();
+  const session = browser.cookie(appUrl, "authjs.session-token");
+  const sessionUser = session
+    ? ((await (await fetch(`${appUrl}/api/auth/session`, { headers: { cookie: `authjs.session-token=${session}` } })).json()) as {
+        user?: { id?: string };
+      })
+    : null;
+  return {
+    /** where the app's callback sent the browser */
+    location: callback!.res.headers.get("location")!,
+    /** the last page */
+    final: hops.at(-1)!,
+    userId: sessionUser?.user?.id ? Number(sessionUser.user.id) : null,
+  };
+}
+
+/** Signs up with a password over HTTP (an account whose address nobody has verified yet). */
+async function signUpOverHttp(email: string) {
+  const r = await submitForm(appUrl, "/signup", { email, password: "password1" });
+  expect(r.status).toBe(303);
+}
+
+/** Follows the verification link of the last mail to `email`, as its owner does. */
+async function verifyByMail(email: string) {
+  const mail = await smtp.waitFor((m) => m.to.includes(email) && m.subject === "Confirm your email address for Linkhop");
+  const url = new URL(/https?:\/\/\S+\/account\/verify\/\S+/.exec(mail.text)![0]);
+  const page = await fetch(`${appUrl}${url.pathname}`);
+  expect(await page.text()).toContain("Email address confirmed");
+}
+
+const userByEmail = (email: string) => db().user.findUniqueOrThrow({ where: { email }, include: { accounts: true } });
+
+describe("OpenID Connect sign-in", () => {
+  test("a new address makes a verified account when the provider vouches for it; signing in again finds the same account", async () => {
+    const email = fresh("new");
+    const account = { sub: sub(), email, email_verified: true, name: "Ada Example" };
+    const first = await signInWithOidc(account);
+    expect(first.location).toBe(`${appUrl}/`);
+    const user = await userByEmail(email);
+    expect(first.userId).toBe(user.id);
+    expect(user.emailVerifiedAt).not.toBeNull();
+    expect(user.passwordHash).toBeNull();
+    expect(user.name).toBe("Ada Example");
+    // the identity is the issuer's subject: another issuer's same `sub` is someone else
+    expect(user.accounts.map((a) => [a.provider, a.providerAccountId])).toEqual([["oidc", `${oidc.issuer}#${account.sub}`]]);
+    // the account is in its own workspace, signed in
+    expect(first.final.res.status).toBe(200);
+    expect(first.final.url).toMatch(new RegExp(`^${appUrl}/w/[^/]+$`));
+
+    const second = await signInWithOidc(account);
+    expect(second.userId).toBe(user.id);
+    expect(await db().user.count({ where: { email } })).toBe(1);
+    expect(await db().account.count({ where: { userId: user.id } })).toBe(1);
+  });
+
+  test("a new address the provider does not vouch for makes an unverified account, which gets the verification mail", async () => {
+    for (const claims of [{ email_verified: false }, {}]) {
+      const email = fresh("unvouched");
+      const result = await signInWithOidc({ sub: sub(), email, ...claims });
+      const user = await userByEmail(email);
+      expect(result.userId).toBe(user.id);
+      expect(user.emailVerifiedAt).toBeNull();
+      await verifyByMail(email);
+      expect((await userByEmail(email)).emailVerifiedAt).not.toBeNull();
+    }
+  });
+
+  test("is not linked to an existing account whose address was not verified by mail, and the login page says why", async () => {
+    const email = fresh("squatted");
+    await signUpOverHttp(email); // someone registered the address with a password
+    const result = await signInWithOidc({ sub: sub(), email, email_verified: true });
+    expect(result.userId).toBeNull();
+    expect(new URL(result.location).pathname + new URL(result.location).search).toBe("/login?error=oauth_account_unverified");
+    expect(result.final.res.status).toBe(200);
+    expect(await result.final.res.text()).toContain("A Linkhop account with this email address exists, but its address is not verified.");
+    expect((await userByEmail(email)).accounts).toHaveLength(0);
+  });
+
+  test("without an address from the provider nothing is created, and the login page says why", async () => {
+    const account = { sub: sub() };
+    const result = await signInWithOidc(account);
+    expect(result.userId).toBeNull();
+    expect(result.location).toBe(`${appUrl}/login?error=oauth_no_email`);
+    expect(await result.final.res.text()).toContain("The provider did not share an email address.");
+    expect(await db().account.count({ where: { providerAccountId: `${oidc.issuer}#${account.sub}` } })).toBe(0);
+  });
+
+  test("is linked to an account whose address was verified by mail, only when the provider vouches for the address", async () => {
+    const email = fresh("owner");
+    await signUpOverHttp(email);
+    await verifyByMail(email);
+    const owner = await userByEmail(email);
+
+    const unvouched = await signInWithOidc({ sub: sub(), email, email_verified: false });
+    expect(unvouched.userId).toBeNull();
+    expect(unvouched.location).toBe(`${appUrl}/login?error=oauth_unverified_email`);
+    expect(await unvouched.final.res.text()).toContain("The provider does not confirm that this email address is yours.");
+    expect((await userByEmail(email)).accounts).toHaveLength(0);
+
+    const account = { sub: sub(), email, email_verified: true };
+    const linked = await signInWithOidc(account);
+    expect(linked.userId).toBe(owner.id);
+    expect((await userByEmail(email)).accounts.map((a) => [a.provider, a.providerAccountId])).toEqual([
+      ["oidc", `${oidc.issuer}#${account.sub}`],
+    ]);
+    expect(await db().user.count({ where: { email } })).toBe(1);
+  });
+});
+
+test("the button is on the login and sign-up pages, under its name, only when OpenID Connect is configured", async () => {
+  const plain = await startApp(database.url, { SMTP_URL: smtp.url });
+  try {
+    for (const path of ["/login", "/signup"]) {
+      const configured = await (await fetch(`${appUrl}${path}`)).text();
+      expect(configured, path).toContain(BUTTON);
+      expect(configured, path).toContain('name="provider" value="oidc"');
+      const html = await (await fetch(`${plain.url}${path}`)).text();
+      expect(html, path).toContain('name="password"');
+      expect(html, path).not.toContain("Continue with");
+      expect(html, path).not.toContain('value="oidc"');
+    }
+  } finally {
+    await plain.stop();
+  }
+});
