@@ -84,7 +84,7 @@ export const workspacePage = cache(async (slug: string): Promise<WorkspacePage> 
   try {
     await assertSecondFactor(m.workspace, userId);
   } catch (e) {
-    if (isSecondFactorRefusal(e)) redirect(`/two-factor-required?workspace=${encodeURIComponent(slug)}`);
+    if (isSecondFactorRefusal(e)) redirect(`/account/two-factor-required?workspace=${encodeURIComponent(slug)}`);
     throw e;
   }
   return { ...m, userId, can: (permission: Permission) => can(m.role, permission) };

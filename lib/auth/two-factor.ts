@@ -259,3 +259,21 @@ export async function completeSignIn(
   await signInSucceeded(user.email, address);
   return { ok: true, user };
 }
+
+/**
+ * The operator's way out for someone who lost both their phone and their recovery codes (admin CLI
+ * `user:second-factor-off`): the second factor is removed and every session of the account ends.
+ */
+export async function removeSecondFactorByOperator(email: unknown): Promise<{ email: string; secondFactor: false }> {
+  const address = typeof email === "string" ? email.trim().toLowerCase() : "";
+  const user = address ? await db().user.findUnique({ where: { email: address }, select: { id: true } }) : null;
+  if (!user) throw ServiceError.notFound(`No user with email ${address}.`);
+  await db().$transaction([
+    db().user.update({
+      where: { id: user.id },
+      data: { totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null, sessionVersion: { increment: 1 } },
+    }),
+    db().twoFactorRecoveryCode.deleteMany({ where: { userId: user.id } }),
+  ]);
+  return { email: address, secondFactor: false };
+}

@@ -26,13 +26,16 @@ test("enrolling a second factor and signing in with it", async ({ page }, testIn
   const right = codeAt(secret, enrolledAt);
   await code.fill(right === "000000" ? "111111" : "000000");
   await page.getByRole("button", { name: "Turn on" }).click();
-  await expect(page.getByRole("alert")).toContainText("That code is not right");
+  await expect(page.getByRole("alert").filter({ hasText: "That code is not right" })).toBeVisible();
 
   await code.fill(right);
   await page.getByRole("button", { name: "Turn on" }).click();
   const codes = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
   await expect(codes).toHaveCount(10);
   await expect(codes.first()).toHaveText(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
+  // the key is no longer shown once it is on
+  await expect(page.getByTestId("totp-secret")).toHaveCount(0);
+  const recovery = await codes.nth(2).innerText();
   await shot(page, testInfo, "enrol-recovery-codes");
   await page.getByRole("link", { name: "I saved them" }).click();
   await expect(page.getByText("Signing in asks for a code from your authenticator app.")).toBeVisible();
@@ -57,4 +60,10 @@ test("enrolling a second factor and signing in with it", async ({ page }, testIn
   await page.keyboard.type(next);
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/w/${slug}$`));
+
+  // turning it off takes a code: a recovery code here
+  await page.goto("/account");
+  await page.getByLabel("Code to turn it off").fill(recovery);
+  await page.getByRole("button", { name: "Turn off second factor" }).click();
+  await expect(page.getByRole("button", { name: "Set up a second factor" })).toBeVisible();
 });

@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
@@ -223,6 +226,24 @@ describe("turning the second factor off", () => {
   });
 });
 
+describe("the operator", () => {
+  test("removes the second factor of someone who lost phone and recovery codes (admin CLI), ending their sessions", async () => {
+    const me = await enrolledAccount();
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "lib/admin/cli.ts", "user:second-factor-off", "--email", me.email],
+      {
+        cwd: path.resolve(import.meta.dirname, "../.."),
+        env: { ...process.env, DATABASE_URL: database.url },
+      },
+    );
+    expect(JSON.parse(stdout)).toEqual({ email: me.email, secondFactor: false });
+    expect(await tf.hasSecondFactor(me.id)).toBe(false);
+    expect(await dbm.db().twoFactorRecoveryCode.count({ where: { userId: me.id } })).toBe(0);
+    expect(await signInCookie(app.url, me.email, "password1")).toMatch(/authjs\.session-token=/);
+  });
+});
+
 describe("a workspace that requires a second factor", () => {
   test("keeps a member without one out of its pages and its API-key management, and lets them in after enrolling", async () => {
     const owner = await enrolledAccount();
@@ -251,9 +272,9 @@ describe("a workspace that requires a second factor", () => {
     for (const path of [`/w/${slug}`, `/w/${slug}/links`, `/w/${slug}/settings/api-keys`]) {
       const r = await fetch(`${app.url}${path}`, { headers: { cookie }, redirect: "manual" });
       expect(r.status, path).toBe(307);
-      expect(r.headers.get("location"), path).toContain(`/two-factor-required?workspace=${slug}`);
+      expect(r.headers.get("location"), path).toContain(`/account/two-factor-required?workspace=${slug}`);
     }
-    const required = await fetch(`${app.url}/two-factor-required?workspace=${slug}`, { headers: { cookie } });
+    const required = await fetch(`${app.url}/account/two-factor-required?workspace=${slug}`, { headers: { cookie } });
     expect(required.status).toBe(200);
     const html = await required.text();
     expect(html).toContain(`Team ${n}`);

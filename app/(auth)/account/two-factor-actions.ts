@@ -1,4 +1,5 @@
 "use server";
+import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
@@ -26,7 +27,9 @@ export async function startTwoFactorAction(_: TwoFactorFormState): Promise<TwoFa
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
-  redirect("/account#two-factor");
+  // the page shows the new key (a redirect to the same page would not load it again)
+  revalidatePath("/account");
+  return {};
 }
 
 /** The first code turns it on; the recovery codes come back in the answer, shown this once. */
@@ -48,5 +51,6 @@ export async function disableTwoFactorAction(_: TwoFactorFormState, form: FormDa
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
-  redirect("/account#two-factor");
+  revalidatePath("/account");
+  return {};
 }

@@ -31,17 +31,44 @@ export function StartTwoFactorForm({ label, secondary }: { label: string; second
   );
 }
 
-export function ConfirmTwoFactorForm() {
+/**
+ * An enrolment waiting for its first code: the QR code and the key, the code field and "start
+ * again"; once the code is right, only the recovery codes (this answer is the one place they are shown).
+ */
+export function TwoFactorEnrolment({ secret, qrSvg }: { secret: string; qrSvg: string }) {
   const [state, action, pending] = useActionState<TwoFactorFormState, FormData>(confirmTwoFactorAction, undefined);
   if (state?.recoveryCodes) return <RecoveryCodes codes={state.recoveryCodes} />;
   return (
-    <form action={action} className="space-y-3" noValidate>
-      <FormError message={state?.error} />
-      <CodeInput id="totp-confirm-code" label="Code from your app" hint="Enter the 6-digit code your app shows now." />
-      <button type="submit" disabled={pending} className={`${buttonClass} w-full`}>
-        {pending ? "Checking…" : "Turn on"}
-      </button>
-    </form>
+    <div className="mt-1 space-y-4">
+      <p className="text-sm text-slate-600">Scan this QR code with your authenticator app, or type the key below into it.</p>
+      {/* an SVG made on the server from the otpauth:// address; the key below says the same in text */}
+      <div
+        role="img"
+        aria-label="QR code of the key for your authenticator app"
+        className="mx-auto w-48 [&>svg]:h-auto [&>svg]:w-full"
+        dangerouslySetInnerHTML={{ __html: qrSvg }}
+      />
+      <div>
+        <p className="text-sm font-medium text-slate-700">Key</p>
+        <p data-testid="totp-secret" className="mt-1 rounded-md bg-slate-50 px-3 py-2 font-mono text-sm">
+          {secret.match(/.{1,4}/g)?.map((group, i) => (
+            <span key={i} className="whitespace-nowrap">
+              {i > 0 ? " " : ""}
+              {group}
+            </span>
+          ))}
+        </p>
+        <p className="mt-1 text-xs text-slate-500">Time-based, 6 digits, every 30 seconds.</p>
+      </div>
+      <form action={action} className="space-y-3" noValidate>
+        <FormError message={state?.error} />
+        <CodeInput id="totp-confirm-code" label="Code from your app" hint="Enter the 6-digit code your app shows now." />
+        <button type="submit" disabled={pending} className={`${buttonClass} w-full`}>
+          {pending ? "Checking…" : "Turn on"}
+        </button>
+      </form>
+      <StartTwoFactorForm label="Start again with a new key" secondary />
+    </div>
   );
 }
 

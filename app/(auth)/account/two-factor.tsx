@@ -1,5 +1,5 @@
 import { twoFactorStatus } from "@/lib/auth/two-factor";
-import { ConfirmTwoFactorForm, DisableTwoFactorForm, StartTwoFactorForm } from "./two-factor-forms";
+import { DisableTwoFactorForm, StartTwoFactorForm, TwoFactorEnrolment } from "./two-factor-forms";
 
 /** The Account page's second-factor section: set up (QR code and secret, confirmed by a code), or on (turn off). */
 export async function TwoFactorSection({ userId }: { userId: number }) {
@@ -18,27 +18,7 @@ export async function TwoFactorSection({ userId }: { userId: number }) {
           <StartTwoFactorForm label="Set up a second factor" />
         </>
       )}
-      {status.state === "pending" && (
-        <div className="mt-1 space-y-4">
-          <p className="text-sm text-slate-600">Scan this QR code with your authenticator app, or type the key below into it.</p>
-          {/* an SVG made on the server from the otpauth:// address; the key below says the same in text */}
-          <div
-            role="img"
-            aria-label="QR code of the key for your authenticator app"
-            className="mx-auto w-48 [&>svg]:h-auto [&>svg]:w-full"
-            dangerouslySetInnerHTML={{ __html: status.qrSvg }}
-          />
-          <div>
-            <p className="text-sm font-medium text-slate-700">Key</p>
-            <p data-testid="totp-secret" className="mt-1 break-all rounded-md bg-slate-50 px-3 py-2 font-mono text-sm">
-              {status.secret.match(/.{1,4}/g)?.join(" ")}
-            </p>
-            <p className="mt-1 text-xs text-slate-500">Time-based, 6 digits, every 30 seconds.</p>
-          </div>
-          <ConfirmTwoFactorForm />
-          <StartTwoFactorForm label="Start again with a new key" secondary />
-        </div>
-      )}
+      {status.state === "pending" && <TwoFactorEnrolment secret={status.secret} qrSvg={status.qrSvg} />}
       {status.state === "on" && (
         <div className="mt-1 space-y-4">
           <p className="text-sm text-slate-700">
