@@ -202,6 +202,51 @@ describe("signing in with a second factor", () => {
   });
 });
 
+describe("the other password sign-ins ask for the code too", () => {
+  test("the invitation page: the password leads to the code step, which leads back to the invitation", async () => {
+    const me = await enrolledAccount();
+    const ownerEmail = `tf-inviter-${++n}@example.test`;
+    const owner = await ws.createUser({ email: ownerEmail, password: "password1" });
+    const w = await ws.createWorkspace({ slug: `tf-inv-${n}`, name: `Invite ${n}`, owner: ownerEmail, plan: "team" });
+    const { inviteMember } = await import("../../lib/members/invitations.ts");
+    const token = (await inviteMember(owner.id, w.slug, { email: me.email, role: "member" })).url.split("/invite/")[1];
+
+    const r = await submitForm(app.url, `/invite/${token}?mode=signin`, { password: "password1" }, { containing: "Sign in and join" });
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(`/login/two-factor?next=${encodeURIComponent(`/invite/${token}`)}`);
+    expect(sessionCookieOf(r.cookies)).toBeUndefined();
+    const pending = r.cookies.find((c) => c.startsWith(`${PENDING_COOKIE}=`))!;
+    const done = await codeStep(pending, codeAt(me.secret, appNow()), r.location!);
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(`/invite/${token}`);
+    const session = sessionCookieOf(done.cookies);
+    expect(session).toBeDefined();
+    const page = await fetch(`${app.url}/invite/${token}`, { headers: { cookie: session! } });
+    expect(await page.text()).toContain(`Accept and join Invite ${n}`);
+  });
+
+  test("changing the password: the new password alone gives no session either", async () => {
+    const me = await enrolledAccount();
+    const { pending } = await passwordStep(me.email);
+    const session = sessionCookieOf((await codeStep(pending, codeAt(me.secret, appNow()))).cookies)!;
+    const r = await submitForm(
+      app.url,
+      "/account",
+      { current: "password1", newPassword: "password2" },
+      { headers: { cookie: session }, containing: "Change password" },
+    );
+    expect(r.status).toBe(303);
+    expect(r.location).toBe(`/login/two-factor?next=${encodeURIComponent("/account?changed=1")}`);
+    expect(sessionCookieOf(r.cookies)).toBeUndefined();
+    const again = r.cookies.find((c) => c.startsWith(`${PENDING_COOKIE}=`))!;
+    // a recovery code: the app code's step was just spent
+    const done = await codeStep(again, me.recoveryCodes[0], r.location!);
+    expect(done.status).toBe(303);
+    expect(done.location).toBe("/account?changed=1");
+    expect(sessionCookieOf(done.cookies)).toBeDefined();
+  });
+});
+
 describe("turning the second factor off", () => {
   test("needs a current code or a recovery code", async () => {
     const me = await enrolledAccount();
