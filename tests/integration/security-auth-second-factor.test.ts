@@ -346,6 +346,20 @@ describe("a workspace that requires a second factor", () => {
     expect(await revoke(key.id)).toEqual({ ok: true });
   });
 
+  test("the owner turns it on and off on the Settings page", async () => {
+    const owner = await enrolledAccount();
+    const slug = `tf-set-${++n}`;
+    await ws.createWorkspace({ slug, name: `Settings ${n}`, owner: owner.email, plan: "business" });
+    const cookie = sessionCookieOf((await codeStep((await passwordStep(owner.email)).pending, codeAt(owner.secret, appNow()))).cookies)!;
+    const on = await submitForm(app.url, `/w/${slug}/settings`, {}, { headers: { cookie }, containing: "Require a second factor" });
+    expect(on.status).toBe(200);
+    expect((await dbm.db().workspace.findUniqueOrThrow({ where: { slug } })).requireTwoFactor).toBe(true);
+    const page = await (await fetch(`${app.url}/w/${slug}/settings`, { headers: { cookie } })).text();
+    expect(page).toContain("Stop requiring a second factor");
+    await submitForm(app.url, `/w/${slug}/settings`, {}, { headers: { cookie }, containing: "Stop requiring a second factor" });
+    expect((await dbm.db().workspace.findUniqueOrThrow({ where: { slug } })).requireTwoFactor).toBe(false);
+  });
+
   test("needs the plan's feature and the owner's own second factor", async () => {
     const owner = await enrolledAccount();
     const free = await ws.createWorkspace({ slug: `tf-free-${++n}`, name: "Free", owner: owner.email, plan: "free" });
