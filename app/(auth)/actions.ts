@@ -2,7 +2,8 @@
 import { AuthError } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { pendingTokenOf, signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from "@/lib/auth/pending-cookie";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { signUpFrom } from "@/lib/auth/signup";
@@ -17,9 +18,36 @@ export async function signInAction(_: FormState, form: FormData): Promise<FormSt
   try {
     await signIn("credentials", { email, password, redirect: false });
   } catch (e) {
+    const pending = pendingTokenOf(e);
+    if (pending) await goToSecondStep(pending, form.get("next"));
     if (e instanceof AuthError) return { error: signInErrorMessage(e, "Wrong email or password."), email };
     throw e;
   }
+  redirect(safeNextPath(form.get("next")));
+}
+
+/** The password was right and the account has a second factor: on to the code, with the pending sign-in in a cookie. */
+async function goToSecondStep(pending: string, next: unknown): Promise<never> {
+  await setPendingSignIn(pending);
+  const path = safeNextPath(next, null);
+  redirect(path ? `/login/two-factor?next=${encodeURIComponent(path)}` : "/login/two-factor");
+}
+
+export type CodeFormState = { error?: string } | undefined;
+
+/** The second step: the code (or a recovery code) for the sign-in waiting in the cookie. */
+export async function secondFactorAction(_: CodeFormState, form: FormData): Promise<CodeFormState> {
+  const code = String(form.get("code") ?? "").trim();
+  if (!code) return { error: "Enter the code from your authenticator app." };
+  const pending = await pendingSignIn();
+  if (!pending) return { error: "This sign-in took too long. Sign in again." };
+  try {
+    await signIn("credentials", { pending, code, redirect: false });
+  } catch (e) {
+    if (e instanceof AuthError) return { error: signInErrorMessage(e, "That code is not right, or your sign-in took too long.") };
+    throw e;
+  }
+  await clearPendingSignIn();
   redirect(safeNextPath(form.get("next")));
 }
 

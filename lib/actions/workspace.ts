@@ -4,7 +4,15 @@ import { cache } from "react";
 import type { z } from "zod";
 import { currentUserId } from "../auth/index.ts";
 import { parseInput, ServiceError } from "../errors.ts";
-import { authorize, can, membershipOf, type Permission, type WorkspaceContext } from "../workspaces/index.ts";
+import {
+  assertSecondFactor,
+  authorize,
+  can,
+  isSecondFactorRefusal,
+  membershipOf,
+  type Permission,
+  type WorkspaceContext,
+} from "../workspaces/index.ts";
 import { actionFailure, ok, type ActionResult } from "./result.ts";
 
 // The one way into a workspace from the app. A page calls workspacePage(slug); a server action is
@@ -65,10 +73,19 @@ export function workspaceAction<S extends z.ZodType, T>(
 
 export type WorkspacePage = WorkspaceContext & { userId: number; membershipId: number; can: (permission: Permission) => boolean };
 
-/** Every workspace page starts here: signed in and a member (else 404); `can` tells what to show. */
+/**
+ * Every workspace page starts here: signed in and a member (else 404), with a second factor when
+ * the workspace requires one (else the page that says how to set one up); `can` tells what to show.
+ */
 export const workspacePage = cache(async (slug: string): Promise<WorkspacePage> => {
   const userId = await signedIn(slug);
   const m = await membershipOf(userId, slug);
   if (!m) notFound();
+  try {
+    await assertSecondFactor(m.workspace, userId);
+  } catch (e) {
+    if (isSecondFactorRefusal(e)) redirect(`/account/two-factor-required?workspace=${encodeURIComponent(slug)}`);
+    throw e;
+  }
   return { ...m, userId, can: (permission: Permission) => can(m.role, permission) };
 });

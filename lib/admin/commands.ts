@@ -37,6 +37,13 @@ export const commands: Record<string, Command> = {
     flags: ["email", "password", "name"],
     run: (f) => createUser({ email: str(f, "email"), password: str(f, "password"), name: str(f, "name", false) }),
   },
+  "user:second-factor-off": {
+    flags: ["email"],
+    run: async (f) => {
+      const { removeSecondFactorByOperator } = await import("../auth/two-factor.ts");
+      return removeSecondFactorByOperator(str(f, "email"));
+    },
+  },
   "workspace:create": {
     flags: ["slug", "name", "owner", "plan"],
     run: (f) => createWorkspace({ slug: str(f, "slug"), name: str(f, "name"), owner: str(f, "owner"), plan: str(f, "plan", false) }),

@@ -12,12 +12,35 @@ import { safeNextPath } from "./next-path.ts";
 import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
 import { clientAddressFrom } from "./client-address.ts";
 import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
+import { completeSignIn, pendingSignInToken } from "./two-factor.ts";
+import { setPendingSignIn } from "./pending-cookie.ts";
 
 // Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
 // the user's session version when it was issued (lib/auth/session.ts): checked on every use.
 const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().min(1).max(254), password: z.string().min(1).max(1024) });
+// The second step of a sign-in with a second factor: the pending token (lib/auth/two-factor.ts) and the code.
+const secondStepSchema = z.object({ pending: z.string().min(1).max(200), code: z.string().min(1).max(64) });
 
 const TOO_MANY = "too_many_attempts";
+export const SECOND_FACTOR_REQUIRED = "second_factor";
+
+/**
+ * The password was right and the account has a second factor: no session yet. The sign-in forms
+ * put `pendingToken` in a short-lived cookie and ask for the code; the HTTP endpoint's answer
+ * carries only the code "second_factor" (the token never goes into a URL).
+ */
+class SecondFactorRequired extends CredentialsSignin {
+  constructor(readonly pendingToken: string) {
+    super();
+    this.code = SECOND_FACTOR_REQUIRED;
+  }
+}
+
+/** The pending token of a sign-in that now needs the code (see SecondFactorRequired), else null. */
+export function pendingTokenOf(e: unknown): string | null {
+  const token = (e as { pendingToken?: unknown } | null)?.pendingToken;
+  return typeof token === "string" ? token : null;
+}
 
 /** The sign-in limit was reached (lib/auth/throttle.ts). The code, which ends up in the URL of the
  * HTTP sign-in's answer, carries only the minutes to wait. */
@@ -51,6 +74,7 @@ const OAUTH_MESSAGES: Record<string, string> = {
 /** The message for the login page's `?error=&code=` (where Auth.js sends a refused HTTP sign-in). */
 export function signInPageMessage(error: unknown, code: unknown): string | undefined {
   if (typeof error !== "string" || !error) return undefined;
+  if (error === "CredentialsSignin" && code === SECOND_FACTOR_REQUIRED) return "This account has a second factor: sign in with this form.";
   if (error === "CredentialsSignin") return tooManyMessageFromCode(code) ?? "Wrong email or password.";
   return OAUTH_MESSAGES[error] ?? "Signing in did not work. Try again.";
 }
@@ -72,20 +96,30 @@ export function oauthProviders(): ("github" | "google" | "oidc")[] {
 
 const providers: NextAuthConfig["providers"] = [
   Credentials({
-    credentials: { email: {}, password: {} },
+    credentials: { email: {}, password: {}, pending: {}, code: {} },
     // Every credentials sign-in comes here (the login form, the invitation page, the HTTP
     // callback), so the limit is checked here, with the address server.ts stamped on the request.
+    // A session comes only from a right password without a second factor, or from the code step.
     async authorize(raw, request) {
+      const address = clientAddressFrom(request.headers);
+      const second = secondStepSchema.safeParse(raw);
+      if (second.success) {
+        const r = await completeSignIn(second.data.pending, second.data.code, address);
+        if (r.ok) return { id: String(r.user.id), email: r.user.email, name: r.user.name };
+        if (r.retryAfterSeconds !== undefined) throw new TooManySignInAttempts(r.retryAfterSeconds);
+        return null;
+      }
       const parsed = credentialsSchema.safeParse(raw);
       if (!parsed.success) return null;
       const { email, password } = parsed.data;
-      const address = clientAddressFrom(request.headers);
       const gate = await takeSignInAttempt(email, address);
       if (!gate.ok) throw new TooManySignInAttempts(gate.retryAfterSeconds);
       const user = await db().user.findUnique({ where: { email } });
       const ok = await verifyPassword(password, user?.passwordHash);
       if (!ok || !user) return null;
       await signInSucceeded(email, address);
+      const pending = await pendingSignInToken(user.id);
+      if (pending) throw new SecondFactorRequired(pending);
       return { id: String(user.id), email: user.email, name: user.name };
     },
   }),
@@ -122,20 +156,24 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   },
   callbacks: {
     // GitHub / Google / OIDC: find, link or create the user (lib/auth/oauth.ts); a refusal goes back to
-    // the login page, which says why.
+    // the login page, which says why. An account with a second factor is asked for its code here
+    // too: a provider's own second factor is neither known nor required, so it does not count.
     async signIn({ user, account, profile }) {
       if (!account || account.provider === "credentials") return true;
       const email = String(profile?.email ?? user?.email ?? "");
       const emailVerified = await providerVerifiedEmail(account.provider, email, profile ?? undefined, account.access_token);
       try {
-        await signInWithOAuth({
+        const signedIn = await signInWithOAuth({
           provider: account.provider,
           providerAccountId: account.providerAccountId,
           email,
           name: user?.name ?? null,
           emailVerified,
         });
-        return true;
+        const pending = await pendingSignInToken(signedIn.id);
+        if (!pending) return true;
+        await setPendingSignIn(pending);
+        return "/login/two-factor";
       } catch (e) {
         if (e instanceof OAuthRefused) return `/login?error=${e.reason}`;
         throw e;

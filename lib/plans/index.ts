@@ -2,7 +2,17 @@ import fs from "node:fs";
 import { z } from "zod";
 
 // The plan table: one place in code, replaceable as a whole by PLANS_FILE.
-export const FEATURES = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains", "BulkLinks", "Webhooks"] as const;
+export const FEATURES = [
+  "ApiAccess",
+  "CustomAliases",
+  "LinkExpiry",
+  "LinkPasswords",
+  "CustomDomains",
+  "BulkLinks",
+  "Webhooks",
+  /** an owner can require a second factor from every member (lib/workspaces/second-factor.ts) */
+  "RequireSecondFactor",
+] as const;
 export type Feature = (typeof FEATURES)[number];
 
 const planSchema = z.object({
@@ -23,14 +33,21 @@ const pro: Feature[] = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswor
 export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
   free: { name: "Free", rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, features: ["ApiAccess"] },
   pro: { name: "Pro", rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, features: pro },
-  team: { name: "Team", rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, features: [...pro, "BulkLinks", "Webhooks"] },
+  team: {
+    name: "Team",
+    rateLimit: 600,
+    liveKeys: 10,
+    maxLinks: 50000,
+    webhookEndpoints: 10,
+    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor"],
+  },
   business: {
     name: "Business",
     rateLimit: 3000,
     liveKeys: 25,
     maxLinks: 500000,
     webhookEndpoints: 25,
-    features: [...pro, "BulkLinks", "Webhooks"],
+    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor"],
   },
 };
 

@@ -3,6 +3,7 @@ import type { Workspace } from "../db/generated/client.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { ServiceError } from "../errors.ts";
 import { assertWritable } from "./writable.ts";
+import { assertSecondFactor } from "./second-factor.ts";
 
 // Who may do what in a workspace: one table of permissions, each with its minimum role, whether it
 // changes anything (a change is checked against the workspace's state by assertWritable), and what
@@ -30,6 +31,8 @@ export const PERMISSIONS = {
   "webhooks.view": { role: "admin", write: false, refusal: "Only owners and admins can manage webhooks." },
   "webhooks.manage": { role: "admin", write: true, refusal: "Only owners and admins can manage webhooks." },
   "owners.manage": { role: "owner", write: true, refusal: "Only a workspace owner can do this." },
+  /** Require a second factor from every member (lib/workspaces/second-factor.ts). */
+  "security.manage": { role: "owner", write: true, refusal: "Only a workspace owner can change this." },
 } as const satisfies Record<string, { role: Role; write: boolean; refusal: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;
@@ -64,8 +67,9 @@ export async function findWorkspace(slug: string): Promise<Workspace> {
 
 /**
  * The actor's context in workspace `slug` when it holds `permission`: not_found for a non-member
- * (a workspace's existence is not revealed), forbidden below the permission's role, and for a
- * change by a member, whatever assertWritable refuses (a deactivated workspace is read-only).
+ * (a workspace's existence is not revealed), forbidden to a member without a second factor when
+ * the workspace requires one, forbidden below the permission's role, and for a change by a member,
+ * whatever assertWritable refuses (a deactivated workspace is read-only).
  */
 export async function authorize(actor: Actor, slug: string, permission: Permission): Promise<WorkspaceContext> {
   if (actor === "operator") {
@@ -73,6 +77,7 @@ export async function authorize(actor: Actor, slug: string, permission: Permissi
   }
   const m = await membershipOf(actor.userId, slug);
   if (!m) throw ServiceError.notFound("Workspace not found.");
+  await assertSecondFactor(m.workspace, actor.userId);
   if (!can(m.role, permission)) throw ServiceError.forbidden(PERMISSIONS[permission].refusal);
   if (PERMISSIONS[permission].write) await assertWritable(m.workspace.id);
   return { workspace: m.workspace, role: m.role, userId: actor.userId, membershipId: m.membershipId };

@@ -11,6 +11,7 @@ import { authorize, findWorkspace } from "./access.ts";
 
 export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
 export { workspaceOverview, workspaceUsage } from "./overview.ts";
+export { assertSecondFactor, isSecondFactorRefusal, SECOND_FACTOR_REQUIRED_MESSAGE, setSecondFactorRequired } from "./second-factor.ts";
 export {
   atLeast,
   authorize,

@@ -2,7 +2,8 @@
 import { AuthError } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { currentUserId, signIn } from "@/lib/auth";
+import { currentUserId, pendingTokenOf, signIn } from "@/lib/auth";
+import { setPendingSignIn } from "@/lib/auth/pending-cookie";
 import { changePassword } from "@/lib/auth/account";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { resendVerificationMail } from "@/lib/auth/verification";
@@ -30,6 +31,12 @@ export async function changePasswordAction(_: PasswordFormState, form: FormData)
   try {
     await signIn("credentials", { email, password: newPassword, redirect: false });
   } catch (e) {
+    // with a second factor, the new password alone gives no session either: its code first
+    const pending = pendingTokenOf(e);
+    if (pending) {
+      await setPendingSignIn(pending);
+      redirect(`/login/two-factor?next=${encodeURIComponent("/account?changed=1")}`);
+    }
     if (e instanceof AuthError) redirect("/login?next=/account");
     throw e;
   }

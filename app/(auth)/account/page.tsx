@@ -4,6 +4,7 @@ import { currentUserId } from "@/lib/auth";
 import { accountOf } from "@/lib/workspaces";
 import { TextLink } from "@/components/ui";
 import { PasswordForm } from "./password-form";
+import { TwoFactorSection } from "./two-factor";
 
 export const metadata: Metadata = { title: "Your account" };
 export const dynamic = "force-dynamic";
@@ -28,6 +29,7 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       ) : (
         <p className="text-sm text-slate-700">This account signs in with GitHub or Google; it has no password.</p>
       )}
+      <TwoFactorSection userId={userId} />
       <p className="mt-6 text-center text-sm text-slate-600">
         <TextLink href="/">Back to your workspace</TextLink>
       </p>

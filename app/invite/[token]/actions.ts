@@ -2,7 +2,8 @@
 import { AuthError } from "next-auth";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { currentUserId, signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { currentUserId, pendingTokenOf, signIn, signInErrorMessage, signOut } from "@/lib/auth";
+import { setPendingSignIn } from "@/lib/auth/pending-cookie";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { signUpFrom } from "@/lib/auth/signup";
 import { unverifiedEmailOf } from "@/lib/auth/verification";
@@ -81,6 +82,12 @@ export async function signInAndAcceptAction(_: InviteFormState, form: FormData):
   try {
     await signIn("credentials", { email: inv.email, password, redirect: false });
   } catch (e) {
+    // a second factor: its code first, then back here to accept
+    const pending = pendingTokenOf(e);
+    if (pending) {
+      await setPendingSignIn(pending);
+      redirect(`/login/two-factor?next=${encodeURIComponent(invitePath(token))}`);
+    }
     if (e instanceof AuthError) return { error: signInErrorMessage(e, "Wrong password.") };
     throw e;
   }

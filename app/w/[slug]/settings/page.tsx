@@ -1,8 +1,9 @@
 import Link from "next/link";
-import { planOf } from "@/lib/plans";
+import { hasFeature, planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { RenameForm } from "./rename-form";
+import { SecondFactorRequiredForm } from "./second-factor-form";
 
 export default async function SettingsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
@@ -34,6 +35,20 @@ export default async function SettingsPage({ params }: { params: Promise<{ slug:
           <p className="mt-4 text-sm text-slate-600">
             Plan: <span className="font-medium text-slate-900">{plan.name}</span>
           </p>
+        </Card>
+        <Card title="Second factor">
+          <p className="mb-4 text-sm text-slate-600">
+            {workspace.requireTwoFactor
+              ? "Required: members without a second factor see only a page asking them to set one up on their Account page. API keys keep working."
+              : "When required, members without a second factor reach nothing of this workspace until they set one up on their Account page."}
+          </p>
+          {!hasFeature(plan, "RequireSecondFactor") ? (
+            <p className="text-sm text-slate-600">Part of the Team and Business plans.</p>
+          ) : can("security.manage") ? (
+            <SecondFactorRequiredForm slug={slug} required={workspace.requireTwoFactor} />
+          ) : (
+            <p className="text-sm text-slate-600">Only a workspace owner can change this.</p>
+          )}
         </Card>
         <div className="grid gap-4 sm:grid-cols-3">
           {sections.map((s) => (

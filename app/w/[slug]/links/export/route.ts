@@ -1,7 +1,7 @@
 import { currentUserId } from "@/lib/auth";
 import { exportFileName, exportLinksCsv, exportLinksQuerySchema } from "@/lib/links";
 import { ServiceError } from "@/lib/errors";
-import { membershipOf } from "@/lib/workspaces";
+import { assertSecondFactor, membershipOf } from "@/lib/workspaces";
 
 // The Links page's "Export CSV": the same streamed export as GET /api/v1/links/export, for the
 // signed-in member, with the page's current filters (q, folder, tag).
@@ -11,6 +11,12 @@ export async function GET(req: Request, { params }: { params: Promise<{ slug: st
   if (!userId) return new Response("Sign in first.", { status: 401 });
   const m = await membershipOf(userId, slug);
   if (!m) return new Response("Not found.", { status: 404 });
+  try {
+    await assertSecondFactor(m.workspace, userId);
+  } catch (e) {
+    if (e instanceof ServiceError) return new Response(e.message, { status: 403 });
+    throw e;
+  }
   const url = new URL(req.url);
   const input: Record<string, string | string[]> = {};
   for (const key of ["q", "folder", "domain"]) {

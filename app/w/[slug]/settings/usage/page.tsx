@@ -17,6 +17,7 @@ const FEATURE_LABEL: Record<Feature, string> = {
   CustomDomains: "Custom domains",
   BulkLinks: "Bulk import and bulk API",
   Webhooks: "Webhooks",
+  RequireSecondFactor: "Require a second factor from members",
 };
 
 export default async function UsagePage({ params }: { params: Promise<{ slug: string }> }) {
