@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
@@ -257,6 +257,30 @@ describe("the mailed link", () => {
     await askForLink(p.email, {});
     expect(headingOf((await (await resetForm(app.url, await mailedPath(p.email)))("remembered now")).html)).toBe("Password set");
     expect(await signsIn(p.email, "remembered now")).toBe(true);
+  });
+});
+
+describe("without SMTP_URL", () => {
+  test("the mail, with its link, goes to the server log like every other mail", async () => {
+    const p = await person();
+    const { resetConfig } = await import("../../lib/config/index.ts");
+    const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    delete process.env.SMTP_URL;
+    resetConfig();
+    let logged = "";
+    try {
+      await reset.requestPasswordReset("203.0.113.77", { email: p.email });
+      const heading = `[mail] (no SMTP_URL) to ${p.email}: Reset your Linkhop password`;
+      await vi.waitFor(() => expect(log).toHaveBeenCalledWith(expect.stringContaining(heading)), { timeout: 10_000 });
+      logged = String(log.mock.calls.find((c) => String(c[0]).includes(heading))![0]);
+    } finally {
+      log.mockRestore();
+      process.env.SMTP_URL = smtp.url;
+      resetConfig();
+    }
+    const pathname = new URL(new RegExp(`${APP_URL}/reset-password/[A-Za-z0-9_-]+`).exec(logged)![0]).pathname;
+    expect(headingOf((await (await resetForm(app.url, pathname))("from the log")).html)).toBe("Password set");
+    expect(resetMailsTo(p.email)).toHaveLength(0);
   });
 });
 
