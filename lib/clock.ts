@@ -1,6 +1,7 @@
 // "Now" for the app's calendar decisions made in JavaScript: which UTC month a new link counts
-// against (lib/links/allowance.ts) and which month the usage pages show. One clock, so tests can
-// control it instead of racing a real month end:
+// against (lib/links/allowance.ts) and which month the usage pages show; also when a password
+// reset link expires (lib/auth/password-reset.ts). One clock, so tests can control it instead of
+// racing a real month end or waiting an hour:
 // - in-process, setClock(() => date) (and setClock(null) to go back to real time);
 // - for a started app, LINKHOP_CLOCK_START=<ISO 8601 instant>: the clock reads that instant the
 //   first time it is asked and then runs at real speed (a testing aid; leave it unset).

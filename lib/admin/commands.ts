@@ -44,6 +44,14 @@ export const commands: Record<string, Command> = {
       return removeSecondFactorByOperator(str(f, "email"));
     },
   },
+  // A one-time "forgot password?" link to pass on by hand (installs without mail): { email, url, expiresAt }.
+  "user:reset-link": {
+    flags: ["email"],
+    run: async (f) => {
+      const { createResetLink } = await import("../auth/password-reset.ts");
+      return createResetLink({ email: str(f, "email") });
+    },
+  },
   "workspace:create": {
     flags: ["slug", "name", "owner", "plan"],
     run: (f) => createWorkspace({ slug: str(f, "slug"), name: str(f, "name"), owner: str(f, "owner"), plan: str(f, "plan", false) }),

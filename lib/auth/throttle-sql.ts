@@ -30,3 +30,8 @@ export async function giveBackAttempt(key: string): Promise<void> {
 export async function pruneAttempts(windowSeconds: number): Promise<number> {
   return db().$executeRaw`delete from "AuthThrottle" where "startedAt" <= now() - make_interval(secs => ${windowSeconds}::int)`;
 }
+
+/** Forgets the windows of `keys` (a password reset by mail clears the sign-in failures counted against the account). */
+export async function forgetAttempts(keys: string[]): Promise<void> {
+  await db().$executeRaw`delete from "AuthThrottle" where key = any(${keys}::text[])`;
+}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { config } from "../config/index.ts";
 import { guessGroup } from "../redirects/password.ts";
-import { giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
+import { forgetAttempts, giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
 
 // Limits on guessing passwords and on mass sign-up, kept in PostgreSQL so they hold across app
 // processes (README, Security). Failed sign-ins are limited per account and client address, and
@@ -53,6 +53,21 @@ export async function signInSucceeded(email: string, address: string | undefined
   const keys = signInKeys(email, address);
   await giveBackAttempt(keys.pair);
   await giveBackAttempt(keys.account);
+}
+
+/**
+ * The password was set again through a link mailed to the account (lib/auth/password-reset.ts):
+ * the failures counted against the account, and from this client, are forgotten, so whoever
+ * forgot the password (and guessed first) can sign in with the new one at once.
+ */
+export async function clearSignInLimits(email: string, address: string | undefined): Promise<void> {
+  const keys = signInKeys(email, address);
+  await forgetAttempts([keys.pair, keys.account]);
+}
+
+/** A key of the AuthThrottle table for other limits (lib/auth/password-reset.ts): hashed, so it holds no email or address. */
+export function throttleKey(label: string, ...parts: string[]): string {
+  return hash(label, ...parts);
 }
 
 /** Takes a sign-up attempt from `address` (every attempt counts, accepted or not). */

@@ -23,6 +23,8 @@ export const RESERVED_PATHS = new Set([
   "static",
   "public",
   "account",
+  "forgot-password",
+  "reset-password",
   // files Next generates from app/ metadata conventions
   "icon",
   "apple-icon",

@@ -21,6 +21,9 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
     <>
       <h1 className="mb-4 text-lg font-semibold">Sign in</h1>
       <AuthForm action={signInAction} mode="signin" next={next} initialError={signInPageMessage(params.error, params.code)} />
+      <p className="mt-3 text-right text-sm">
+        <TextLink href="/forgot-password">Forgot password?</TextLink>
+      </p>
       <OAuthButtons next={next} />
       <p className="mt-6 text-center text-sm text-slate-600">
         New to Linkhop? <TextLink href={next ? `/signup?next=${encodeURIComponent(next)}` : "/signup"}>Create an account</TextLink>
