@@ -32,7 +32,8 @@ export function now(): Date {
 
 /**
  * The current instant in real time, in ms: what click events are stamped with, so analytics ranges
- * ("the last 7 days", the latest end a range may have) are measured on it. setClock replaces it
+ * ("the last 7 days", the latest end a range may have) are measured on it, and the createdAt of
+ * webhook events (lib/events), which receivers order events by. setClock replaces it
  * in-process like now(); LINKHOP_CLOCK_START does not shift it (it moves the calendar only, and
  * the events of a started app are stamped in real time).
  */

@@ -79,6 +79,9 @@ const schema = z.object({
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   WEBHOOK_DISABLE_AFTER: duration.default(3 * 86_400_000), // 3d
   WEBHOOK_ALLOW_PRIVATE: flag,
+  // a testing aid: one port webhooks may use besides 443, with https and public addresses still
+  // required (the guard's tests run their listener on a port of their own); leave it unset
+  WEBHOOK_TEST_ALLOW_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   PLANS_FILE: z.string().optional(),
   // a testing aid read by lib/clock.ts; validated here so a bad value stops the start

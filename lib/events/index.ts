@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { realTimeNow } from "../clock.ts";
 import { db, type Tx } from "../db/client.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { dispatchDeliveries } from "../webhooks/handoff.ts";
@@ -35,13 +36,17 @@ export function serializeEnvelope(id: string, type: string, createdAt: Date, wor
 
 export type Emit = (workspace: EventWorkspace, type: EventType, data: unknown, at?: Date) => Promise<void>;
 
-/** Writes the event and its deliveries inside `tx`; returns the new delivery ids. */
+/**
+ * Writes the event and its deliveries inside `tx`; returns the new delivery ids. `at` (the
+ * envelope's createdAt, receivers order events by it) is when the change happened: by default now,
+ * in the change's transaction, on the injectable clock (lib/clock.ts realTimeNow).
+ */
 export async function recordEvent(
   tx: Tx,
   workspace: EventWorkspace,
   type: EventType,
   data: unknown,
-  at: Date = new Date(),
+  at: Date = new Date(realTimeNow()),
 ): Promise<number[]> {
   // webhook.test goes to one endpoint on request (lib/webhooks sendTestEvent), never by selection.
   if (type === "webhook.test") throw new Error("webhook.test is sent with sendTestEvent, not recorded as an event");

@@ -8,6 +8,11 @@ import { DnsError, stripBrackets, type Resolve } from "./resolve.ts";
 export type GuardOptions = {
   /** WEBHOOK_ALLOW_PRIVATE: http, any port and non-public addresses (development and tests only). */
   allowPrivate: boolean;
+  /**
+   * WEBHOOK_TEST_ALLOW_PORT: one more port allowed besides 443 (tests run their receivers on a port
+   * of their own); every other rule, the address check included, is unchanged.
+   */
+  allowPort?: number;
   resolve: Resolve;
 };
 
@@ -26,8 +31,8 @@ export type GuardResult =
 
 const refuse = (reason: GuardRefusal, message: string, detail?: string): GuardResult => ({ ok: false, reason, message, detail });
 
-/** Checks the URL's shape only (no resolution): https, port 443, no user name or password. */
-export function checkUrlShape(raw: string, allowPrivate: boolean): GuardResult {
+/** Checks the URL's shape only (no resolution): https, port 443 (or `allowPort`), no user name or password. */
+export function checkUrlShape(raw: string, allowPrivate: boolean, allowPort?: number): GuardResult {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -41,13 +46,13 @@ export function checkUrlShape(raw: string, allowPrivate: boolean): GuardResult {
   }
   if (!url.hostname) return refuse("invalid_url", "The URL has no host.");
   const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
-  if (!allowPrivate && port !== 443) return refuse("port", "The URL must use port 443.");
+  if (!allowPrivate && port !== 443 && port !== allowPort) return refuse("port", "The URL must use port 443.");
   return { ok: true, url, host: stripBrackets(url.hostname), port, addresses: [] };
 }
 
 /** Shape, then every address the host resolves to must be public. Never throws. */
 export async function checkDestination(raw: string, opts: GuardOptions): Promise<GuardResult> {
-  const shape = checkUrlShape(raw, opts.allowPrivate);
+  const shape = checkUrlShape(raw, opts.allowPrivate, opts.allowPort);
   if (!shape.ok) return shape;
   let addresses: string[];
   try {

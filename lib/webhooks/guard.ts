@@ -1,10 +1,10 @@
 import { config } from "../config/index.ts";
 import { checkDestination, defaultResolve, type GuardOptions, type GuardResult } from "../net/index.ts";
 
-/** The guard as configured: DNS_SERVERS resolvers, WEBHOOK_ALLOW_PRIVATE. */
+/** The guard as configured: DNS_SERVERS resolvers, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_TEST_ALLOW_PORT. */
 export function guardOptions(): GuardOptions {
   const cfg = config();
-  return { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, resolve: defaultResolve(cfg.DNS_SERVERS) };
+  return { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, allowPort: cfg.WEBHOOK_TEST_ALLOW_PORT, resolve: defaultResolve(cfg.DNS_SERVERS) };
 }
 
 /**

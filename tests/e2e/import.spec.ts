@@ -1,28 +1,26 @@
-import http from "node:http";
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { parseCsv } from "../../lib/csv/index.ts";
-import { admin, shot, signUp } from "./support.ts";
+import { startReceiver } from "../support/https-receiver.ts";
+import { admin, shot, signUp, testCa } from "./support.ts";
 
 // A 250-row CSV import through the browser: preview, progress, per-row results, the results file,
-// and exactly three link.bulk_created events (one per chunk of at most 100 rows, batch 1/3, 2/3, 3/3) received
-// by a real webhook endpoint on loopback.
+// and exactly three link.bulk_created events (one per chunk of at most 100 rows, batch 1/3, 2/3, 3/3)
+// and no link.created at all, received by a real HTTPS webhook endpoint on loopback subscribed to
+// every event type.
 
 type Received = { id: string; type: string; data: { links: { code: string; url: string }[]; batch: { index: number; count: number } } };
 
 test("import 250 links from a CSV file", async ({ page }, testInfo) => {
   const received = new Map<string, Received>();
-  const receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const event = JSON.parse(body) as Received;
-      received.set(String(req.headers["service-delivery"]), event);
-      res.writeHead(200).end("ok");
-    });
+  const receiver = await startReceiver({
+    tls: testCa().issue(["localhost"]),
+    respond: (req) => {
+      received.set(String(req.headers["service-delivery"]), JSON.parse(req.raw.toString("utf8")) as Received);
+      return { status: 200, body: "ok" };
+    },
   });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const hookUrl = receiver.url();
 
   try {
     const { slug } = await signUp(page);
@@ -32,7 +30,9 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     await shot(page, testInfo, "import-upgrade");
 
     await admin("workspace:plan", { slug, plan: "team" });
-    await admin("webhook:create", { slug, url: hookUrl, events: "link.bulk_created" });
+    // Every event type: a link.created per imported link would be seen.
+    const endpoint = await admin("webhook:create", { slug, url: hookUrl, events: "all" });
+    expect(endpoint.events).toBe("all");
 
     const tag = Date.now().toString(36);
     const lines = ["url,alias,title,folder,notes"];
@@ -122,7 +122,19 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     await page.getByRole("button", { name: "Show more" }).click();
     await expect(page.getByRole("list", { name: "Links" }).getByRole("listitem")).toHaveCount(50);
     await shot(page, testInfo, "links-after-import");
+
+    // No link.created: the endpoint's delivery log (written in the import's own transactions, so
+    // complete once the import has finished) holds the three link.bulk_created deliveries only.
+    await page.goto(`/w/${slug}/developers/${endpoint.id}`);
+    await expect(page.getByTestId("delivery")).toHaveCount(3);
+    await page.getByLabel("Event type").selectOption("link.created");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByText("No deliveries match.")).toBeVisible();
+    await page.getByLabel("Event type").selectOption("link.bulk_created");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect(page.getByTestId("delivery")).toHaveCount(3);
+    expect([...received.values()].map((e) => e.type)).toEqual(["link.bulk_created", "link.bulk_created", "link.bulk_created"]);
   } finally {
-    receiver.close();
+    await receiver.stop();
   }
 });

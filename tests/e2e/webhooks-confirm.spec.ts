@@ -1,15 +1,14 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { admin, signUp } from "./support.ts";
+import { startReceiver } from "../support/https-receiver.ts";
+import { admin, signUp, testCa } from "./support.ts";
 
 // The endpoint page's two confirmations: replacing the signing secret shows the new one, and
 // removing the endpoint takes the user back to an empty Developers page.
 
 test("replace an endpoint's secret, then remove the endpoint", async ({ page }) => {
-  const receiver = http.createServer((_req, res) => res.writeHead(200).end("ok"));
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  // a real HTTPS receiver (certificate from the run's CA, which the e2e server trusts)
+  const receiver = await startReceiver({ tls: testCa().issue(["localhost"]) });
+  const url = receiver.url();
   try {
     const { slug } = await signUp(page);
     await admin("workspace:plan", { slug, plan: "team" });
@@ -39,6 +38,6 @@ test("replace an endpoint's secret, then remove the endpoint", async ({ page }) 
     await expect(page).toHaveURL(new RegExp(`/w/${slug}/developers$`));
     await expect(page.getByText("No webhook endpoints yet")).toBeVisible();
   } finally {
-    receiver.close();
+    await receiver.stop();
   }
 });

@@ -1,27 +1,20 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
 import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
 import { startReceiver } from "../support/https-receiver.ts";
 import { admin, PASSWORD, setDnsRecord, shot, signUp, testCa, uniqueEmail } from "./support.ts";
 
-// The Developers page: add an endpoint (a real receiver on loopback; the e2e server runs with
-// WEBHOOK_ALLOW_PRIVATE=1), press Test, see the attempt in the delivery log, resend it.
-
-type Got = { headers: http.IncomingHttpHeaders; raw: Buffer };
+// The Developers page: add an endpoint (a real HTTPS receiver on loopback with a certificate from
+// the run's CA; the e2e server runs with WEBHOOK_ALLOW_PRIVATE=1 for the loopback address and port),
+// press Test, see the attempt in the delivery log, resend it.
 
 test("add an endpoint, send a test event, see it in the log, resend it", async ({ page }, testInfo) => {
-  const got: Got[] = [];
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      got.push({ headers: req.headers, raw: Buffer.concat(chunks) });
-      res.writeHead(200, { "content-type": "text/plain" }).end(`received #${got.length}`);
-    });
+  const receiver = await startReceiver({
+    tls: testCa().issue(["localhost"]),
+    respond: (_req, i) => ({ status: 200, headers: { "content-type": "text/plain" }, body: `received #${i + 1}` }),
   });
-  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/linkhop?token=e2e`;
+  const got = receiver.requests;
+  const url = receiver.url("127.0.0.1", "/linkhop?token=e2e");
+  expect(url).toMatch(/^https:/);
 
   try {
     const { slug } = await signUp(page);
@@ -104,7 +97,7 @@ test("add an endpoint, send a test event, see it in the log, resend it", async (
     await expect(toggle).toHaveAttribute("aria-checked", "false");
     await expect(page.getByText("Disabled", { exact: true })).toBeVisible();
   } finally {
-    receiver.close();
+    await receiver.stop();
   }
 });
 

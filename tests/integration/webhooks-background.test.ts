@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
+import { type Receiver } from "../support/https-receiver.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
-import { emitEvent, eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const DAY = 86_400_000;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -22,7 +22,7 @@ let recent: { id: number };
 beforeAll(async () => {
   database = await createTestDatabase();
   smtp = await startSmtpServer();
-  receiver = await startReceiver({ respond: () => ({ status: 503, body: "down" }) });
+  receiver = await startHttpsReceiver({ respond: () => ({ status: 503, body: "down" }) });
   const env = {
     WEBHOOK_ALLOW_PRIVATE: "1",
     WEBHOOK_RETRY_DELAYS: "300ms,300ms,300ms,300ms,300ms,300ms",

@@ -3,9 +3,9 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
+import { type Receiver } from "../support/https-receiver.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
-import { newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -13,7 +13,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  receiver = await startReceiver({ respond: () => ({ status: 202, body: "accepted" }) });
+  receiver = await startHttpsReceiver({ respond: () => ({ status: 202, body: "accepted" }) });
   useEnv({ WEBHOOK_ALLOW_PRIVATE: "1", DNS_SERVERS: undefined });
   await useDatabaseInProcess(database.url);
 });

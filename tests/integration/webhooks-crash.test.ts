@@ -8,8 +8,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp } from "../support/app.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
-import { eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { type Receiver } from "../support/https-receiver.ts";
+import { eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -19,7 +19,7 @@ const env = { WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_RETRY_DELAYS: "100ms,100ms,100
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  receiver = await startReceiver();
+  receiver = await startHttpsReceiver();
   useEnv({ ...env, DNS_SERVERS: undefined, INNGEST_EVENT_KEY: undefined, INNGEST_BASE_URL: undefined, INNGEST_DEV: undefined });
   await useDatabaseInProcess(database.url);
   db = (await import("../../lib/db/client.ts")).db;

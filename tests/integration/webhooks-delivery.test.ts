@@ -10,9 +10,13 @@ import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
 import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
 import pkg from "../../package.json" with { type: "json" };
+import { call } from "../support/api.ts";
+import { setClock } from "../../lib/clock.ts";
 import { attemptsOf, emitEvent, eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
 
 const DELAYS = [200, 400, 600, 800, 1000, 1200];
+/** A time zone 13:45 ahead of UTC: a local time written with a Z would be off by that much. */
+const NOT_UTC = "Pacific/Chatham";
 const TIMEOUT_MS = 1500;
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -53,7 +57,8 @@ beforeAll(async () => {
   await useDatabaseInProcess(database.url);
   webhooks = await import("../../lib/webhooks/index.ts");
   db = (await import("../../lib/db/client.ts")).db;
-  app = await startApp(database.url, { ...env, NODE_EXTRA_CA_CERTS: ca.certPath });
+  // The app's local time is not UTC: a local time labelled Z would be far off.
+  app = await startApp(database.url, { ...env, NODE_EXTRA_CA_CERTS: ca.certPath, TZ: NOT_UTC });
 });
 
 afterAll(async () => {
@@ -99,6 +104,53 @@ describe("webhook delivery over HTTPS", () => {
     expect(attempts[0]).toMatchObject({ outcome: "delivered", statusCode: 200, responseBody: "thanks", number: 1, manual: false });
     const d = await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } });
     expect(d).toMatchObject({ status: "delivered", attempts: 1, nextAttemptAt: null });
+  });
+
+  it("createdAt is when the change happened (the injectable clock), in UTC, on every attempt", async () => {
+    const r = await receiver((_req, i) => (i === 0 ? { status: 500 } : { status: 200 }));
+    const { ws } = await endpointFor(r.url("localhost"));
+    // The change happens at a pinned instant an hour ago (on lib/clock's clock), in a process whose
+    // local time is not UTC; the app hands it off and sends it (twice) now.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000 + 789);
+    const tz = process.env.TZ;
+    process.env.TZ = NOT_UTC;
+    setClock(() => at);
+    let emitted: Awaited<ReturnType<typeof emitEvent>>;
+    try {
+      expect(at.getHours()).not.toBe(at.getUTCHours()); // the zone took effect
+      emitted = await emitEvent(ws);
+    } finally {
+      setClock(null);
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+    expect(emitted.event!.createdAt.toISOString()).toBe(at.toISOString());
+    const [first, second] = await r.waitFor(2);
+    expect(second.at).toBeGreaterThan(at.getTime() + 3_000_000);
+    for (const q of [first, second]) expect(JSON.parse(q.raw.toString("utf8")).createdAt).toBe(at.toISOString());
+  });
+
+  it("createdAt of a change made through the app is the time of that change, in UTC", async () => {
+    const r = await receiver();
+    const { ws } = await endpointFor(r.url("localhost"));
+    const { createApiKey } = await import("../../lib/keys/index.ts");
+    const { key } = await createApiKey(ws, { name: "created-at" });
+    const before = Date.now();
+    const res = await call(app, "POST", "/api/v1/links", { key, json: { url: "https://example.com/created-at" } });
+    const after = Date.now();
+    expect(res.status).toBe(201);
+    const [req] = await r.waitFor(1);
+    const envelope = JSON.parse(req.raw.toString("utf8"));
+    expect(envelope.type).toBe("link.created");
+    const createdAt = Date.parse(envelope.createdAt);
+    // Within the request that made the change (one machine, one clock), so neither a local time
+    // (13:45 off) nor a later hand-off or attempt time.
+    expect(createdAt).toBeGreaterThanOrEqual(before);
+    expect(createdAt).toBeLessThanOrEqual(after);
+    const event = await db().webhookEvent.findFirstOrThrow({ where: { workspaceId: ws.id, type: "link.created" } });
+    expect(envelope.createdAt).toBe(event.createdAt.toISOString());
+    const link = await db().link.findFirstOrThrow({ where: { workspaceId: ws.id } });
+    expect(createdAt).toBeGreaterThanOrEqual(link.createdAt.getTime());
   });
 
   it("connects to the checked address with TLS verified for the host name (no second lookup)", async () => {
@@ -330,7 +382,7 @@ describe("the receivers' help page", () => {
       .replace(/&lt;/g, "<")
       .replace(/&gt;/g, ">")
       .replace(/&amp;/g, "&");
-    expect(html).toContain("Linkhop-Webhooks/0.1.0 (+https://links.example.test/docs/webhooks)");
+    expect(html).toContain(`Linkhop-Webhooks/${pkg.version} (+https://links.example.test/docs/webhooks)`);
     for (const text of [
       "Service-Event",
       "Service-Delivery",

@@ -18,6 +18,7 @@ beforeAll(async () => {
   dns = await startDnsServer({ "public.example.com": { A: ["93.184.216.34"], AAAA: ["2606:2800:220:1:248:1893:25c8:1946"] } });
   useEnv({
     WEBHOOK_ALLOW_PRIVATE: undefined,
+    WEBHOOK_TEST_ALLOW_PORT: undefined,
     DNS_SERVERS: dns.address,
     WEBHOOK_TIMEOUT_MS: "2000",
     WEBHOOK_RETRY_DELAYS: "1m,5m,30m,2h,6h,12h",
@@ -109,18 +110,26 @@ describe("address guard on save", () => {
 
 describe("address guard before every attempt", () => {
   it("a name public on save and private at attempt time is refused without a connection", async () => {
-    // Something listening on loopback port 443, where a rebinding attack would point, counting
-    // connections. The outcome alone would already differ if the guard let the attempt through
-    // (a refused or failed TLS connection, not address_refused); the trap shows no packet left.
+    // Something listening on a loopback address of its own, where a rebinding attack would point,
+    // counting connections. It listens on a free port, which WEBHOOK_TEST_ALLOW_PORT lets through
+    // the port rule alone (https and the address check stay as in production), so no privileged
+    // port 443 is needed. The outcome alone would already differ if the guard let the attempt
+    // through (a failed TLS handshake, not address_refused); the trap shows no packet left.
     let connections = 0;
     const trap = net.createServer((s) => {
       connections++;
       s.destroy();
     });
-    const trapAddress = await listenOnLoopback443(trap);
+    const { address: trapAddress, port } = await listenOnOwnLoopback(trap);
+    useEnv({ WEBHOOK_TEST_ALLOW_PORT: String(port) });
     try {
+      // The allowed port lifts nothing else: a private address, http and any other port stay refused.
+      expect(await saveError(`https://${trapAddress}:${port}/hook`)).toMatch(/address/);
+      expect(await saveError(`http://public.example.com:${port}/hook`)).toMatch(/https/);
+      expect(await saveError(`https://public.example.com:${port === 65535 ? port - 1 : port + 1}/hook`)).toMatch(/443/);
+
       dns.set("rebind.example.com", "A", ["93.184.216.34"]);
-      const ep = await webhooks.createEndpoint(ws.id, { url: "https://rebind.example.com/hook" });
+      const ep = await webhooks.createEndpoint(ws.id, { url: `https://rebind.example.com:${port}/hook` });
       dns.set("rebind.example.com", "A", [trapAddress]);
       const other = await webhooks.listEndpoints(ws.id);
       expect(other.map((e) => e.id)).toEqual([ep.id]);
@@ -138,44 +147,43 @@ describe("address guard before every attempt", () => {
 
       // The same for an AAAA answer in IPv4-mapped form, and for a name that stops resolving.
       dns.set("rebind.example.com", "A", []);
-      dns.set("rebind.example.com", "AAAA", ["::ffff:169.254.169.254"]);
+      dns.set("rebind.example.com", "AAAA", [`::ffff:${trapAddress}`]);
       const r2 = await webhooks.attemptDelivery(deliveryIds[0], { manual: true });
       expect(r2.outcome).toBe("address_refused");
-      expect(r2.message).not.toContain("169.254");
-      expect((await attemptsOf(deliveryIds[0]))[1].error).not.toContain("169.254");
+      expect(r2.message).not.toContain(trapAddress);
+      expect((await attemptsOf(deliveryIds[0]))[1].error).not.toContain(trapAddress);
       dns.set("rebind.example.com", "AAAA", []);
       const r3 = await webhooks.attemptDelivery(deliveryIds[0], { manual: true });
       expect(r3.outcome).toBe("dns_error");
       expect(connections).toBe(0);
       await webhooks.deleteEndpoint(ws.id, ep.id);
     } finally {
+      useEnv({ WEBHOOK_TEST_ALLOW_PORT: undefined });
       trap.close();
     }
   });
 });
 
 /**
- * Listens on port 443 of a loopback address of its own (any 127.x.y.z answers on Linux, so
- * parallel runs do not collide; elsewhere 127.0.0.1). Port 443 because the guard allows no other
- * port to a production endpoint. Fails loudly when it cannot: the check would prove nothing.
+ * Listens on a free port of a loopback address of its own (any 127.x.y.z answers on Linux, so
+ * parallel runs do not collide; elsewhere 127.0.0.1).
  */
-async function listenOnLoopback443(server: net.Server): Promise<string> {
+async function listenOnOwnLoopback(server: net.Server): Promise<{ address: string; port: number }> {
   const listen = (host: string) =>
     new Promise<NodeJS.ErrnoException | null>((resolve) => {
       server.once("error", resolve);
-      server.listen(443, host, () => {
+      server.listen(0, host, () => {
         server.off("error", resolve);
         resolve(null);
       });
     });
   const own = `127.${1 + Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
+  let host = own;
   let error = await listen(own);
-  if (!error) return own;
-  if (error.code === "EADDRNOTAVAIL") {
-    error = await listen("127.0.0.1");
-    if (!error) return "127.0.0.1";
+  if (error?.code === "EADDRNOTAVAIL") {
+    host = "127.0.0.1";
+    error = await listen(host);
   }
-  throw new Error(
-    `this test needs to listen on loopback port 443 and cannot (${error.code}): run it as root, or let users bind it (Linux: sysctl net.ipv4.ip_unprivileged_port_start=443)`,
-  );
+  if (error) throw error;
+  return { address: host, port: (server.address() as net.AddressInfo).port };
 }

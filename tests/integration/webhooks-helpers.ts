@@ -2,6 +2,8 @@
 // endpoint, and events emitted the way the services do (withEvents: the event and its deliveries
 // are written in the change's transaction).
 import { randomBytes } from "node:crypto";
+import { inject } from "vitest";
+import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
 import { resetConfig } from "../../lib/config/index.ts";
 import { db } from "../../lib/db/client.ts";
 import { withEvents, type EventType } from "../../lib/events/index.ts";
@@ -60,3 +62,22 @@ export async function eventually<T>(fn: () => Promise<T | null | undefined | fal
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The run's test CA (made in tests/support/global-setup.ts and trusted by this worker and every app
+ * it starts through NODE_EXTRA_CA_CERTS).
+ */
+export function testCa(): TestCa {
+  return createTestCa(inject("testCaDir"));
+}
+
+let issued: { key: string; cert: string } | undefined;
+
+/**
+ * A real HTTPS receiver on loopback with a certificate from the run's CA for localhost and
+ * 127.0.0.1 (and `names`): what production sends to, TLS verified like any endpoint.
+ */
+export async function startHttpsReceiver(opts: { respond?: Responder; names?: string[] } = {}): Promise<Receiver> {
+  const tls = opts.names?.length ? testCa().issue([...opts.names, "localhost"]) : (issued ??= testCa().issue(["localhost"]));
+  return startReceiver({ tls, respond: opts.respond });
+}

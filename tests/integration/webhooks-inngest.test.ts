@@ -8,16 +8,16 @@ import type { AddressInfo } from "node:net";
 import { InngestTestEngine } from "@inngest/test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
-import { attemptsOf, emitEvent, eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { type Receiver } from "../support/https-receiver.ts";
+import { attemptsOf, emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const SCHEDULE = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let receiver: Receiver;
-let answers: number[] = [];
+const receivers: Receiver[] = [];
 let inngestApi: http.Server;
-let inngestAccepts = true;
+/** The stand-in for Inngest's event API refuses the events of these endpoints (a failed hand-off). */
+const refusedEndpoints = new Set<number>();
 const inngestEvents: { name: string; id: string; data: { deliveryId: number; endpointId: number } }[] = [];
 let webhooks: typeof import("../../lib/webhooks/index.ts");
 let fn: typeof import("../../inngest/functions/deliver-webhook.ts");
@@ -25,16 +25,15 @@ let db: typeof import("../../lib/db/client.ts").db;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  receiver = await startReceiver({ respond: (_r, i) => ({ status: answers[i] ?? 500 }) });
   inngestApi = http.createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", () => {
-      if (!inngestAccepts || req.method !== "POST" || !req.url?.startsWith("/e/test-key")) {
+      const events = req.method === "POST" ? (JSON.parse(raw) as typeof inngestEvents) : [];
+      if (req.method !== "POST" || !req.url?.startsWith("/e/test-key") || events.some((e) => refusedEndpoints.has(e.data.endpointId))) {
         res.writeHead(500, { "content-type": "application/json" }).end(JSON.stringify({ error: "unavailable", status: 500 }));
         return;
       }
-      const events = JSON.parse(raw) as typeof inngestEvents;
       inngestEvents.push(...events);
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ids: events.map((e) => e.id), status: 200 }));
     });
@@ -60,7 +59,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await receiver?.stop();
+  await Promise.all(receivers.map((r) => r.stop()));
   inngestApi?.close();
   const { disconnectDb } = await import("../../lib/db/client.ts");
   await disconnectDb();
@@ -77,11 +76,19 @@ function sleeps() {
   }));
 }
 
-async function newDelivery() {
+/**
+ * A workspace with an endpoint on a receiver of its own that answers its requests with `answers`
+ * in order (500 after them), and one event; `beforeEmit` runs between making the endpoint and the event.
+ */
+async function newDelivery(answers: number[] = [], beforeEmit?: (endpointId: number) => void) {
+  const receiver = await startHttpsReceiver({ respond: (_r, i) => ({ status: answers[i] ?? 500 }) });
+  receivers.push(receiver);
   const ws = await newWorkspace("team");
   const ep = await webhooks.createEndpoint(ws.id, { url: receiver.url() });
+  beforeEmit?.(ep.id);
   const { deliveryIds } = await emitEvent(ws);
-  return { ws, ep, deliveryId: deliveryIds[0] };
+  expect(deliveryIds).toHaveLength(1);
+  return { ws, ep, deliveryId: deliveryIds[0], receiver };
 }
 
 function engine(deliveryId: number, endpointId: number) {
@@ -103,9 +110,7 @@ describe("Inngest function deliver-webhook", () => {
   });
 
   it("makes 7 attempts on permanent failure, sleeping the schedule's delays in between", async () => {
-    answers = [];
-    const { ep, deliveryId } = await newDelivery();
-    receiver.requests.length = 0;
+    const { ep, deliveryId, receiver } = await newDelivery();
     vi.useFakeTimers({ toFake: ["Date"] });
     const { result, ctx, error } = await engine(deliveryId, ep.id).execute({ steps: sleeps() });
     vi.useRealTimers();
@@ -132,9 +137,7 @@ describe("Inngest function deliver-webhook", () => {
   });
 
   it("stops after the success at attempt 3", async () => {
-    answers = [500, 500, 200];
-    receiver.requests.length = 0;
-    const { ep, deliveryId } = await newDelivery();
+    const { ep, deliveryId, receiver } = await newDelivery([500, 500, 200]);
     vi.useFakeTimers({ toFake: ["Date"] });
     const { result, ctx } = await engine(deliveryId, ep.id).execute({ steps: sleeps() });
     vi.useRealTimers();
@@ -146,9 +149,7 @@ describe("Inngest function deliver-webhook", () => {
   });
 
   it("a second run for the same delivery (duplicate hand-off) sends nothing before the next attempt is due", async () => {
-    answers = [500];
-    receiver.requests.length = 0;
-    const { ep, deliveryId } = await newDelivery();
+    const { ep, deliveryId, receiver } = await newDelivery([500]);
     const first = await webhooks.attemptDelivery(deliveryId);
     expect(first).toMatchObject({ attempted: true, retryInMs: 60_000 });
     // The duplicate's first step finds the delivery not due: it only sleeps.
@@ -160,8 +161,6 @@ describe("Inngest function deliver-webhook", () => {
 
 describe("hand-off to Inngest", () => {
   it("sends one event per new delivery, keyed by the delivery id, and marks it handed off", async () => {
-    inngestAccepts = true;
-    inngestEvents.length = 0;
     const { deliveryId, ep } = await newDelivery();
     const event = await eventually(async () => inngestEvents.find((e) => e.data.deliveryId === deliveryId));
     expect(event).toMatchObject({
@@ -173,16 +172,18 @@ describe("hand-off to Inngest", () => {
   });
 
   it("a failed hand-off is handed off again by the sweep", async () => {
-    inngestAccepts = false;
-    inngestEvents.length = 0;
-    const { deliveryId } = await newDelivery();
-    // the hand-off has finished: the SDK's own tries gave up
     const { handoffsSettled } = await import("../../lib/webhooks/handoff.ts");
+    // Whatever other tests left unacknowledged is handed off now, so what the sweep finds below is this test's alone.
+    await handoffsSettled();
+    await webhooks.sweepUnhandedDeliveries(0);
+    const { deliveryId, ep } = await newDelivery([], (endpointId) => refusedEndpoints.add(endpointId));
+    // the hand-off has finished: the SDK's own tries gave up
     await handoffsSettled();
     expect((await db().delivery.findUniqueOrThrow({ where: { id: deliveryId } })).handedOffAt).toBeNull();
+    expect(inngestEvents.map((e) => e.id)).not.toContain(`delivery-${deliveryId}`);
     expect(await webhooks.sweepUnhandedDeliveries(60_000)).toBe(0); // too young to sweep
-    inngestAccepts = true;
-    expect(await webhooks.sweepUnhandedDeliveries(0)).toBeGreaterThanOrEqual(1);
+    refusedEndpoints.delete(ep.id);
+    expect(await webhooks.sweepUnhandedDeliveries(0)).toBe(1);
     expect(inngestEvents.map((e) => e.id)).toContain(`delivery-${deliveryId}`);
     expect((await db().delivery.findUniqueOrThrow({ where: { id: deliveryId } })).handedOffAt).not.toBeNull();
     expect(await webhooks.sweepUnhandedDeliveries(0)).toBe(0);

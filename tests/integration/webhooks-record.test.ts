@@ -5,8 +5,8 @@
 // answers, so the attempt's bookkeeping has to wait for it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
-import { emitEvent, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { type Receiver } from "../support/https-receiver.ts";
+import { emitEvent, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const HOLD_MS = 3000;
 
@@ -20,7 +20,7 @@ let held: Promise<number> | null = null;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  receiver = await startReceiver({
+  receiver = await startHttpsReceiver({
     respond: async () => {
       if (!holdPool) return { status: 200 };
       let inside!: () => void;

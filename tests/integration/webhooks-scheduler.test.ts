@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
-import { emitEvent, eventually, newWorkspace, sleep, useEnv } from "./webhooks-helpers.ts";
+import { type Receiver } from "../support/https-receiver.ts";
+import { emitEvent, eventually, newWorkspace, sleep, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 const ENDPOINTS = 4;
 const EVENTS = 30;
@@ -23,7 +23,7 @@ const seen = new Map<string, number>();
 beforeAll(async () => {
   database = await createTestDatabase();
   // First attempt of each delivery fails, the second succeeds: two attempts per delivery.
-  receiver = await startReceiver({
+  receiver = await startHttpsReceiver({
     respond: (req) => {
       const key = `${req.path} ${req.headers["service-delivery"]}`;
       const n = (seen.get(key) ?? 0) + 1;

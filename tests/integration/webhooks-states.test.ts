@@ -5,9 +5,10 @@
 // attemptDelivery (what both schedulers call) so the test decides when each one happens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
+import { type Receiver } from "../support/https-receiver.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
-import { emitEvent, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { SELECTABLE_EVENT_TYPES, type EventType } from "../../lib/events/index.ts";
+import { emitEvent, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let smtp: SmtpServer;
@@ -28,7 +29,7 @@ const baseEnv = {
 beforeAll(async () => {
   database = await createTestDatabase();
   smtp = await startSmtpServer();
-  receiver = await startReceiver({ respond: () => (failing ? { status: 500, body: "broken" } : { status: 200, body: "ok" }) });
+  receiver = await startHttpsReceiver({ respond: () => (failing ? { status: 500, body: "broken" } : { status: 200, body: "ok" }) });
   useEnv({ ...baseEnv, SMTP_URL: smtp.url, DNS_SERVERS: undefined });
   await useDatabaseInProcess(database.url);
   webhooks = await import("../../lib/webhooks/index.ts");
@@ -242,6 +243,40 @@ describe("endpoint selection and tenancy", () => {
     await expect(webhooks.sendTestEvent(all.id, other.id)).rejects.toMatchObject({ code: "not_found" });
   });
 
+  it('"all events" is stored as all, not as today\'s types, and receives a type added later', async () => {
+    failing = false;
+    const ws = await newWorkspace("team");
+    const all = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/future-all") });
+    const listed = await webhooks.createEndpoint(ws.id, {
+      url: receiver.url("127.0.0.1", "/future-listed"),
+      events: [...SELECTABLE_EVENT_TYPES],
+    });
+    const edited = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/future-edited"), events: ["link.created"] });
+    await webhooks.updateEndpoint(ws.id, edited.id, { events: "all" });
+    // Stored as "all" (not as the fixed list of today's types), on create and on edit alike.
+    for (const id of [all.id, edited.id]) {
+      expect(await db().webhookEndpoint.findUniqueOrThrow({ where: { id } })).toMatchObject({ allEvents: true, events: [] });
+      expect((await webhooks.getEndpoint(ws.id, id)).events).toBe("all");
+    }
+    expect((await webhooks.getEndpoint(ws.id, listed.id)).events).toEqual([...SELECTABLE_EVENT_TYPES]);
+
+    // A type that does not exist today, emitted the way the services emit (lib/events), reaches
+    // both "all" endpoints and not the one that listed today's types.
+    const future = "link.archived" as EventType;
+    expect(SELECTABLE_EVENT_TYPES).not.toContain(future);
+    const { event, deliveryIds } = await emitEvent(ws, future, { link: { id: 1 } });
+    const targets = await db().delivery.findMany({ where: { id: { in: deliveryIds } }, orderBy: { endpointId: "asc" } });
+    expect(targets.map((t) => t.endpointId)).toEqual([all.id, edited.id]);
+    const before = receiver.requests.length;
+    for (const id of deliveryIds) expect(await webhooks.attemptDelivery(id)).toMatchObject({ delivered: true, done: true });
+    const got = receiver.requests.slice(before);
+    expect(got.map((g) => g.path).sort()).toEqual(["/future-all", "/future-edited"]);
+    for (const g of got) {
+      expect(g.headers["service-event"]).toBe(future);
+      expect(g.raw.toString("utf8")).toBe(event!.body);
+    }
+  });
+
   it("Test sends webhook.test to that endpoint alone, once, and Resend repeats the same event", async () => {
     failing = true;
     const ws = await newWorkspace("team");
@@ -316,7 +351,8 @@ describe("retention", () => {
     await db().deliveryAttempt.updateMany({ where: { deliveryId: old.deliveryIds[0] }, data: { startedAt: longAgo } });
 
     const r = await webhooks.pruneDeliveryLog();
-    expect(r.events).toBeGreaterThanOrEqual(1);
+    // this file's database holds no other event or attempt older than 30 days
+    expect(r).toEqual({ events: 1, attempts: 1 });
     expect(await db().webhookEvent.findUnique({ where: { id: old.event!.id } })).toBeNull();
     expect(await db().delivery.findUnique({ where: { id: old.deliveryIds[0] } })).toBeNull();
     expect(await db().deliveryAttempt.count({ where: { deliveryId: old.deliveryIds[0] } })).toBe(0);

@@ -25,6 +25,16 @@ describe("webhook URL shape", () => {
     expect(r.ok).toBe(true);
     expect(checkUrlShape("https://hooks.example.com:443/in", false).ok).toBe(true);
   });
+  it("allows the one port WEBHOOK_TEST_ALLOW_PORT names besides 443, and lifts no other rule", async () => {
+    expect(checkUrlShape("https://hooks.example.com:8443/in", false, 8443)).toMatchObject({ ok: true, port: 8443 });
+    expect(checkUrlShape("https://hooks.example.com/in", false, 8443).ok).toBe(true);
+    expect(checkUrlShape("https://hooks.example.com:8444/in", false, 8443)).toMatchObject({ ok: false, reason: "port" });
+    expect(checkUrlShape("http://hooks.example.com:8443/in", false, 8443)).toMatchObject({ ok: false, reason: "scheme" });
+    const opts = { ...strict({ "hooks.example.com": ["93.184.216.34"], "inside.example.com": ["10.0.0.7"] }), allowPort: 8443 };
+    expect(await checkDestination("https://hooks.example.com:8443/in", opts)).toMatchObject({ ok: true, addresses: ["93.184.216.34"] });
+    expect(await checkDestination("https://inside.example.com:8443/in", opts)).toMatchObject({ ok: false, reason: "address" });
+    expect(await checkDestination("https://127.0.0.1:8443/in", opts)).toMatchObject({ ok: false, reason: "address" });
+  });
   it.each([
     ["http://hooks.example.com/in", "scheme"],
     ["ftp://hooks.example.com/in", "scheme"],
