@@ -43,6 +43,9 @@ async function main() {
       "[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.",
     );
   }
+  if (cfg.WEBHOOK_TEST_ALLOW_PORT !== undefined) {
+    console.warn(`[linkhop] WARNING: WEBHOOK_TEST_ALLOW_PORT=${cfg.WEBHOOK_TEST_ALLOW_PORT}: a testing aid; never set it in production.`);
+  }
 
   const dev = process.env.LINKHOP_DEV === "1";
   const distDir = process.env.NEXT_DIST_DIR || ".next";
