@@ -22,6 +22,8 @@ test("change of email: the link mailed to the new address makes the change; then
   await form.getByRole("button", { name: "Send confirmation link" }).click();
   await expect(form.getByRole("alert")).toHaveText("The current password is wrong.");
 
+  // What was typed stays after a refusal; the password is asked again.
+  await expect(form.getByLabel("New email address")).toHaveValue(next);
   await form.getByLabel("Current password").fill(PASSWORD);
   await form.getByRole("button", { name: "Send confirmation link" }).click();
   await expect(form.getByRole("status")).toContainText(`We sent a link to ${next}`);
@@ -41,7 +43,7 @@ test("change of email: the link mailed to the new address makes the change; then
   await page.goto(`/w/${slug}`);
   await expect(page).toHaveURL(/\/login/);
   await signIn(page, email);
-  await expect(page.getByRole("alert")).toContainText("Wrong email or password.");
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
   await signIn(page, next);
   await expect(page).toHaveURL(new RegExp(`/w/${slug}$`));
 });
@@ -65,7 +67,7 @@ test("delete account on a phone: the workspace is named and ticked, then the acc
   await waitForMail(email, 15_000, "Your Linkhop account was deleted");
 
   await signIn(page, email);
-  await expect(page.getByRole("alert")).toContainText("Wrong email or password.");
+  await expect(page.getByRole("alert").filter({ hasText: "Wrong email or password." })).toBeVisible();
   await page.goto(`/w/${slug}`);
   await expect(page).toHaveURL(/\/login/);
 });

@@ -7,21 +7,23 @@ import { confirmEmailChange, requestEmailChange, type EmailChangeOutcome } from 
 import { formField } from "@/lib/actions/form";
 import { ServiceError } from "@/lib/errors";
 
-export type EmailChangeState = { error?: string; sentTo?: string } | undefined;
+/** `email`: what was typed, given back so the form shows it again after a refusal. */
+export type EmailChangeState = { error?: string; sentTo?: string; email?: string } | undefined;
 
 /** Account page: asks for the change; the link goes to the new address (lib/auth/email-change.ts). */
 export async function requestEmailChangeAction(_: EmailChangeState, form: FormData): Promise<EmailChangeState> {
   const session = await currentSession();
   if (!session) redirect("/login?next=/account");
+  const typed = formField(form, "email").slice(0, 254);
   try {
     const { email } = await requestEmailChange(
       session.userId,
-      { email: formField(form, "email"), password: formField(form, "password") },
+      { email: typed, password: formField(form, "password") },
       { signedInAt: session.signedInAt, address: clientAddressFrom(await headers()) },
     );
     return { sentTo: email };
   } catch (e) {
-    if (e instanceof ServiceError) return { error: e.message };
+    if (e instanceof ServiceError) return { error: e.message, email: typed };
     throw e;
   }
 }

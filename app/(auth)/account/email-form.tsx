@@ -22,7 +22,16 @@ export function EmailChangeForm({ current, hasPassword, recentMinutes }: { curre
       )}
       <FormError message={state?.error} />
       <Field label="New email address" htmlFor="new-email">
-        <input id="new-email" name="email" type="email" autoComplete="email" required className={inputClass} />
+        <input
+          id="new-email"
+          name="email"
+          type="email"
+          autoComplete="email"
+          required
+          defaultValue={state?.email}
+          key={state?.email ?? ""}
+          className={inputClass}
+        />
       </Field>
       {hasPassword ? (
         <Field label="Current password" htmlFor="email-password">
