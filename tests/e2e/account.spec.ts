@@ -18,13 +18,13 @@ test("change of email: the link mailed to the new address makes the change; then
   await page.goto("/account");
   const form = page.getByRole("form", { name: "Email address" });
   await form.getByLabel("New email address").fill(next);
-  await form.getByLabel("Current password").fill("wrong password");
+  await form.getByLabel("Your password").fill("wrong password");
   await form.getByRole("button", { name: "Send confirmation link" }).click();
   await expect(form.getByRole("alert")).toHaveText("The current password is wrong.");
 
   // What was typed stays after a refusal; the password is asked again.
   await expect(form.getByLabel("New email address")).toHaveValue(next);
-  await form.getByLabel("Current password").fill(PASSWORD);
+  await form.getByLabel("Your password").fill(PASSWORD);
   await form.getByRole("button", { name: "Send confirmation link" }).click();
   await expect(form.getByRole("status")).toContainText(`We sent a link to ${next}`);
   await shot(page, testInfo, "email-change-sent");
@@ -53,13 +53,13 @@ test("delete account on a phone: the workspace is named and ticked, then the acc
   const { email, slug } = await signUp(page, { name: "Dana" });
   await page.goto("/account");
   const section = page.getByRole("region", { name: "Delete account" });
-  await section.getByLabel("Current password").fill(PASSWORD);
+  await section.getByLabel("Your password").fill(PASSWORD);
   await section.getByRole("button", { name: "Delete my account" }).click();
   await expect(section.getByRole("alert")).toContainText("Tick each workspace that will be deleted");
   await expect(page).toHaveURL(/\/account$/);
 
   await section.getByRole("checkbox", { name: /Delete Dana's workspace/ }).check();
-  await section.getByLabel("Current password").fill(PASSWORD);
+  await section.getByLabel("Your password").fill(PASSWORD);
   await shot(page, testInfo, "delete-account-phone");
   await section.getByRole("button", { name: "Delete my account" }).click();
   await expect(page).toHaveURL(/\/login\?deleted=1/);

@@ -38,7 +38,7 @@ export function DeleteAccountForm({
         </fieldset>
       )}
       {hasPassword ? (
-        <Field label="Current password" htmlFor="delete-password">
+        <Field label="Your password" htmlFor="delete-password">
           <input id="delete-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
         </Field>
       ) : (

@@ -34,7 +34,7 @@ export function EmailChangeForm({ current, hasPassword, recentMinutes }: { curre
         />
       </Field>
       {hasPassword ? (
-        <Field label="Current password" htmlFor="email-password">
+        <Field label="Your password" htmlFor="email-password">
           <input id="email-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
         </Field>
       ) : (
