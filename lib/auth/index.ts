@@ -11,12 +11,14 @@ import { oidcProvider } from "./oidc.ts";
 import { safeNextPath } from "./next-path.ts";
 import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
 import { clientAddressFrom } from "./client-address.ts";
+import { now } from "../clock.ts";
 import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
 import { completeSignIn, pendingSignInToken } from "./two-factor.ts";
 import { setPendingSignIn } from "./pending-cookie.ts";
 
 // Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
-// the user's session version when it was issued (lib/auth/session.ts): checked on every use.
+// the user's session version when it was issued (lib/auth/session.ts): checked on every use;
+// token.at the instant (ms) of the sign-in that issued it, for "signed in recently" (lib/auth/reauth.ts).
 const credentialsSchema = z.object({ email: z.string().trim().toLowerCase().min(1).max(254), password: z.string().min(1).max(1024) });
 // The second step of a sign-in with a second factor: the pending token (lib/auth/two-factor.ts) and the code.
 const secondStepSchema = z.object({ pending: z.string().min(1).max(200), code: z.string().min(1).max(64) });
@@ -196,6 +198,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         if (sv === null) return null;
         token.uid = uid;
         token.sv = sv;
+        // Auth.js renews iat on every refresh of the cookie; this stays the sign-in's instant.
+        token.at = now().getTime();
         return token;
       }
       // Every later use: a deleted user, a sign-out or a password change since issue ends it.
@@ -203,6 +207,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
     async session({ session, token }) {
       if (token.uid) (session.user as { id?: string }).id = String(token.uid);
+      // Read on the server by currentSession (not secrets: the version and the sign-in's instant).
+      const s = session as typeof session & { sv?: unknown; signedInAt?: unknown };
+      s.sv = token.sv;
+      s.signedInAt = token.at;
       return session;
     },
     // Where Auth.js itself redirects after an OAuth sign-in: only paths of this app.
@@ -219,4 +227,20 @@ export const currentUserId = cache(async function currentUserId(): Promise<numbe
   const id = Number((session?.user as { id?: string } | undefined)?.id);
   // The jwt callback has already checked that the user exists and the session is current.
   return Number.isInteger(id) && id > 0 ? id : null;
+});
+
+/** The signed-in session: user id, session version and when its sign-in happened (ms; null for sessions issued before it was recorded). */
+export const currentSession = cache(async function currentSession(): Promise<{
+  userId: number;
+  sessionVersion: number;
+  signedInAt: number | null;
+} | null> {
+  const session = (await auth()) as (Record<string, unknown> & { user?: { id?: string } }) | null;
+  const id = Number(session?.user?.id);
+  if (!Number.isInteger(id) || id <= 0) return null;
+  return {
+    userId: id,
+    sessionVersion: typeof session?.sv === "number" ? session.sv : 0,
+    signedInAt: typeof session?.signedInAt === "number" ? session.signedInAt : null,
+  };
 });

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { confirmIdentity, type Reauth } from "./reauth.ts";
 import QRCode from "qrcode";
 import { Secret, TOTP } from "otpauth";
 import { z } from "zod";
@@ -130,10 +131,13 @@ export async function startEnrolment(userId: number): Promise<void> {
 
 /**
  * Confirms the enrolment with a current code: the second factor is on from now, and the ten
- * recovery codes are returned, the only time they are ever shown.
+ * recovery codes are returned, the only time they are ever shown. The account's password (or a
+ * recent sign-in, lib/auth/reauth.ts) is asked first: with a session alone, a stolen cookie could
+ * turn it on with the thief's phone and lock the owner out.
  */
-export async function confirmEnrolment(userId: number, input: unknown): Promise<{ recoveryCodes: string[] }> {
+export async function confirmEnrolment(userId: number, input: unknown, proof: Reauth): Promise<{ recoveryCodes: string[] }> {
   const { code } = parseInput(codeSchema, input);
+  await confirmIdentity(userId, proof);
   const user = await db().user.findUnique({ where: { id: userId }, select: { totpEnabledAt: true, totpPendingSecret: true } });
   if (!user) throw ServiceError.notFound("Sign in again.");
   if (user.totpEnabledAt) throw ServiceError.conflict("A second factor is already on.");

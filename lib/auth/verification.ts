@@ -99,6 +99,6 @@ export async function unverifiedEmailOf(userId: number): Promise<string | null> 
   return u && !u.emailVerifiedAt ? u.email : null;
 }
 
-function escapeHtml(s: string) {
+export function escapeHtml(s: string) {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }

@@ -76,7 +76,7 @@ export async function listMembers(workspaceId: number): Promise<MemberRow[]> {
 }
 
 /** Runs `fn` serializably, so two concurrent changes can never leave a workspace without an owner. */
-async function serializable<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+export async function serializable<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await db().$transaction(fn, { isolationLevel: "Serializable" });

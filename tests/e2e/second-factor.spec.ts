@@ -25,10 +25,17 @@ test("enrolling a second factor and signing in with it", async ({ page }, testIn
   const enrolledAt = Date.now();
   const right = codeAt(secret, enrolledAt);
   await code.fill(right === "000000" ? "111111" : "000000");
+  await page.locator("#two-factor").getByLabel("Your password").fill(PASSWORD);
   await page.getByRole("button", { name: "Turn on" }).click();
   await expect(page.getByRole("alert").filter({ hasText: "That code is not right" })).toBeVisible();
 
+  // the right code alone is not enough: turning it on asks for the account's password
   await code.fill(right);
+  await page.locator("#two-factor").getByLabel("Your password").fill("");
+  await page.getByRole("button", { name: "Turn on" }).click();
+  await expect(page.getByRole("alert").filter({ hasText: "Enter your current password." })).toBeVisible();
+  await code.fill(right);
+  await page.locator("#two-factor").getByLabel("Your password").fill(PASSWORD);
   await page.getByRole("button", { name: "Turn on" }).click();
   const codes = page.getByRole("list", { name: "Recovery codes" }).getByRole("listitem");
   await expect(codes).toHaveCount(10);

@@ -76,8 +76,21 @@ async function enrolledAccount() {
     expect(status.qrSvg).toContain("<svg");
     // not on before a code confirms it
     expect(await tf.hasSecondFactor(user.id)).toBe(false);
-    await expect(tf.confirmEnrolment(user.id, { code: wrongCode(status.secret, ENROL_AT) })).rejects.toMatchObject({ code: "validation" });
-    const { recoveryCodes } = await tf.confirmEnrolment(user.id, { code: codeAt(status.secret, ENROL_AT) });
+    const proof = { password: "password1", signedInAt: null };
+    await expect(tf.confirmEnrolment(user.id, { code: wrongCode(status.secret, ENROL_AT) }, proof)).rejects.toMatchObject({
+      code: "validation",
+    });
+    // a session alone cannot turn it on: the right code needs the account's password too
+    for (const password of ["", "not the password"]) {
+      await expect(
+        tf.confirmEnrolment(user.id, { code: codeAt(status.secret, ENROL_AT) }, { password, signedInAt: null }),
+      ).rejects.toMatchObject({
+        code: "validation",
+        issues: [{ path: "password" }],
+      });
+    }
+    expect(await tf.hasSecondFactor(user.id)).toBe(false);
+    const { recoveryCodes } = await tf.confirmEnrolment(user.id, { code: codeAt(status.secret, ENROL_AT) }, proof);
     expect(recoveryCodes).toHaveLength(10);
     expect(await tf.hasSecondFactor(user.id)).toBe(true);
     return { id: user.id, email, secret: status.secret, recoveryCodes };
@@ -337,7 +350,7 @@ describe("a workspace that requires a second factor", () => {
       await tf.startEnrolment(admin.id);
       const status = await tf.twoFactorStatus(admin.id);
       if (status.state !== "pending") throw new Error("no pending enrolment");
-      await tf.confirmEnrolment(admin.id, { code: codeAt(status.secret, ENROL_AT) });
+      await tf.confirmEnrolment(admin.id, { code: codeAt(status.secret, ENROL_AT) }, { password: "password1", signedInAt: null });
     } finally {
       clock.setClock(null);
     }

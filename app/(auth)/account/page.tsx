@@ -4,7 +4,11 @@ import { currentUserId } from "@/lib/auth";
 import { accountOf } from "@/lib/workspaces";
 import { TextLink } from "@/components/ui";
 import { PasswordForm } from "./password-form";
+import { RECENT_SIGN_IN_MINUTES } from "@/lib/auth/reauth";
 import { TwoFactorSection } from "./two-factor";
+import { EmailChangeForm } from "./email-form";
+import { SignOutEverywhere } from "./sign-out-everywhere";
+import { DeleteAccountSection } from "./delete-account-section";
 
 export const metadata: Metadata = { title: "Your account" };
 export const dynamic = "force-dynamic";
@@ -29,7 +33,13 @@ export default async function AccountPage({ searchParams }: { searchParams: Prom
       ) : (
         <p className="text-sm text-slate-700">This account signs in with GitHub or Google; it has no password.</p>
       )}
-      <TwoFactorSection userId={userId} />
+      <TwoFactorSection userId={userId} hasPassword={me.hasPassword} />
+      <hr className="my-6 border-slate-200" />
+      <EmailChangeForm current={me.email} hasPassword={me.hasPassword} recentMinutes={RECENT_SIGN_IN_MINUTES} />
+      <hr className="my-6 border-slate-200" />
+      <SignOutEverywhere />
+      <hr className="my-6 border-slate-200" />
+      <DeleteAccountSection userId={userId} hasPassword={me.hasPassword} />
       <p className="mt-6 text-center text-sm text-slate-600">
         <TextLink href="/">Back to your workspace</TextLink>
       </p>

@@ -2,7 +2,7 @@
 import { revalidatePath } from "next/cache";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { currentUserId } from "@/lib/auth";
+import { currentSession, currentUserId } from "@/lib/auth";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { confirmEnrolment, disableSecondFactor, startEnrolment } from "@/lib/auth/two-factor";
 import { formField } from "@/lib/actions/form";
@@ -34,9 +34,11 @@ export async function startTwoFactorAction(_: TwoFactorFormState): Promise<TwoFa
 
 /** The first code turns it on; the recovery codes come back in the answer, shown this once. */
 export async function confirmTwoFactorAction(_: TwoFactorFormState, form: FormData): Promise<TwoFactorFormState> {
-  const userId = await signedIn();
+  const session = await currentSession();
+  if (!session) redirect("/login?next=/account");
+  const proof = { password: formField(form, "password"), signedInAt: session.signedInAt, address: clientAddressFrom(await headers()) };
   try {
-    return { recoveryCodes: (await confirmEnrolment(userId, { code: formField(form, "code") })).recoveryCodes };
+    return { recoveryCodes: (await confirmEnrolment(session.userId, { code: formField(form, "code") }, proof)).recoveryCodes };
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;

@@ -35,7 +35,17 @@ export function StartTwoFactorForm({ label, secondary }: { label: string; second
  * An enrolment waiting for its first code: the QR code and the key, the code field and "start
  * again"; once the code is right, only the recovery codes (this answer is the one place they are shown).
  */
-export function TwoFactorEnrolment({ secret, qrSvg }: { secret: string; qrSvg: string }) {
+export function TwoFactorEnrolment({
+  secret,
+  qrSvg,
+  hasPassword,
+  recentMinutes,
+}: {
+  secret: string;
+  qrSvg: string;
+  hasPassword: boolean;
+  recentMinutes: number;
+}) {
   const [state, action, pending] = useActionState<TwoFactorFormState, FormData>(confirmTwoFactorAction, undefined);
   if (state?.recoveryCodes) return <RecoveryCodes codes={state.recoveryCodes} />;
   return (
@@ -63,6 +73,20 @@ export function TwoFactorEnrolment({ secret, qrSvg }: { secret: string; qrSvg: s
       <form action={action} className="space-y-3" noValidate>
         <FormError message={state?.error} />
         <CodeInput id="totp-confirm-code" label="Code from your app" hint="Enter the 6-digit code your app shows now." />
+        {hasPassword ? (
+          <Field label="Your password" htmlFor="totp-confirm-password">
+            <input
+              id="totp-confirm-password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              className={inputClass}
+            />
+          </Field>
+        ) : (
+          <p className="text-xs text-slate-500">Your account has no password: this works within {recentMinutes} minutes of signing in.</p>
+        )}
         <button type="submit" disabled={pending} className={`${buttonClass} w-full`}>
           {pending ? "Checking…" : "Turn on"}
         </button>

@@ -1,8 +1,9 @@
+import { RECENT_SIGN_IN_MINUTES } from "@/lib/auth/reauth";
 import { twoFactorStatus } from "@/lib/auth/two-factor";
 import { DisableTwoFactorForm, StartTwoFactorForm, TwoFactorEnrolment } from "./two-factor-forms";
 
 /** The Account page's second-factor section: set up (QR code and secret, confirmed by a code), or on (turn off). */
-export async function TwoFactorSection({ userId }: { userId: number }) {
+export async function TwoFactorSection({ userId, hasPassword }: { userId: number; hasPassword: boolean }) {
   const status = await twoFactorStatus(userId);
   return (
     <section id="two-factor" aria-labelledby="two-factor-title" className="mt-8 border-t border-slate-200 pt-6">
@@ -18,7 +19,9 @@ export async function TwoFactorSection({ userId }: { userId: number }) {
           <StartTwoFactorForm label="Set up a second factor" />
         </>
       )}
-      {status.state === "pending" && <TwoFactorEnrolment secret={status.secret} qrSvg={status.qrSvg} />}
+      {status.state === "pending" && (
+        <TwoFactorEnrolment secret={status.secret} qrSvg={status.qrSvg} hasPassword={hasPassword} recentMinutes={RECENT_SIGN_IN_MINUTES} />
+      )}
       {status.state === "on" && (
         <div className="mt-1 space-y-4">
           <p className="text-sm text-slate-700">

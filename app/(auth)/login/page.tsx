@@ -10,7 +10,22 @@ import { OAuthButtons } from "../oauth-buttons";
 export const metadata: Metadata = { title: "Sign in" };
 export const dynamic = "force-dynamic";
 
-type Params = { next?: string | string[]; error?: string | string[]; code?: string | string[] };
+type Params = {
+  next?: string | string[];
+  error?: string | string[];
+  code?: string | string[];
+  signedOut?: string | string[];
+  deleted?: string | string[];
+  emailChanged?: string | string[];
+};
+
+// Where the Account page's "Sign out everywhere" and "Delete account", and a confirmed change of email, land.
+function notice(params: Params): string | null {
+  if (params.deleted === "1") return "Your account was deleted.";
+  if (params.emailChanged === "1") return "Your email address was changed, and every session was signed out. Sign in with the new address.";
+  if (params.signedOut === "everywhere") return "You were signed out on every browser and device.";
+  return null;
+}
 
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Params> }) {
   const params = await searchParams;
@@ -20,6 +35,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   return (
     <>
       <h1 className="mb-4 text-lg font-semibold">Sign in</h1>
+      {notice(params) && (
+        <p role="status" className="mb-4 rounded-md border border-green-200 bg-green-50 px-3 py-2 text-sm text-green-800">
+          {notice(params)}
+        </p>
+      )}
       <AuthForm action={signInAction} mode="signin" next={next} initialError={signInPageMessage(params.error, params.code)} />
       <p className="mt-3 text-right text-sm">
         <TextLink href="/forgot-password">Forgot password?</TextLink>
