@@ -34,6 +34,7 @@ function freePort(): Promise<number> {
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
+  process.env.AUTH_SECRET = "test-secret-test-secret-test-secret"; // the app's (startApp): second-factor secrets are encrypted with it
   db = (await import("../../lib/db/client.ts")).db;
   smtp = await startSmtpServer();
   // APP_URL is where the app answers, so the callback registered at the provider is
@@ -137,6 +138,8 @@ async function signInWithOidc(account: OidcAccount) {
     /** the last page */
     final: hops.at(-1)!,
     userId: sessionUser?.user?.id ? Number(sessionUser.user.id) : null,
+    /** the browser, with its cookies */
+    browser,
   };
 }
 
@@ -157,6 +160,45 @@ async function verifyByMail(email: string) {
 const userByEmail = (email: string) => db().user.findUniqueOrThrow({ where: { email }, include: { accounts: true } });
 
 describe("OpenID Connect sign-in", () => {
+  test("an account with a second factor is asked for its code after the provider; the provider alone makes no session", async () => {
+    const { Secret, TOTP } = await import("otpauth");
+    const tf = await import("../../lib/auth/two-factor.ts");
+    const email = fresh("with-code");
+    const account = { sub: sub(), email, email_verified: true };
+    const first = await signInWithOidc(account);
+    const userId = first.userId!;
+    // set up in this process (the app decrypts with the same AUTH_SECRET); no password: a sign-in just now
+    await tf.startEnrolment(userId);
+    const status = await tf.twoFactorStatus(userId);
+    if (status.state !== "pending") throw new Error(`enrolment is ${status.state}`);
+    const totp = new TOTP({ secret: Secret.fromBase32(status.secret) });
+    await tf.confirmEnrolment(
+      userId,
+      { code: totp.generate({ timestamp: Date.now() - 30_000 }) },
+      { password: "", signedInAt: Date.now() },
+    );
+
+    const second = await signInWithOidc(account);
+    expect(second.userId).toBeNull();
+    expect(new URL(second.location, appUrl).pathname).toBe("/login/two-factor");
+    expect(second.browser.cookie(appUrl, "authjs.session-token")).toBeUndefined();
+    expect(second.browser.cookie(appUrl, "linkhop.second-factor")).toBeTruthy();
+    const step = await second.browser.fetch(`${appUrl}/login/two-factor`);
+    const form = formsOf(await step.text()).find((f) => f.fields.some(([name]) => name.startsWith("$ACTION")));
+    expect(form, "the code form").toBeDefined();
+    const body = new FormData();
+    for (const [name, value] of form!.fields) body.append(name, value);
+    body.append("code", totp.generate({ timestamp: Date.now() }));
+    const answer = await second.browser.fetch(`${appUrl}/login/two-factor`, { method: "POST", body });
+    expect(answer.status).toBe(303);
+    const session = second.browser.cookie(appUrl, "authjs.session-token");
+    expect(session).toBeTruthy();
+    const me = (await (await fetch(`${appUrl}/api/auth/session`, { headers: { cookie: `authjs.session-token=${session}` } })).json()) as {
+      user?: { id?: string };
+    };
+    expect(Number(me.user?.id)).toBe(userId);
+  });
+
   test("a new address makes a verified account when the provider vouches for it; signing in again finds the same account", async () => {
     const email = fresh("new");
     const account = { sub: sub(), email, email_verified: true, name: "Ada Example" };
