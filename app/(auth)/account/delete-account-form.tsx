@@ -1,6 +1,7 @@
 "use client";
 import { useActionState } from "react";
-import { dangerButtonClass, Field, FormError, inputClass } from "@/components/ui";
+import { dangerButtonClass, FormError } from "@/components/ui";
+import { ReauthField } from "./reauth-field";
 import { deleteAccountAction, type DeleteAccountState } from "./delete-actions";
 
 /**
@@ -37,13 +38,7 @@ export function DeleteAccountForm({
           ))}
         </fieldset>
       )}
-      {hasPassword ? (
-        <Field label="Your password" htmlFor="delete-password">
-          <input id="delete-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
-        </Field>
-      ) : (
-        <p className="text-xs text-slate-500">Your account has no password: this works within {recentMinutes} minutes of signing in.</p>
-      )}
+      <ReauthField id="delete-password" hasPassword={hasPassword} recentMinutes={recentMinutes} />
       <button type="submit" disabled={pending} className={`${dangerButtonClass} w-full`}>
         {pending ? "Deleting…" : "Delete my account"}
       </button>

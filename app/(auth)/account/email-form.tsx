@@ -1,6 +1,7 @@
 "use client";
 import { useActionState } from "react";
 import { buttonClass, Field, FormError, inputClass } from "@/components/ui";
+import { ReauthField } from "./reauth-field";
 import { requestEmailChangeAction, type EmailChangeState } from "./email-actions";
 
 /** "Email address" on the Account page: the new address and the current password (when the account has one). */
@@ -33,13 +34,7 @@ export function EmailChangeForm({ current, hasPassword, recentMinutes }: { curre
           className={inputClass}
         />
       </Field>
-      {hasPassword ? (
-        <Field label="Your password" htmlFor="email-password">
-          <input id="email-password" name="password" type="password" autoComplete="current-password" required className={inputClass} />
-        </Field>
-      ) : (
-        <p className="text-xs text-slate-500">Your account has no password: this works within {recentMinutes} minutes of signing in.</p>
-      )}
+      <ReauthField id="email-password" hasPassword={hasPassword} recentMinutes={recentMinutes} />
       <button type="submit" disabled={pending} className={`${buttonClass} w-full`}>
         {pending ? "Please wait…" : "Send confirmation link"}
       </button>

@@ -1,6 +1,7 @@
 "use client";
 import { useActionState } from "react";
 import { buttonClass, dangerButtonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
+import { ReauthField } from "./reauth-field";
 import { confirmTwoFactorAction, disableTwoFactorAction, startTwoFactorAction, type TwoFactorFormState } from "./two-factor-actions";
 
 function CodeInput({ id, label, hint }: { id: string; label: string; hint?: string }) {
@@ -73,20 +74,7 @@ export function TwoFactorEnrolment({
       <form action={action} className="space-y-3" noValidate>
         <FormError message={state?.error} />
         <CodeInput id="totp-confirm-code" label="Code from your app" hint="Enter the 6-digit code your app shows now." />
-        {hasPassword ? (
-          <Field label="Your password" htmlFor="totp-confirm-password">
-            <input
-              id="totp-confirm-password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              className={inputClass}
-            />
-          </Field>
-        ) : (
-          <p className="text-xs text-slate-500">Your account has no password: this works within {recentMinutes} minutes of signing in.</p>
-        )}
+        <ReauthField id="totp-confirm-password" hasPassword={hasPassword} recentMinutes={recentMinutes} />
         <button type="submit" disabled={pending} className={`${buttonClass} w-full`}>
           {pending ? "Checking…" : "Turn on"}
         </button>
