@@ -48,13 +48,18 @@ const BUILD_SQL = `
   group by 1, 2, 3, 4, 5, 6, 7
   order by 1, 4, 5, 6, 3, 7`;
 
+/**
+ * One builder at a time across processes; and a day's late mark waits for a build in progress
+ * (unmarkRollupDays), so it always comes after that build's "done".
+ */
+export const ROLLUP_LOCK = 72120419;
+
 /** (Re)builds one UTC day of every workspace in one transaction, and marks it built. */
 export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query("begin");
-    // one builder at a time across processes
-    await client.query("select pg_advisory_xact_lock(72120419)");
+    await client.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
     // the grouping sorts one day's events per set: in memory, not on disk
     await client.query("set local work_mem = '64MB'");
     await client.query({
@@ -90,13 +95,29 @@ export async function builtDays(q: Queryable, fromDay: number, toDay: number): P
   return new Set(rows.map((r) => r.d));
 }
 
-/** Late events arrived for these days: they are built again by the next job run. */
-export async function unmarkRollupDays(q: Queryable, days: number[]): Promise<void> {
-  await q.query({
-    name: "analytics_rollup_unmark",
-    text: `delete from analytics.click_day_done where day = any(select date '1970-01-01' + d from unnest($1::int[]) as d)`,
-    values: [days],
-  });
+/**
+ * Late events arrived for these days: they are built again by the next job run. A build of one of
+ * them may be running, having read the day's events before these were written: it would mark the
+ * day built after a plain delete, and the late events would never be counted. Taking the builders'
+ * lock first makes this delete wait for that build's commit.
+ */
+export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    await client.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
+    await client.query({
+      name: "analytics_rollup_unmark",
+      text: `delete from analytics.click_day_done where day = any(select date '1970-01-01' + d from unnest($1::int[]) as d)`,
+      values: [days],
+    });
+    await client.query("commit");
+  } catch (e) {
+    await client.query("rollback").catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
 }
 
 /** Forgets the rollups (both tables) older than each workspace plan's retention window. */
