@@ -1,10 +1,10 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { startOidcProvider, type OidcAccount, type OidcProvider } from "../support/oidc-provider.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
 import { formsOf, submitForm } from "./security-auth-forms.ts";
+import { freePort } from "../support/ports.ts";
 
 // OpenID Connect sign-in (lib/auth/oidc.ts) against a real OpenID provider on loopback and the
 // running app, over HTTP as a browser goes: the button on the login page -> the provider's
@@ -19,17 +19,6 @@ let db: typeof import("../../lib/db/client.ts").db;
 let appUrl: string;
 
 const BUTTON = "Continue with Acme SSO";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   database = await createTestDatabase();

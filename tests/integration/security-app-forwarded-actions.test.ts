@@ -1,10 +1,10 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { createUser } from "../../lib/workspaces/index.ts";
 import { actionId, callAction } from "../support/actions.ts";
 import { makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
+import { freePort } from "../support/ports.ts";
 
 // A JSON server action posted to a page that does not use it: Next forwards it (x-action-forwarded)
 // to a page that does, sending the body server.ts already read and handed over
@@ -20,17 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.stop();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const INVITE = { file: "app/w/[slug]/members/actions.ts", name: "inviteAction" };
 

@@ -13,6 +13,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { call } from "../support/api.ts";
 import { setClock } from "../../lib/clock.ts";
 import { attemptsOf, emitEvent, eventually, newWorkspace, useEnv } from "./webhooks-helpers.ts";
+import { freePort } from "../support/ports.ts";
 
 const DELAYS = [200, 400, 600, 800, 1000, 1200];
 /** A time zone 13:45 ahead of UTC: a local time written with a Z would be off by that much. */
@@ -400,11 +401,3 @@ describe("the receivers' help page", () => {
     expect(html).toContain("export function verifyWebhookSignature(");
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((resolve) => s.close(resolve));
-  return port;
-}
