@@ -103,7 +103,7 @@ export async function requestEmailChange(userId: number, input: unknown, proof: 
   return { email: newEmail };
 }
 
-export type EmailChangeOutcome = { state: "changed"; email: string } | { state: "expired" | "invalid" | "taken" };
+export type EmailChangeOutcome = { state: "changed"; email: string } | { state: "expired" | "invalid" | "taken" | "sign_in" };
 
 type Parsed = { userId: number; expires: number; newEmail: string; given: Buffer };
 
@@ -117,10 +117,20 @@ function parseToken(token: unknown): Parsed | null {
   return { userId, expires: Number(m[2]), newEmail, given: Buffer.from(m[4], "base64url") };
 }
 
-/** The new address a link would set, when the link is still good (for the confirmation page). */
-export async function checkEmailChangeLink(token: unknown): Promise<EmailChangeOutcome | { state: "valid"; email: string }> {
+/**
+ * The new address a link would set, when the link is still good and `signedInUserId` is the
+ * account that asked (for the confirmation page). The link proves the new mailbox only: whoever
+ * reads it (a mistyped address's owner) must not be able to move someone else's account to it,
+ * so confirming also needs that account's session ("sign_in" otherwise).
+ */
+export async function checkEmailChangeLink(
+  token: unknown,
+  signedInUserId: number | null,
+): Promise<EmailChangeOutcome | { state: "valid"; email: string }> {
   const found = await validLink(token);
-  return "state" in found ? found : { state: "valid", email: found.parsed.newEmail };
+  if ("state" in found) return found;
+  if (found.user.userId !== signedInUserId) return { state: "sign_in" };
+  return { state: "valid", email: found.parsed.newEmail };
 }
 
 async function validLink(token: unknown): Promise<{ state: "expired" | "invalid" } | { parsed: Parsed; user: TokenState }> {
@@ -139,10 +149,11 @@ async function validLink(token: unknown): Promise<{ state: "expired" | "invalid"
 }
 
 /** Uses a link: the account's address becomes the new one, verified, and every session ends. */
-export async function confirmEmailChange(token: unknown): Promise<EmailChangeOutcome> {
+export async function confirmEmailChange(token: unknown, signedInUserId: number | null): Promise<EmailChangeOutcome> {
   const found = await validLink(token);
   if ("state" in found) return found;
   const { parsed, user } = found;
+  if (user.userId !== signedInUserId) return { state: "sign_in" };
   let count: number;
   try {
     // Conditional on the state the link was made for: two uses at once change it at most once.

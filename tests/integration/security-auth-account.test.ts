@@ -108,12 +108,22 @@ describe("change of email", () => {
     // Asked, mailed, not used: the account is as it was, and so are its sessions.
     expect((await db().user.findUniqueOrThrow({ where: { id: p.userId } })).email).toBe(p.email);
     expect(await opens(p.slug, other)).toBe(200);
-    const page = await fetch(`${app.url}${path}`);
+    const page = await fetch(`${app.url}${path}`, { headers: { cookie } });
     expect(await page.text()).toContain(newEmail);
     expect((await db().user.findUniqueOrThrow({ where: { id: p.userId } })).email).toBe(p.email);
     expect(await canSignIn(p.email)).toBe(true);
 
-    const confirmed = await submitForm(app.url, path, {}, { containing: "Confirm new address" });
+    // The link proves the new mailbox, not the account: whoever reads it (say, the owner of a
+    // mistyped address) cannot confirm without the account's session, signed out or as someone else.
+    const stranger = await person("reader");
+    const strangerCookie = await signInCookie(app.url, stranger.email, "password1");
+    for (const headers of [undefined, { cookie: strangerCookie }]) {
+      expect(await (await fetch(`${app.url}${path}`, { headers })).text()).toContain("Sign in to confirm");
+      expect(await emailChange.confirmEmailChange(path.split("/").pop(), headers ? stranger.userId : null)).toEqual({ state: "sign_in" });
+    }
+    expect((await db().user.findUniqueOrThrow({ where: { id: p.userId } })).email).toBe(p.email);
+
+    const confirmed = await submitForm(app.url, path, {}, { headers: { cookie }, containing: "Confirm new address" });
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toContain("/login?emailChanged=1");
     const after = await db().user.findUniqueOrThrow({ where: { id: p.userId } });
@@ -131,8 +141,8 @@ describe("change of email", () => {
     expect(await opens(p.slug, fresh2)).toBe(200);
 
     // The link works once: the page says so, and the service refuses it.
-    expect(await (await fetch(`${app.url}${path}`)).text()).toContain("This link is not valid");
-    expect(await emailChange.confirmEmailChange(path.split("/").pop())).toEqual({ state: "invalid" });
+    expect(await (await fetch(`${app.url}${path}`, { headers: { cookie: fresh2 } })).text()).toContain("This link is not valid");
+    expect(await emailChange.confirmEmailChange(path.split("/").pop(), p.userId)).toEqual({ state: "invalid" });
     expect((await db().user.findUniqueOrThrow({ where: { id: p.userId } })).sessionVersion).toBe(after.sessionVersion);
   });
 
@@ -157,7 +167,7 @@ describe("change of email", () => {
     await accountForm(cookie, "Send confirmation link", { email: target, password: "password1" });
     const path = await changeLinkPath(target);
     await ws.signUp({ email: target, password: "password1" });
-    const r = await submitForm(app.url, path, {}, { containing: "Confirm new address" });
+    const r = await submitForm(app.url, path, {}, { headers: { cookie }, containing: "Confirm new address" });
     expect(r.html).toContain("That address is already used by another account. Nothing was changed.");
     const u = await db().user.findUniqueOrThrow({ where: { id: p.userId } });
     expect(u.email).toBe(p.email);
@@ -171,14 +181,14 @@ describe("change of email", () => {
     const target = fresh("later");
     await emailChange.requestEmailChange(p.userId, { email: target, password: "password1" }, { signedInAt: null });
     const token = (await changeLinkPath(target)).split("/").pop()!;
-    expect(await emailChange.checkEmailChangeLink(token)).toEqual({ state: "valid", email: target });
+    expect(await emailChange.checkEmailChangeLink(token, p.userId)).toEqual({ state: "valid", email: target });
     clock.setClock(() => at + emailChange.EMAIL_CHANGE_LINK_HOURS * 3600_000 + 1000);
-    expect(await emailChange.confirmEmailChange(token)).toEqual({ state: "expired" });
+    expect(await emailChange.confirmEmailChange(token, p.userId)).toEqual({ state: "expired" });
     clock.setClock(() => at);
 
     const { changePassword } = await import("../../lib/auth/account.ts");
     await changePassword(p.userId, { current: "password1", next: "password2" });
-    expect(await emailChange.confirmEmailChange(token)).toEqual({ state: "invalid" });
+    expect(await emailChange.confirmEmailChange(token, p.userId)).toEqual({ state: "invalid" });
     expect((await db().user.findUniqueOrThrow({ where: { id: p.userId } })).email).toBe(p.email);
   });
 

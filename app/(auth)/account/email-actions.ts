@@ -1,7 +1,7 @@
 "use server";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { currentSession } from "@/lib/auth";
+import { currentSession, currentUserId } from "@/lib/auth";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { confirmEmailChange, requestEmailChange, type EmailChangeOutcome } from "@/lib/auth/email-change";
 import { formField } from "@/lib/actions/form";
@@ -35,7 +35,7 @@ export type ConfirmEmailState = Exclude<EmailChangeOutcome, { state: "changed" }
  * session has ended, so the login page follows (the link's page would now say the link is used).
  */
 export async function confirmEmailChangeAction(_: ConfirmEmailState, form: FormData): Promise<ConfirmEmailState> {
-  const outcome = await confirmEmailChange(formField(form, "token"));
+  const outcome = await confirmEmailChange(formField(form, "token"), await currentUserId());
   if (outcome.state === "changed") redirect("/login?emailChanged=1");
   return outcome;
 }

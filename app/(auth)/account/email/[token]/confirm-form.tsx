@@ -7,6 +7,7 @@ const REFUSED: Record<string, string> = {
   taken: "That address is already used by another account. Nothing was changed.",
   expired: "This link has expired. Ask for a new one on your Account page.",
   invalid: "This link is no longer valid: it was used already, or your account changed since it was sent.",
+  sign_in: "Sign in with the account that asked for this change, then open the link again.",
 };
 
 export function ConfirmEmailForm({ token, email }: { token: string; email: string }) {
