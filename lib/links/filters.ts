@@ -1,6 +1,6 @@
 import type { Prisma } from "../db/generated/client.ts";
 import { tagKey } from "../tags/schemas.ts";
-import { resolveQueryDomain } from "./rules.ts";
+import { resolveQueryDomain } from "./link-domain.ts";
 import type { LinkWorkspace } from "./service.ts";
 import type { ExportLinksQuery } from "./schemas.ts";
 

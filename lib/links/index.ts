@@ -23,4 +23,5 @@ export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./e
 export { mergeUtm, utmOf, utmSchema, UTM_FIELDS, type Utm, type UtmField } from "./utm.ts";
 export { tagNamesOf } from "./link-tags.ts";
 export { retagLinks, retagLinksSchema, RETAG_MAX_LINKS, type RetagLinksInput } from "./retag.ts";
-export { generateCode, isReservedAlias, isDenylisted, denylistedDestinations, isServiceHost } from "./rules.ts";
+export { isDenylisted, denylistedDestinations, isServiceHost } from "./rules.ts";
+export { generateCode, isReservedAlias } from "./short-code.ts";

@@ -2,75 +2,14 @@ import { config } from "../config/index.ts";
 import { db, type DbOrTx } from "../db/client.ts";
 import { issueText, joinedIssueTexts, ServiceError, type Issue } from "../errors.ts";
 import type { Workspace } from "../db/generated/client.ts";
-import { randomBase62 } from "../keys/random.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
 import { defaultResolve, isThisMachineName, reachesThisMachine } from "../net/index.ts";
-import { RESERVED_PATHS } from "../redirects/routing.ts";
+import type { ResolvedDomain } from "./link-domain.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
 
-// The link rules that are not shapes: codes, domains, destinations and plan features. A refusal
-// is a ServiceError (validation issues name the field, as in "url: ...").
-
-export const GENERATED_CODE_LENGTH = 7;
-
-export function generateCode(): string {
-  for (;;) {
-    const code = randomBase62(GENERATED_CODE_LENGTH);
-    if (!RESERVED_PATHS.has(code)) return code;
-  }
-}
-
-/**
- * API paths beside /api/v1/links/{code}: a link with one of these codes could not be read, edited
- * or deleted by code, so they are refused as aliases like the app's own paths.
- */
-const API_LINK_PATHS = new Set(["bulk", "export"]);
-
-/** Aliases that are paths of the app itself (on every domain, so a link never shadows the app) or of the links API. */
-export function isReservedAlias(alias: string): boolean {
-  return RESERVED_PATHS.has(alias) || API_LINK_PATHS.has(alias);
-}
-
-/** Where a link lives: domainId null (key 0) is the default short domain. */
-export type ResolvedDomain = { domainId: number | null; domainKey: number; host: string };
-
-export function defaultDomain(): ResolvedDomain {
-  return { domainId: null, domainKey: 0, host: config().shortDomain };
-}
-
-export function isDefaultHost(host: string): boolean {
-  return host.toLowerCase() === config().shortDomain;
-}
-
-/**
- * The domain named on create: omitted or the default short domain, or a verified, active domain
- * of the caller's workspace; anything else is 400 validation.
- */
-export async function resolveCreateDomains(workspace: Pick<Workspace, "id">, hosts: (string | undefined)[], client: DbOrTx = db()) {
-  const custom = [...new Set(hosts.filter((h): h is string => !!h && !isDefaultHost(h)))];
-  const rows = custom.length
-    ? await client.domain.findMany({
-        where: { workspaceId: workspace.id, host: { in: custom }, verifiedAt: { not: null }, active: true },
-        select: { id: true, host: true },
-      })
-    : [];
-  const byHost = new Map(rows.map((d) => [d.host, { domainId: d.id, domainKey: d.id, host: d.host } as ResolvedDomain]));
-  return (host: string | undefined): ResolvedDomain | Issue => {
-    if (!host || isDefaultHost(host)) return defaultDomain();
-    return byHost.get(host) ?? { path: "domain", message: `${host} is not a verified, active domain of this workspace` };
-  };
-}
-
-/**
- * The domain query parameter of the single-link and list endpoints: the default short domain, or
- * any domain of the caller's workspace (verified or not); another host is 400 validation.
- */
-export async function resolveQueryDomain(workspace: Pick<Workspace, "id">, host: string, client: DbOrTx = db()): Promise<ResolvedDomain> {
-  if (isDefaultHost(host)) return defaultDomain();
-  const d = await client.domain.findFirst({ where: { workspaceId: workspace.id, host }, select: { id: true, host: true } });
-  if (!d) throw linkValidation([{ path: "domain", message: `${host} is not a domain of this workspace` }]);
-  return { domainId: d.id, domainKey: d.id, host: d.host };
-}
+// The link rules that are not shapes: destinations, plan features and schedules (codes are in
+// short-code.ts, domains in link-domain.ts). A refusal is a ServiceError (validation issues name
+// the field, as in "url: ...").
 
 // ---- Destinations ----
 
@@ -177,7 +116,7 @@ export async function refusedDestinations(inputs: Partial<DestinationFields>[], 
 
 /**
  * Destinations of a stored link whose host is on DESTINATION_DENYLIST now (it may have been added
- * after the link was saved). Such a link does not redirect (lib/redirects/denylist.ts).
+ * after the link was saved). Such a link does not redirect (withDenylist, in lib/redirects).
  */
 export function denylistedDestinations(stored: {
   url: string | null;
@@ -253,7 +192,6 @@ export function scheduleProblem(input: Schedule): string | null {
   return issue ? issueText(issue) : null;
 }
 
-/** A validation error of the link rules; its message is the "field: problem" lines, as the API lists them. */
 /** What the cheap pre-check decided for a create row: go on (hash, insert), or refuse now. */
 export type CheapVerdict = "go" | "taken" | "quota";
 
@@ -286,6 +224,7 @@ export function cheapVerdicts(
   return { verdicts, current: used + going };
 }
 
+/** A validation error of the link rules; its message is the "field: problem" lines, as the API lists them. */
 export function linkValidation(issues: Issue[]): ServiceError {
   return ServiceError.validation(issues, joinedIssueTexts(issues));
 }

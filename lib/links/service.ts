@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { hashPassword } from "../auth/password.ts";
-import { db, uniqueViolation, type DbOrTx, type Tx } from "../db/client.ts";
+import { db, type DbOrTx, type Tx } from "../db/client.ts";
 import { Prisma, type Link, type Workspace } from "../db/generated/client.ts";
 import { joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
@@ -13,17 +13,22 @@ import { mergeUtm } from "./utm.ts";
 import {
   cheapVerdicts,
   featuresRequested,
-  generateCode,
-  isReservedAlias,
   keptDenylistedDestinations,
   linkValidation,
   missingFeature,
   refusedDestinations,
-  resolveCreateDomains,
-  resolveQueryDomain,
   scheduleIssues,
-  type ResolvedDomain,
 } from "./rules.ts";
+import { resolveCreateDomains, resolveQueryDomain, type ResolvedDomain } from "./link-domain.ts";
+import {
+  aliasTakenByIndex,
+  codeKey,
+  insertWithCodes,
+  isReservedAlias,
+  refuseTakenAlias,
+  takenAliasKeys,
+  type NewLinkRow,
+} from "./short-code.ts";
 import {
   BULK_MAX_PASSWORD_ROWS,
   codeSchema,
@@ -44,7 +49,6 @@ import { changedFields, hostOf, toWebhookLink, type LinkWithHost } from "./seria
 export type LinkWorkspace = Pick<Workspace, "id" | "slug" | "name" | "plan">;
 
 const BULK_EVENT_SIZE = 100;
-const CODE_ATTEMPTS = 10;
 const linkWithHost = (link: Link, host: string): LinkWithHost => ({ ...link, host });
 const webhookLink = (link: LinkWithHost) => toWebhookLink(link, link.host);
 
@@ -55,13 +59,7 @@ const webhookLink = (link: LinkWithHost) => toWebhookLink(link, link.host);
  * A create row that passed validation and feature checks. Its password is hashed (data.passwordHash)
  * only once the row has also passed the cheap pre-check (precheckRows), just before the insert.
  */
-type PreparedRow = {
-  alias?: string;
-  password?: string;
-  domain: ResolvedDomain;
-  tags: string[];
-  data: Omit<Prisma.LinkCreateManyInput, "code">;
-};
+type PreparedRow = NewLinkRow & { password?: string; domain: ResolvedDomain; tags: string[] };
 
 /** The destination with the body's UTM values merged in, or the issue when it grows too long. */
 function mergedUrl(url: string, utm: CreateLinkInput["utm"]): string | Issue {
@@ -118,21 +116,6 @@ async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): 
   return prepared;
 }
 
-/** The aliases of `rows` that are already links' codes on their domains, as "domainKey\0code" keys. */
-async function takenAliasKeys(rows: PreparedRow[]): Promise<Set<string>> {
-  const byDomain = new Map<number, Set<string>>();
-  for (const r of rows)
-    if (r.alias !== undefined) byDomain.set(r.domain.domainKey, (byDomain.get(r.domain.domainKey) ?? new Set()).add(r.alias));
-  if (byDomain.size === 0) return new Set();
-  const found = await db().link.findMany({
-    where: { OR: [...byDomain].map(([domainKey, codes]) => ({ domainKey, code: { in: [...codes] } })) },
-    select: { domainKey: true, code: true },
-  });
-  return new Set(found.map((l) => aliasKey(l.domainKey, l.code)));
-}
-
-const aliasKey = (domainKey: number, code: string) => `${domainKey}\u0000${code}`;
-
 /**
  * The cheap checks a row passes before its password is hashed: the allowance left this month and
  * a free alias, read before the transaction (README: rows are taken in order as if one by one).
@@ -145,8 +128,8 @@ async function precheckRows(workspace: LinkWorkspace, rows: PreparedRow[], month
   // Without a password to hash there is nothing to save: the transaction answers every row.
   if (!rows.some((r) => r.password)) return { verdicts: rows.map(() => "go" as const), quota: null };
   const [taken, used] = await Promise.all([takenAliasKeys(rows), linkAllowanceUsed(workspace.id, month)]);
-  const keys = rows.map((r) => (r.alias === undefined ? null : aliasKey(r.domain.domainKey, r.alias)));
-  // A reserved path is refused like a taken alias (insertRows does the same).
+  const keys = rows.map((r) => (r.alias === undefined ? null : codeKey(r.domain.domainKey, r.alias)));
+  // A reserved path is refused like a taken alias (insertWithCodes does the same).
   rows.forEach((r, i) => r.alias !== undefined && isReservedAlias(r.alias) && taken.add(keys[i]!));
   const { verdicts, current } = cheapVerdicts(keys, (key) => taken.has(key), used, plan.maxLinks);
   return { verdicts, quota: ServiceError.quota("MaxLinks", plan.maxLinks, current) };
@@ -166,64 +149,6 @@ async function hashPasswords(rows: PreparedRow[]): Promise<void> {
       }),
     );
   }
-}
-
-type Inserted = Link | "taken";
-
-/**
- * Inserts rows with INSERT .. ON CONFLICT DO NOTHING (a taken code does not abort the transaction).
- * A row whose alias is taken (already, by an earlier row of the same call, or a reserved path) comes
- * back as "taken"; a generated code that collides is replaced and tried again. Rows go in in
- * (domain, code) order so concurrent inserters wait on each other's codes in one order (no deadlock).
- */
-async function insertRows(tx: Tx, rows: PreparedRow[]): Promise<Inserted[]> {
-  const result: (Inserted | undefined)[] = new Array(rows.length);
-  // Ids are taken first, in input order, so the links' order (ids, list pages) is the rows' order
-  // even though they are inserted in code order.
-  // (One row needs no such care.)
-  const ids =
-    rows.length < 2
-      ? []
-      : (
-          await tx.$queryRaw<
-            { id: number }[]
-          >`SELECT nextval(pg_get_serial_sequence('"Link"', 'id'))::int AS id FROM generate_series(1, ${rows.length}::int)`
-        )
-          .map((r) => Number(r.id))
-          .sort((a, b) => a - b);
-  const keyOf = (i: number, code: string) => `${rows[i].domain.domainKey}\u0000${code}`;
-  let pending = rows.map((r, i) => ({ i, code: r.alias ?? generateCode() }));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === CODE_ATTEMPTS) throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
-    const seen = new Set<string>();
-    const batch: typeof pending = [];
-    const retry: typeof pending = [];
-    for (const p of pending) {
-      const key = keyOf(p.i, p.code);
-      if (rows[p.i].alias !== undefined && (isReservedAlias(p.code) || seen.has(key))) result[p.i] = "taken";
-      else if (seen.has(key)) retry.push({ i: p.i, code: generateCode() });
-      else {
-        seen.add(key);
-        batch.push(p);
-      }
-    }
-    batch.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-    const created = batch.length
-      ? await tx.link.createManyAndReturn({
-          data: batch.map((p) => ({ ...rows[p.i].data, ...(ids.length ? { id: ids[p.i] } : {}), code: p.code })),
-          skipDuplicates: true,
-        })
-      : [];
-    const byKey = new Map(created.map((l) => [`${l.domainKey}\u0000${l.code}`, l]));
-    for (const p of batch) {
-      const link = byKey.get(keyOf(p.i, p.code));
-      if (link) result[p.i] = link;
-      else if (rows[p.i].alias !== undefined) result[p.i] = "taken";
-      else retry.push({ i: p.i, code: generateCode() });
-    }
-    pending = retry;
-  }
-  return result as Inserted[];
 }
 
 /** Tags new links (creating missing tags); returns each link's tag names as the API shows them. */
@@ -248,7 +173,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     await hashPasswords([row]);
   }
   return withEvents(async (tx, emit) => {
-    const [inserted] = await insertRows(tx, [row]);
+    const [inserted] = await insertWithCodes(tx, [row]);
     const link =
       inserted === "taken"
         ? null
@@ -333,7 +258,7 @@ export async function bulkCreateLinks(workspace: LinkWorkspace, rows: unknown[],
   if (candidates.length > 0) {
     await withEvents(
       async (tx, emit) => {
-        const inserted = await insertRows(
+        const inserted = await insertWithCodes(
           tx,
           candidates.map((c) => c.row),
         );
@@ -509,12 +434,7 @@ export type UpdateResult = {
 async function precheckUpdate(workspace: LinkWorkspace, ref: ResolvedRef, alias: string | undefined): Promise<void> {
   const link = await findOwnLink(db(), workspace, ref);
   if (alias === undefined || alias === link.code) return;
-  if (isReservedAlias(alias)) throw ServiceError.aliasTaken(alias);
-  const holder = await db().link.findUnique({
-    where: { domainKey_code: { domainKey: link.domainKey, code: alias } },
-    select: { id: true },
-  });
-  if (holder) throw ServiceError.aliasTaken(alias);
+  await refuseTakenAlias(link.domainKey, alias);
 }
 
 export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: UpdateLinkInput): Promise<UpdateResult> {
@@ -573,8 +493,7 @@ export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: 
       // Tags are not a Link column: a tags-only edit still stamps updatedAt.
       updated = await tx.link.update({ where: { id: before.id }, data: Object.keys(data).length ? data : { updatedAt: new Date() } });
     } catch (e) {
-      if (uniqueViolation(e) && patch.alias !== undefined) throw ServiceError.aliasTaken(patch.alias);
-      throw e;
+      throw aliasTakenByIndex(e, patch.alias) ?? e;
     }
     const tagNames = tagsChanged ? ((await tagNamesOf(tx, [before.id])).get(before.id) ?? []) : before.tagNames;
     const after = { ...linkWithHost(updated, before.host), tagNames };

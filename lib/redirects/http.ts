@@ -5,6 +5,7 @@ import type { ClickHit } from "../analytics/enrich.ts";
 import { clickEventRecorder } from "../analytics/jobs.ts";
 import { closeAnalyticsPool } from "../analytics/store.ts";
 import { config } from "../config/index.ts";
+import { RESERVED_PATHS } from "../links/short-code.ts";
 import { DomainTable, LinkCache } from "./cache.ts";
 import { clickRecorder } from "./clicks.ts";
 import { withDenylist } from "./denylist.ts";
@@ -31,7 +32,7 @@ import {
   tokenFromForm,
   visitorKey,
 } from "./password.ts";
-import { appTopLevelSegments, isQrVisit, normalizeHost, RESERVED_PATHS, routeRequest, withoutPort, type Route } from "./routing.ts";
+import { appTopLevelSegments, isQrVisit, normalizeHost, routeRequest, withoutPort, type Route } from "./routing.ts";
 import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
 
 // The lean short-link handler in front of Next.js (server.ts asks handles(req) for every request).

@@ -5,35 +5,6 @@ import path from "node:path";
 // the database, because it runs for every request the server gets (the custom-domain table is
 // mirrored in memory, see cache.ts).
 
-/** Paths of the app on a host it shares with short links: never treated as codes (nor allowed as aliases). */
-export const RESERVED_PATHS = new Set([
-  "api",
-  "w",
-  "login",
-  "signup",
-  "logout",
-  "docs",
-  "invite",
-  "_next",
-  "favicon.ico",
-  "robots.txt",
-  "settings",
-  "new",
-  "app",
-  "static",
-  "public",
-  "account",
-  "forgot-password",
-  "reset-password",
-  // files Next generates from app/ metadata conventions
-  "icon",
-  "apple-icon",
-  "opengraph-image",
-  "twitter-image",
-  "sitemap.xml",
-  "manifest.webmanifest",
-]);
-
 const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})\/?$/;
 
 /** The code in a request path ("/abc", "/abc/", "/abc?x=1"), or null when the path is not one segment. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { Link } from "../../lib/db/generated/client.ts";
 import { monthOf } from "../../lib/links/allowance.ts";
-import { featuresRequested, generateCode, isDenylisted, isServiceHost, missingFeature, scheduleProblem } from "../../lib/links/rules.ts";
+import { featuresRequested, isDenylisted, isServiceHost, missingFeature, scheduleProblem } from "../../lib/links/rules.ts";
+import { generateCode, RESERVED_PATHS } from "../../lib/links/short-code.ts";
 import { createLinkSchema, listLinksQuerySchema, updateLinkSchema, webhookLinkSchema, apiLinkSchema } from "../../lib/links/schemas.ts";
 import { changedFields, toApiLink, toWebhookLink } from "../../lib/links/serialize.ts";
 import { errorBody } from "../../lib/api/error-body.ts";
 import { issueMessages } from "../../lib/errors.ts";
 import { decodeCursor, encodeCursor } from "../../lib/links/service.ts";
-import { RESERVED_PATHS } from "../../lib/redirects/http.ts";
 
 const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
   r.success ? [] : issueMessages(r.error!.issues);

@@ -5,10 +5,10 @@ import {
   codeOf,
   isShortDomainHost,
   normalizeHost,
-  RESERVED_PATHS,
   routeRequest,
   type RoutingContext,
 } from "../../lib/redirects/routing.ts";
+import { RESERVED_PATHS } from "../../lib/links/short-code.ts";
 import { RESERVED_PATHS as EXPORTED } from "../../lib/redirects/http.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -75,7 +75,7 @@ describe("routeRequest", () => {
 });
 
 describe("reserved paths", () => {
-  it("http.ts keeps exporting RESERVED_PATHS (lib/links imports it)", () => {
+  it("http.ts keeps exporting RESERVED_PATHS (the set of lib/links/short-code.ts)", () => {
     expect(EXPORTED).toBe(RESERVED_PATHS);
   });
   it("every top-level route of app/ is reserved, so aliases cannot shadow the app", () => {
