@@ -2,7 +2,7 @@ import { takeAttempt } from "../auth/throttle-sql.ts";
 import { config } from "../config/index.ts";
 import { ServiceError } from "../errors.ts";
 import { planOf } from "../plans/index.ts";
-import type { LinkWorkspace } from "./service.ts";
+import type { LinkWorkspace } from "./lookup.ts";
 
 // The app's counterpart of the API's rate budget (README, Security): every server action that
 // creates links (the link form's create, each chunk of the CSV import) spends one request of a

@@ -5,7 +5,7 @@ import type { Link, Prisma } from "../db/generated/client.ts";
 import { linkFilters } from "./filters.ts";
 import { tagNamesOf } from "./link-tags.ts";
 import type { ExportLinksQuery } from "./schemas.ts";
-import type { LinkWorkspace } from "./service.ts";
+import type { LinkWorkspace } from "./lookup.ts";
 
 // The CSV export of a workspace's links (GET /api/v1/links/export and the Links page's "Export
 // CSV"): the import's columns, so a file imports into another workspace unchanged (except

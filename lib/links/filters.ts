@@ -1,7 +1,7 @@
 import type { Prisma } from "../db/generated/client.ts";
 import { tagKey } from "../tags/schemas.ts";
 import { resolveQueryDomain } from "./link-domain.ts";
-import type { LinkWorkspace } from "./service.ts";
+import type { LinkWorkspace } from "./lookup.ts";
 import type { ExportLinksQuery } from "./schemas.ts";
 
 // The filters of the link list and the CSV export (q, folder, domain, tag), as one Prisma where.

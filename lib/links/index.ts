@@ -1,27 +1,19 @@
-// Links: the one place of link rules (API, app pages and admin CLI all call these).
+// Links: the one place of link rules (API, app pages and admin CLI all call these). Each use case
+// is one transaction (withEvents) that also records its webhook event. Inputs are already parsed
+// by the schemas in schemas.ts; every refusal is a ServiceError, raised in the order of the
+// README's error table: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
 export * from "./schemas.ts";
 export * from "./serialize.ts";
-export {
-  createLink,
-  bulkCreateLinks,
-  getLink,
-  updateLink,
-  deleteLink,
-  listLinks,
-  encodeCursor,
-  decodeCursor,
-  parseLinkInput,
-  type BulkRowResult,
-  type BulkOptions,
-  type LinkWorkspace,
-  type UpdateResult,
-  type LinkRef,
-} from "./service.ts";
+export { createLink, bulkCreateLinks, type BulkRowResult, type BulkOptions } from "./create.ts";
+export { getLink, type LinkWorkspace, type LinkRef } from "./lookup.ts";
+export { updateLink, type UpdateResult } from "./update.ts";
+export { deleteLink } from "./delete.ts";
+export { listLinks, encodeCursor, decodeCursor } from "./list.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
 export { spendLinkCreateBudget } from "./app-budget.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";
 export { mergeUtm, utmOf, utmSchema, UTM_FIELDS, type Utm, type UtmField } from "./utm.ts";
 export { tagNamesOf } from "./link-tags.ts";
 export { retagLinks, retagLinksSchema, RETAG_MAX_LINKS, type RetagLinksInput } from "./retag.ts";
-export { isDenylisted, denylistedDestinations, isServiceHost } from "./rules.ts";
+export { parseLinkInput, isDenylisted, denylistedDestinations, isServiceHost } from "./rules.ts";
 export { generateCode, isReservedAlias } from "./short-code.ts";

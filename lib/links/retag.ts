@@ -6,7 +6,7 @@ import { linkTagsSchema, tagKey } from "../tags/schemas.ts";
 import { ensureTags } from "../tags/service.ts";
 import { tagNamesOf } from "./link-tags.ts";
 import { toWebhookLink } from "./serialize.ts";
-import type { LinkWorkspace } from "./service.ts";
+import type { LinkWorkspace } from "./lookup.ts";
 
 // Adding and removing tags on many links at once (the Links page's bulk bar). Like a PATCH of
 // tags on each link: a link whose set changes gets link.updated with changed: [] (the webhook link

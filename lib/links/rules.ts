@@ -1,6 +1,7 @@
+import type { z } from "zod";
 import { config } from "../config/index.ts";
 import { db, type DbOrTx } from "../db/client.ts";
-import { issueText, joinedIssueTexts, ServiceError, type Issue } from "../errors.ts";
+import { issueText, joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
 import { defaultResolve, isThisMachineName, reachesThisMachine } from "../net/index.ts";
@@ -227,4 +228,9 @@ export function cheapVerdicts(
 /** A validation error of the link rules; its message is the "field: problem" lines, as the API lists them. */
 export function linkValidation(issues: Issue[]): ServiceError {
   return ServiceError.validation(issues, joinedIssueTexts(issues));
+}
+
+/** Link input through one of the schemas of schemas.ts; refusals read "field: problem", as the API lists them. */
+export function parseLinkInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  return parseInput(schema, input, { message: joinedIssueTexts });
 }

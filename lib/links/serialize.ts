@@ -49,6 +49,12 @@ export function toWebhookLink(link: Link, domainHost: string): WebhookLink {
   };
 }
 
+/** A stored link with the host it lives on. */
+export const linkWithHost = (link: Link, host: string): LinkWithHost => ({ ...link, host });
+
+/** The webhook link object of a link that carries its host. */
+export const webhookLink = (link: LinkWithHost): WebhookLink => toWebhookLink(link, link.host);
+
 export function toApiLink(link: Link & { tagNames?: string[] }, domainHost: string): ApiLink {
   return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null, tags: link.tagNames ?? [] };
 }

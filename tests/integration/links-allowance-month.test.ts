@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { setClock } from "../../lib/clock.ts";
 import { db } from "../../lib/db/client.ts";
-import { createLink } from "../../lib/links/service.ts";
+import { createLink } from "../../lib/links/create.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The monthly link allowance counts calendar months in UTC: at 00:00:00 UTC on the 1st a

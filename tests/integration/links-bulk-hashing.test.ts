@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passwordHashCount } from "../../lib/auth/password.ts";
 import { db } from "../../lib/db/client.ts";
 import { BULK_MAX_PASSWORD_ROWS } from "../../lib/links/schemas.ts";
-import { bulkCreateLinks, createLink, updateLink, type LinkWorkspace } from "../../lib/links/service.ts";
+import { bulkCreateLinks, createLink } from "../../lib/links/create.ts";
+import type { LinkWorkspace } from "../../lib/links/lookup.ts";
+import { updateLink } from "../../lib/links/update.ts";
 import { client, makeWorkspace, rateHeaders, startApiTest, type ApiTestEnv } from "../support/api.ts";
 
 // Passwords are hashed (scrypt, deliberately slow) only for rows that passed every cheap check:

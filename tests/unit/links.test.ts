@@ -7,7 +7,7 @@ import { createLinkSchema, listLinksQuerySchema, updateLinkSchema, webhookLinkSc
 import { changedFields, toApiLink, toWebhookLink } from "../../lib/links/serialize.ts";
 import { errorBody } from "../../lib/api/error-body.ts";
 import { issueMessages } from "../../lib/errors.ts";
-import { decodeCursor, encodeCursor } from "../../lib/links/service.ts";
+import { decodeCursor, encodeCursor } from "../../lib/links/list.ts";
 
 const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
   r.success ? [] : issueMessages(r.error!.issues);

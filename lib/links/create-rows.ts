@@ -1,0 +1,110 @@
+import { hashPassword } from "../auth/password.ts";
+import type { Tx } from "../db/client.ts";
+import { ServiceError, type Issue } from "../errors.ts";
+import { planOf } from "../plans/index.ts";
+import { linkAllowanceUsed } from "./allowance.ts";
+import { mergedUrl, normalizeTargeting, toDate } from "./columns.ts";
+import { resolveCreateDomains, type ResolvedDomain } from "./link-domain.ts";
+import { addTagsToNewLinks, tagNamesOf } from "./link-tags.ts";
+import type { LinkWorkspace } from "./lookup.ts";
+import { cheapVerdicts, featuresRequested, linkValidation, missingFeature, refusedDestinations, scheduleIssues } from "./rules.ts";
+import type { CreateLinkInput } from "./schemas.ts";
+import { codeKey, isReservedAlias, takenAliasKeys, type NewLinkRow } from "./short-code.ts";
+
+// The steps a create row goes through around its insert (short-code.ts insertWithCodes), shared
+// by a single create and a bulk create (create.ts): validation, the cheap pre-check, the password
+// hash, and tagging once inserted.
+
+/**
+ * A create row that passed validation and feature checks. Its password is hashed (data.passwordHash)
+ * only once the row has also passed the cheap pre-check (precheckRows), just before the insert.
+ */
+export type PreparedRow = NewLinkRow & { password?: string; domain: ResolvedDomain; tags: string[] };
+
+/** Validation that needs the database (domain, destinations), then features. No password is hashed here. */
+export async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
+  const urls = given.map((i) => mergedUrl(i.url, i.utm));
+  const inputs = given.map((i, k) => {
+    const u = urls[k];
+    return typeof u === "string" ? { ...i, url: u } : i;
+  });
+  const domainOf = await resolveCreateDomains(
+    workspace,
+    inputs.map((i) => i.domain),
+  );
+  const refused = await refusedDestinations(inputs);
+  const prepared = inputs.map((input, i): PreparedRow | ServiceError => {
+    const domain = domainOf(input.domain);
+    const unusable = "domainKey" in domain ? [] : [domain];
+    const tooLong = urls[i];
+    const issues: Issue[] = [...unusable, ...refused[i], ...scheduleIssues(input), ...(typeof tooLong === "string" ? [] : [tooLong])];
+    if (issues.length || !("domainKey" in domain)) return linkValidation(issues);
+    const denied = missingFeature(workspace, featuresRequested(input, domain));
+    if (denied) return denied;
+    return {
+      alias: input.alias,
+      password: input.password ?? undefined,
+      domain,
+      tags: input.tags ?? [],
+      data: {
+        workspaceId: workspace.id,
+        domainId: domain.domainId,
+        domainKey: domain.domainKey,
+        url: input.url,
+        title: input.title ?? "",
+        notes: input.notes ?? null,
+        folder: input.folder ?? "",
+        active: input.active ?? true,
+        startsOn: toDate(input.startsOn),
+        expiresOn: toDate(input.expiresOn),
+        maxClicks: input.maxClicks ?? null,
+        fallbackUrl: input.fallbackUrl ?? null,
+        ...(normalizeTargeting(input.targeting) ? { targeting: normalizeTargeting(input.targeting)! } : {}),
+      },
+    };
+  });
+  return prepared;
+}
+
+/**
+ * The cheap checks a row passes before its password is hashed: the allowance left this month and
+ * a free alias, read before the transaction (README: rows are taken in order as if one by one).
+ * A refusal here is final (what a single create would have answered at this moment); a row that
+ * goes on is still checked by the database in the transaction (ON CONFLICT on the code, the
+ * allowance row), so parallel requests can never pass either.
+ */
+export async function precheckRows(workspace: LinkWorkspace, rows: PreparedRow[], month: string) {
+  const plan = planOf(workspace.plan);
+  // Without a password to hash there is nothing to save: the transaction answers every row.
+  if (!rows.some((r) => r.password)) return { verdicts: rows.map(() => "go" as const), quota: null };
+  const [taken, used] = await Promise.all([takenAliasKeys(rows), linkAllowanceUsed(workspace.id, month)]);
+  const keys = rows.map((r) => (r.alias === undefined ? null : codeKey(r.domain.domainKey, r.alias)));
+  // A reserved path is refused like a taken alias (insertWithCodes does the same).
+  rows.forEach((r, i) => r.alias !== undefined && isReservedAlias(r.alias) && taken.add(keys[i]!));
+  const { verdicts, current } = cheapVerdicts(keys, (key) => taken.has(key), used, plan.maxLinks);
+  return { verdicts, quota: ServiceError.quota("MaxLinks", plan.maxLinks, current) };
+}
+
+// scrypt is slow on purpose (and runs on Node's small shared thread pool, as do sign-ins and
+// password-protected links): hash outside the transaction, a few at a time, only rows that passed
+// every cheap check.
+const HASH_PARALLEL = 4;
+
+export async function hashPasswords(rows: PreparedRow[]): Promise<void> {
+  const withPassword = rows.filter((r) => r.password);
+  for (let at = 0; at < withPassword.length; at += HASH_PARALLEL) {
+    await Promise.all(
+      withPassword.slice(at, at + HASH_PARALLEL).map(async (r) => {
+        r.data.passwordHash = await hashPassword(r.password!);
+      }),
+    );
+  }
+}
+
+/** Tags new links (creating missing tags); returns each link's tag names as the API shows them. */
+export async function tagNew(tx: Tx, workspace: LinkWorkspace, ids: number[], names: string[][]): Promise<string[][]> {
+  if (names.every((n) => n.length === 0)) return names.map(() => []);
+  await addTagsToNewLinks(tx, workspace.id, ids, names);
+  const byLink = await tagNamesOf(tx, ids);
+  return ids.map((id) => byLink.get(id) ?? []);
+}
