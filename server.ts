@@ -70,7 +70,7 @@ async function main() {
 
   const { createShortLinkHandler } = await import("./lib/redirects/http.ts");
   const shortLinks = await createShortLinkHandler();
-  const { isApiUrl, normalizeApiUrl } = await import("./lib/api/url.ts");
+  const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
@@ -95,7 +95,7 @@ async function main() {
       res.writeHead(early.status, early.headers).end(early.body);
       return;
     }
-    // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/api/url.ts).
+    // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/http/api-url.ts).
     if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
     // The client's address for the sign-in limits (a client-sent header of that name is replaced).
     stampClientAddress(req, cfg.TRUST_PROXY);

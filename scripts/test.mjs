@@ -20,8 +20,12 @@ process.chdir(root);
 // Seconds. About three times what each stage takes on a loaded 2-core machine.
 const LIMITS = { typecheck: 300, unit: 300, build: 600, integration: 1200, e2e: 900 };
 const STAGES = [
-  // Types, then formatting (`npm run format` fixes what `prettier --check` reports).
-  ["typecheck", ["sh", "-c", "npx tsc --noEmit -p tsconfig.json && npx prettier --check --log-level warn ."]],
+  // Types, formatting (`npm run format` fixes what `prettier --check` reports), then the import
+  // layering (.dependency-cruiser.cjs; `npm run check:layers` runs it alone).
+  [
+    "typecheck",
+    ["sh", "-c", "npx tsc --noEmit -p tsconfig.json && npx prettier --check --log-level warn . && npm run --silent check:layers"],
+  ],
   ["unit", ["npx", "vitest", "run", "--project", "unit"]],
   ["integration", ["npx", "vitest", "run", "--project", "integration"]],
   ["e2e", ["npx", "playwright", "test"]],

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { clientAddress } from "../redirects/password.ts";
+import { clientAddress } from "../http/client-address.ts";
 
 // The client's address for the sign-in and sign-up limits. Next's server actions and route
 // handlers do not see the socket, so server.ts stamps every request it hands to Next with this

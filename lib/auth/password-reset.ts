@@ -6,7 +6,7 @@ import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
 import { onDrain } from "../shutdown.ts";
-import { guessGroup } from "../redirects/password.ts";
+import { guessGroup } from "../http/client-address.ts";
 import { emailSchema, passwordSchema } from "../workspaces/index.ts";
 import { hashPassword } from "./password.ts";
 import { clearSignInLimits, throttleKey, tooManyAttemptsMessage } from "./throttle.ts";

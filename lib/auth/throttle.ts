@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { config } from "../config/index.ts";
-import { guessGroup } from "../redirects/password.ts";
+import { guessGroup } from "../http/client-address.ts";
 import { forgetAttempts, giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
 
 // Limits on guessing passwords and on mass sign-up, kept in PostgreSQL so they hold across app

@@ -1,12 +1,12 @@
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { isApiUrl } from "../api/url.ts";
+import { isApiUrl } from "./api-url.ts";
 
 // Requests Next.js cannot take as they are and would answer with a bare 500 (and a stack trace in
 // the log): methods it does not route (TRACE, PROPFIND, ...), a request target that is not a path
 // ("OPTIONS *", "GET *"), paths with percent-escapes that are not UTF-8 ("/w/%E0%A4%A/links"), and
 // a Host header that is not a host ("a b", "localhost:99999"): pages build URLs from it (Auth.js).
 // server.ts answers them here, before Next, with a small 4xx. API paths with bad escapes are
-// repaired instead (lib/api/url.ts), so the API's own rules (401 first) still answer them.
+// repaired instead (lib/http/api-url.ts), so the API's own rules (401 first) still answer them.
 
 /** The methods the app answers (pages, route handlers, server actions). */
 export const APP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;

@@ -5,6 +5,7 @@ import type { ClickHit } from "../analytics/enrich.ts";
 import { clickEventRecorder } from "../analytics/jobs.ts";
 import { closeAnalyticsPool } from "../analytics/store.ts";
 import { config } from "../config/index.ts";
+import { clientAddress } from "../http/client-address.ts";
 import { RESERVED_PATHS } from "../links/short-code.ts";
 import { DomainTable, LinkCache } from "./cache.ts";
 import { clickRecorder } from "./clicks.ts";
@@ -22,7 +23,6 @@ import { listenForChanges } from "./notify.ts";
 import { PAGES, passwordForm, type PageName } from "./pages.ts";
 import {
   checkLinkPassword,
-  clientAddress,
   formToken,
   formTokenAccepted,
   formTokenCookie,

@@ -5,7 +5,7 @@ import { bearerToken } from "../../lib/api/handler.ts";
 import { buildOpenApiDocument } from "../../lib/api/openapi.ts";
 import { queryObject, readJsonBody } from "../../lib/api/request.ts";
 import { errorBody, failureResponse, unauthorizedResponse } from "../../lib/api/respond.ts";
-import { isApiUrl, normalizeApiUrl } from "../../lib/api/url.ts";
+import { isApiUrl, normalizeApiUrl } from "../../lib/http/api-url.ts";
 
 const schema = z.strictObject({ url: z.string() });
 const post = (body: BodyInit | null, contentType: string | null = "application/json") =>

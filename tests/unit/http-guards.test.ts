@@ -62,7 +62,7 @@ describe("requests answered before Next", () => {
     expect(earlyAnswer({ method: "OPTIONS", url: "*" })?.status).toBe(204);
     expect(earlyAnswer({ method: "GET", url: "*" })?.status).toBe(400);
     expect(earlyAnswer({ method: "GET", url: "/w/%E0%A4%A/links" })?.status).toBe(400);
-    expect(earlyAnswer({ method: "GET", url: "/api/v1/%E0%A4%A" })).toBeNull(); // repaired by lib/api/url.ts instead
+    expect(earlyAnswer({ method: "GET", url: "/api/v1/%E0%A4%A" })).toBeNull(); // repaired by lib/http/api-url.ts instead
     expect(earlyAnswer({ method: "GET", url: "/w/acme/links?q=%E0%A4%A" })).toBeNull();
     expect(earlyAnswer({ method: "POST", url: "/w/acme/links" })).toBeNull();
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, visitorKey } from "../../lib/redirects/password.ts";
+import { clientAddress, guessGroup } from "../../lib/http/client-address.ts";
+import { visitorKey } from "../../lib/redirects/password.ts";
 
 describe("the visitor behind password guesses", () => {
   it("is the peer address unless a proxy is trusted", () => {
@@ -19,7 +20,7 @@ describe("the visitor behind password guesses", () => {
   });
 });
 
-import { formToken, formTokenAccepted, formTokenCookie, guessGroup } from "../../lib/redirects/password.ts";
+import { formToken, formTokenAccepted, formTokenCookie } from "../../lib/redirects/password.ts";
 
 describe("guess groups", () => {
   it("an IPv4 address is its own group, also written IPv4-mapped; an IPv6 address counts as its /64", () => {
