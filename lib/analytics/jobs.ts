@@ -1,4 +1,4 @@
-import { positiveNumber } from "../redirects/sql.ts";
+import { positiveNumber } from "../config/env.ts";
 import { ClickEventRecorder } from "./recorder.ts";
 import { buildPendingRollups } from "./rollup.ts";
 import { applyRetention, createComingPartitions } from "./retention.ts";

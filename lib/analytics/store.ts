@@ -1,5 +1,5 @@
 import pg from "pg";
-import { positiveNumber } from "../redirects/sql.ts";
+import { positiveNumber } from "../config/env.ts";
 import {
   queryTimeseries,
   queryTopGroups,
