@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type pg from "pg";
-import { applyRetention, createComingPartitions } from "../../lib/analytics/retention.ts";
-import { buildPendingRollups } from "../../lib/analytics/rollup.ts";
-import { buildRollupDay, unmarkRollupDays } from "../../lib/analytics/rollup-sql.ts";
-import type { ClickFilters, ClickQuery, TopGroup } from "../../lib/analytics/query-sql.ts";
-import type { ClickEvent } from "../../lib/analytics/sql.ts";
-import { PostgresClickStore, type StoreQuery } from "../../lib/analytics/store.ts";
-import { VisitorSalts } from "../../lib/analytics/visitor.ts";
+import type { ClickEvent, ClickFilters, ClickQuery, StoreQuery, TopGroup } from "../../lib/analytics/model.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { createComingPartitions } from "../../lib/analytics/store/partitions.ts";
+import { applyRetention } from "../../lib/analytics/store/retention.ts";
+import { buildPendingRollups, buildRollupDay, unmarkRollupDays } from "../../lib/analytics/store/rollup-build.ts";
+import { VisitorSalts } from "../../lib/analytics/ingest/visitor.ts";
 
 // The statements the click store sends, as text, name and parameters, for many report shapes: the
 // migrations' indexes, the prepared statements' names and the integration tests depend on them, so
@@ -179,7 +178,7 @@ describe("the click store's statements", () => {
     await step("build pending", () => buildPendingRollups(pool, Date.parse("2026-10-04T12:00:00Z"), 2));
     await step("coming partitions", () => createComingPartitions(pool, Date.parse("2026-10-04T12:00:00Z")));
     await step("retention", () => applyRetention(pool, Date.parse("2026-10-04T12:00:00Z")));
-    const salts = new VisitorSalts(store.saltSource());
+    const salts = new VisitorSalts(store);
     await step("salt", () => salts.saltFor(day("2026-10-02")));
     // the candidate salt is random: its size is what stays
     for (const s of steps.salt) s.values = s.values?.map((v) => (typeof v === "string" && v.startsWith("buffer:") ? "32 random bytes" : v));
