@@ -146,7 +146,7 @@ async function main() {
     await disconnectDb();
     // again after the drains: work still running at shutdown (the hourly analytics maintenance, a
     // report) may have opened the pool anew, and its idle connections would fail when the server stops
-    const { closeAnalyticsPool } = await import("./lib/analytics/store.ts");
+    const { closeAnalyticsPool } = await import("./lib/analytics/store/pool.ts");
     await closeAnalyticsPool();
     await database.stop();
     log("stopped");

@@ -1,8 +1,8 @@
 import Link from "next/link";
-import { countryName } from "@/lib/analytics/countries";
-import { withParams } from "@/lib/analytics/page-url";
-import { INTERVALS } from "@/lib/analytics/schemas";
-import type { AnalyticsReport, Panel } from "@/lib/analytics/report";
+import { countryName } from "@/lib/analytics/reports/countries";
+import { withParams } from "@/lib/analytics/reports/page-url";
+import { INTERVALS } from "@/lib/analytics/reports/schemas";
+import type { AnalyticsReport, Panel } from "@/lib/analytics/reports/report";
 import { Card, secondaryButtonClass } from "@/components/ui";
 import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 

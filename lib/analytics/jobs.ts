@@ -1,14 +1,16 @@
-import { positiveNumber } from "../redirects/sql.ts";
-import { ClickEventRecorder } from "./recorder.ts";
-import { buildPendingRollups } from "./rollup.ts";
-import { applyRetention, createComingPartitions } from "./retention.ts";
-import { analyticsPool, clickStore } from "./store.ts";
-import { utcDay, VisitorSalts } from "./visitor.ts";
+import { positiveNumber } from "../config/env.ts";
+import { ClickEventRecorder } from "./ingest/recorder.ts";
+import { VisitorSalts } from "./ingest/visitor.ts";
+import { utcDay } from "./model.ts";
+import { createComingPartitions } from "./store/partitions.ts";
+import { analyticsPool, clickStore } from "./store/pool.ts";
+import { applyRetention } from "./store/retention.ts";
+import { buildPendingRollups } from "./store/rollup-build.ts";
 
 // Background work of analytics (started from lib/jobs.ts): the click-event buffer is written every
 // CLICK_FLUSH_MS (default 1000, like the click counters) and once more on stop; every hour the coming
 // partitions are made, expired events deleted, old visitor salts forgotten, and the daily rollups of
-// complete UTC days built (lib/analytics/rollup.ts).
+// complete UTC days built (store/rollup-build.ts).
 
 const g = globalThis as { __linkhopClickEvents?: ClickEventRecorder };
 
@@ -22,7 +24,7 @@ export async function maintainClickTable(now = Date.now()): Promise<void> {
   await createComingPartitions(pool, now);
   const r = await applyRetention(pool, now);
   if (r.droppedPartitions.length) clickStore().forgetPartitions();
-  await new VisitorSalts(pool).prune(utcDay(now));
+  await new VisitorSalts(clickStore()).prune(utcDay(now));
   const built = await buildPendingRollups(pool, now);
   if (built > 3) console.log(`[analytics] daily rollups built for ${built} days`);
   if (r.deleted || r.droppedPartitions.length) {

@@ -1,6 +1,6 @@
-import { analytics } from "../analytics/service.ts";
-import { exportClicks } from "../analytics/export.ts";
-import { analyticsExportQuerySchema, analyticsQuerySchema } from "../analytics/schemas.ts";
+import { analytics } from "../analytics/reports/service.ts";
+import { exportClicks } from "../analytics/reports/export.ts";
+import { analyticsExportQuerySchema, analyticsQuerySchema } from "../analytics/reports/schemas.ts";
 import { apiRoute } from "./handler.ts";
 
 // GET /api/v1/analytics and GET /api/v1/analytics/export: parse, call lib/analytics, answer.

@@ -17,7 +17,13 @@ import {
   webhookLinkSchema,
 } from "../links/schemas.ts";
 import { apiTagSchema, createTagSchema, deleteTagResponseSchema, listTagsResponseSchema, updateTagSchema } from "../tags/schemas.ts";
-import { analyticsAnswerSchema, analyticsExportQuerySchema, analyticsQuerySchema, LIMIT_DEFAULT, LIMIT_MAX } from "../analytics/schemas.ts";
+import {
+  analyticsAnswerSchema,
+  analyticsExportQuerySchema,
+  analyticsQuerySchema,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+} from "../analytics/reports/schemas.ts";
 import { bulkResponseSchema, errorSchemas, type ErrorName } from "./schemas.ts";
 
 // The OpenAPI 3.1 document of /api/v1, generated from the same zod schemas the routes parse with

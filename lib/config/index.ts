@@ -107,7 +107,7 @@ const schema = z.object({
     .optional()
     .refine((v) => !v || fs.existsSync(v), "no such file (a MaxMind-format .mmdb, e.g. GeoLite2-City.mmdb)"),
   LINKHOP_DATA_DIR: z.string().default(".data"),
-  // a CSV export (lib/analytics/export.ts) holds an analytics connection while it streams: it is
+  // a CSV export (lib/analytics/reports/export.ts) holds an analytics connection while it streams: it is
   // ended after this long, however slowly the client reads, and only this many run at once per
   // process (default: half of ANALYTICS_POOL_SIZE, at least 1), so reports and click writes keep theirs
   ANALYTICS_EXPORT_TIMEOUT: duration.default(15 * 60_000), // 15m

@@ -1,4 +1,5 @@
-import { flushClickBatch, positiveNumber, prunePasswordGuesses, redirectPool, type ClickBatch } from "./sql.ts";
+import { positiveNumber } from "../config/env.ts";
+import { flushClickBatch, prunePasswordGuesses, redirectPool, type ClickBatch } from "./sql.ts";
 import { GUESS_WINDOW_SECONDS } from "./password.ts";
 
 // Click counting off the request path. Uncapped links are counted in memory and written in one

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
-import { isBotAgent } from "../analytics/agent.ts";
-import type { ClickHit } from "../analytics/enrich.ts";
+import { isBotAgent } from "../analytics/ingest/agent.ts";
+import type { ClickHit } from "../analytics/ingest/enrich.ts";
 import { clickEventRecorder } from "../analytics/jobs.ts";
-import { closeAnalyticsPool } from "../analytics/store.ts";
+import { closeAnalyticsPool } from "../analytics/store/pool.ts";
 import { config } from "../config/index.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { RESERVED_PATHS } from "../links/short-code.ts";

@@ -48,7 +48,7 @@ export function appTopLevelSegments(appDir: string): Set<string> {
 }
 
 /**
- * A visit from a QR code the app drew: those encode the short URL with `?qr=1` (lib/analytics/qr.ts).
+ * A visit from a QR code the app drew: those encode the short URL with `?qr=1` (lib/analytics/ingest/qr.ts).
  * The redirect never passes its query string on, so the marker goes no further.
  */
 export function isQrVisit(url: string | undefined): boolean {

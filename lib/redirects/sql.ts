@@ -1,4 +1,5 @@
 import pg from "pg";
+import { positiveNumber } from "../config/env.ts";
 import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
@@ -6,12 +7,6 @@ import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 // trip and about half of what the Prisma client takes here (measured in the shared ENVIRONMENT notes).
 
 export type Queryable = Pick<pg.Pool, "query">;
-
-/** A tuning knob from the environment: a positive number, else the default. */
-export function positiveNumber(raw: string | undefined, fallback: number): number {
-  const n = Number(raw);
-  return raw && Number.isFinite(n) && n > 0 ? n : fallback;
-}
 
 const g = globalThis as { __linkhopRedirectPool?: pg.Pool };
 

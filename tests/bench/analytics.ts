@@ -149,7 +149,7 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
     );
     const firstLink = Math.min(...links.rows.map((r) => r.id));
     await seedTags(client, ws.id);
-    const { ensureMonthPartition, monthOf, nextMonth } = await import("../../lib/analytics/sql.ts");
+    const { ensureMonthPartition, monthOf, nextMonth } = await import("../../lib/analytics/store/partitions.ts");
     const end = Date.now();
     const start = end - MONTHS * 30.5 * DAY;
     const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -199,15 +199,15 @@ async function main() {
     await applyMigrations(embedded.url);
     process.env.DATABASE_URL = embedded.url;
     const { workspace } = await seed_(embedded.url);
-    // the daily rollups, as the app's background job builds them (lib/analytics/rollup.ts)
-    const { buildPendingRollups } = await import("../../lib/analytics/rollup.ts");
+    // the daily rollups, as the app's background job builds them (lib/analytics/store/rollup-build.ts)
+    const { buildPendingRollups } = await import("../../lib/analytics/store/rollup-build.ts");
     const rollupPool = new pg.Pool({ connectionString: embedded.url, max: 1 });
     const t0 = Date.now();
     const built = await buildPendingRollups(rollupPool);
     console.log(`daily rollups built for ${built} days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await rollupPool.end();
-    const { analytics } = await import("../../lib/analytics/service.ts");
-    const { GROUP_BYS } = await import("../../lib/analytics/schemas.ts");
+    const { analytics } = await import("../../lib/analytics/reports/service.ts");
+    const { GROUP_BYS } = await import("../../lib/analytics/reports/schemas.ts");
     const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     const rows: { groupBy: string; interval: string; filter: string; ms: number }[] = [];
     for (const interval of ["30d", "1y"] as const) {
@@ -237,7 +237,7 @@ async function main() {
         `${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`,
       );
     }
-    const { closeAnalyticsPool } = await import("../../lib/analytics/store.ts");
+    const { closeAnalyticsPool } = await import("../../lib/analytics/store/pool.ts");
     await closeAnalyticsPool();
     const { disconnectDb } = await import("../../lib/db/client.ts");
     await disconnectDb();

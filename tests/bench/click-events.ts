@@ -1,5 +1,5 @@
 // The click-event batch writer's CPU, per event (`npm run bench:click-events`): enriching hits
-// (lib/analytics/enrich.ts: User-Agent, place, referrer, visitor key) and converting and sending a
+// (lib/analytics/ingest/enrich.ts: User-Agent, place, referrer, visitor key) and converting and sending a
 // batch (insertClickEvents) in this Node process, and the insert in PostgreSQL (its backend's CPU),
 // for batches of CLICK_BENCH_BATCH (default 30,000) hits from one repeated visitor (like the redirect
 // benchmark's) and from distinct visitors. Starts its own embedded PostgreSQL. Prints figures only.
@@ -7,9 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { batchEnricher, type ClickHit } from "../../lib/analytics/enrich.ts";
-import { defaultGeoDatabase, GeoLookup } from "../../lib/analytics/geo.ts";
-import { ensureMonthPartition, insertClickEvents, monthOf } from "../../lib/analytics/sql.ts";
+import { batchEnricher, type ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { defaultGeoDatabase, GeoLookup } from "../../lib/analytics/ingest/geo.ts";
+import { insertClickEvents } from "../../lib/analytics/store/events-insert.ts";
+import { ensureMonthPartition, monthOf } from "../../lib/analytics/store/partitions.ts";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 

@@ -1,11 +1,12 @@
 import { parse } from "csv-parse/sync";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyRetention } from "../../lib/analytics/retention.ts";
-import { planRollup } from "../../lib/analytics/rollup.ts";
-import { buildRollupDay, unmarkRollupDays } from "../../lib/analytics/rollup-sql.ts";
-import { listMonthPartitions, type ClickEvent } from "../../lib/analytics/sql.ts";
-import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import type { ClickEvent, ClickQuery } from "../../lib/analytics/model.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { listMonthPartitions } from "../../lib/analytics/store/partitions.ts";
+import { planQuery } from "../../lib/analytics/store/plan.ts";
+import { applyRetention } from "../../lib/analytics/store/retention.ts";
+import { buildRollupDay, unmarkRollupDays } from "../../lib/analytics/store/rollup-build.ts";
 import { db } from "../../lib/db/client.ts";
 import { client, makeDomain, makeWorkspace, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
 
@@ -18,6 +19,12 @@ let store: PostgresClickStore;
 let a: Awaited<ReturnType<typeof makeWorkspace>>;
 let api: ReturnType<typeof client>;
 const DAY = 86_400_000;
+/** The plan of a count over `q` (store/plan.ts), and the built days it reads from the rollups (undefined: the events alone). */
+const countPlan = (q: ClickQuery) => planQuery(pool, { kind: "count", query: q });
+const rolledDays = async (q: ClickQuery) => {
+  const plan = await countPlan(q);
+  return plan.source === "events" ? undefined : plan.days;
+};
 
 // Around the end of daylight saving time in New York (2026-11-01 06:00Z: EDT -4 -> EST -5).
 const R = "start=2026-10-30T00:00:00Z&end=2026-11-03T00:00:00Z";
@@ -284,7 +291,7 @@ describe("daily rollups", () => {
       end: new Date("2026-11-03T00:00:00Z"),
       filters: { bots: "exclude" as const },
     };
-    expect((await planRollup(pool, q))?.days).toHaveLength(4); // the rollups are what answers now
+    expect(await rolledDays(q)).toHaveLength(4); // the rollups are what answers now
     expect(await answers()).toEqual(raw);
 
     // a late event for a built day: the day is read raw again until it is rebuilt
@@ -303,10 +310,10 @@ describe("daily rollups", () => {
       99,
     ]);
     await store.record([late]);
-    expect((await planRollup(pool, q))?.days).toHaveLength(3);
+    expect(await rolledDays(q)).toHaveLength(3);
     expect(await s.get(R)).toMatchObject({ clicks: 7, visitors: 5 });
     await buildRollupDay(pool, Date.parse("2026-11-01") / DAY);
-    expect((await planRollup(pool, q))?.days).toHaveLength(4);
+    expect(await rolledDays(q)).toHaveLength(4);
     expect(await s.get(R)).toMatchObject({ clicks: 7, visitors: 5 });
     expect((await s.get(`${R}&groupBy=countries`)).data[1]).toMatchObject({ country: "FR", clicks: 2, visitors: 2 });
   });
@@ -441,14 +448,14 @@ describe("daily rollups", () => {
     ]);
 
     await buildRollupDay(pool, day);
-    const plan = await planRollup(pool, {
+    const campaign: ClickQuery = {
       workspaceId: w.workspace.id,
       start: new Date("2026-10-09"),
       end: new Date("2026-10-12"),
       filters: { folder: "camp", bots: "exclude" },
-    });
-    expect(plan).toMatchObject({ filter: { links: "folder", value: "camp" } });
-    expect(plan?.days).toContain(day);
+    };
+    expect(await countPlan(campaign)).toMatchObject({ filter: { links: "folder", value: "camp" } });
+    expect(await rolledDays(campaign)).toContain(day);
     await pool.query(`delete from analytics.click_event where workspace_id = $1`, [w.workspace.id]);
     expect(await ask()).toEqual(raw);
   });

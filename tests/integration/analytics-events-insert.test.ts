@@ -1,7 +1,9 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { REFERRER_URL_MAX } from "../../lib/analytics/enrich.ts";
-import { ensureMonthPartition, insertClickEvents, monthOf, type ClickEvent } from "../../lib/analytics/sql.ts";
+import { REFERRER_URL_MAX } from "../../lib/analytics/ingest/enrich.ts";
+import type { ClickEvent } from "../../lib/analytics/model.ts";
+import { insertClickEvents } from "../../lib/analytics/store/events-insert.ts";
+import { ensureMonthPartition, monthOf } from "../../lib/analytics/store/partitions.ts";
 import { createTestDatabase } from "../support/db.ts";
 
 // insertClickEvents sends a batch as binary arrays (one per column). Every field must be stored

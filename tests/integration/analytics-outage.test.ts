@@ -1,9 +1,9 @@
 import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { ClickHit } from "../../lib/analytics/enrich.ts";
-import { ClickEventRecorder } from "../../lib/analytics/recorder.ts";
-import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { ClickEventRecorder } from "../../lib/analytics/ingest/recorder.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { createTestDatabase } from "../support/db.ts";
 
 // A PostgreSQL outage while click events are written: the batch is kept and written once the

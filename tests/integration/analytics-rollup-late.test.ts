@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { builtDays, buildRollupDay, ROLLUP_LOCK, unmarkRollupDays } from "../../lib/analytics/rollup-sql.ts";
+import { builtDays, buildRollupDay, ROLLUP_LOCK, unmarkRollupDays } from "../../lib/analytics/store/rollup-build.ts";
 import { createTestDatabase } from "../support/db.ts";
 
 // Events for a day whose rollup is being built at that moment (a flush just after midnight, a

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClickEvent } from "../../lib/analytics/sql.ts";
-import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import type { ClickEvent } from "../../lib/analytics/model.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { parseCsv } from "../../lib/csv/index.ts";
 import { client, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 

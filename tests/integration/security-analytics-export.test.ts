@@ -1,8 +1,8 @@
 import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unmarkRollupDays } from "../../lib/analytics/rollup-sql.ts";
-import { PostgresClickStore } from "../../lib/analytics/store.ts";
+import { unmarkRollupDays } from "../../lib/analytics/store/rollup-build.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { db } from "../../lib/db/client.ts";
 import { client, makeWorkspace, startApiTest, TEST_APP_URL, type ApiTestEnv } from "../support/api.ts";
 

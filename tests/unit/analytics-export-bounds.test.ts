@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { exportClicks, runningExports } from "../../lib/analytics/export.ts";
-import type { ClickQuery, ExportRow } from "../../lib/analytics/query-sql.ts";
-import type { AnalyticsWorkspace } from "../../lib/analytics/service.ts";
-import type { ClickStore } from "../../lib/analytics/store.ts";
+import { exportClicks, runningExports } from "../../lib/analytics/reports/export.ts";
+import type { ClickQuery, ClickStore, ExportRow } from "../../lib/analytics/model.ts";
+import type { AnalyticsWorkspace } from "../../lib/analytics/reports/service.ts";
 
 // A CSV export holds a database cursor while it streams: it is ended at a deadline however far the
 // client read, and only a few run at once, so a client that stops reading cannot keep connections.

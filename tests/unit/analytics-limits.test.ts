@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { setClock } from "../../lib/clock.ts";
 import { ServiceError } from "../../lib/errors.ts";
-import type { Bucket } from "../../lib/analytics/query-sql.ts";
-import { analyticsReport } from "../../lib/analytics/report.ts";
-import { analytics, isoInZone, resolveRange, seriesGranularity, zonedIso, type AnalyticsWorkspace } from "../../lib/analytics/service.ts";
-import type { ClickStore, StoreQuery } from "../../lib/analytics/store.ts";
+import type { Bucket, ClickStore, StoreQuery } from "../../lib/analytics/model.ts";
+import { analyticsReport } from "../../lib/analytics/reports/report.ts";
+import {
+  analytics,
+  isoInZone,
+  resolveRange,
+  seriesGranularity,
+  zonedIso,
+  type AnalyticsWorkspace,
+} from "../../lib/analytics/reports/service.ts";
 
 // The bounds that keep one analytics request from taking the process: the end of a range, the
 // number of buckets, one time formatter per answer (exports: analytics-export-bounds.test.ts).

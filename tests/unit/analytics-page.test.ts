@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { withParams } from "../../lib/analytics/page-url.ts";
-import { pageParams } from "../../lib/analytics/report.ts";
-import { parseInstant, isTimeZone } from "../../lib/analytics/schemas.ts";
-import { isoInZone, resolveRange } from "../../lib/analytics/service.ts";
+import { withParams } from "../../lib/analytics/reports/page-url.ts";
+import { pageParams } from "../../lib/analytics/reports/report.ts";
+import { parseInstant, isTimeZone } from "../../lib/analytics/reports/schemas.ts";
+import { isoInZone, resolveRange } from "../../lib/analytics/reports/service.ts";
 
 const DAY = 86_400_000;
 

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { describeAgent, isBotAgent } from "../../lib/analytics/agent.ts";
-import { batchEnricher, enrichHit, parseReferrer, type ClickHit } from "../../lib/analytics/enrich.ts";
-import { countryCode, GeoLookup, plainAddress } from "../../lib/analytics/geo.ts";
-import { qrUrl } from "../../lib/analytics/qr.ts";
-import { ClickEventRecorder } from "../../lib/analytics/recorder.ts";
-import type { ClickEvent } from "../../lib/analytics/sql.ts";
-import type { ClickStore } from "../../lib/analytics/store.ts";
-import { visitorKey } from "../../lib/analytics/visitor.ts";
+import { describeAgent, isBotAgent } from "../../lib/analytics/ingest/agent.ts";
+import { batchEnricher, enrichHit, parseReferrer, type ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { countryCode, GeoLookup, plainAddress } from "../../lib/analytics/ingest/geo.ts";
+import { qrUrl } from "../../lib/analytics/ingest/qr.ts";
+import { ClickEventRecorder } from "../../lib/analytics/ingest/recorder.ts";
+import type { ClickEvent, ClickStore } from "../../lib/analytics/model.ts";
+import { visitorKey } from "../../lib/analytics/ingest/visitor.ts";
 import { chooseTarget } from "../../lib/redirects/lifecycle.ts";
 import { isQrVisit } from "../../lib/redirects/routing.ts";
 import { buildMmdb } from "../support/mmdb.ts";
@@ -164,7 +163,7 @@ describe("the click-event recorder", () => {
         otherWorkRanBeforeStore = otherWorkRan;
         stored.push(batch);
       },
-      saltSource: () => ({ query: async () => ({ rows: [{ salt }] }) }),
+      visitorSalt: async () => salt,
     } as unknown as ClickStore;
     const recorder = new ClickEventRecorder(store, () => null);
     const hits: ClickHit[] = Array.from({ length: 4500 }, (_, i) => ({

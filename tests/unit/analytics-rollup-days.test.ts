@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { dayRuns } from "../../lib/analytics/rollup-link-sql.ts";
+import { dayRuns } from "../../lib/analytics/store/link-day-rollup-read.ts";
 
 describe("dayRuns", () => {
   it("turns built days, in any order, into runs of consecutive days [first, end)", () => {

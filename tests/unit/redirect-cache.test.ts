@@ -4,7 +4,7 @@ import { parseChange } from "../../lib/redirects/notify.ts";
 import { ClickRecorder, DAY_MS } from "../../lib/redirects/clicks.ts";
 import { PAGES, passwordForm } from "../../lib/redirects/pages.ts";
 import { passwordFromForm, visitorKey } from "../../lib/redirects/password.ts";
-import { positiveNumber } from "../../lib/redirects/sql.ts";
+import { positiveNumber } from "../../lib/config/env.ts";
 import type { RedirectLink } from "../../lib/redirects/lifecycle.ts";
 
 const link = (id: number, url = `https://example.com/${id}`): RedirectLink => ({

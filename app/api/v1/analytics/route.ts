@@ -1,7 +1,7 @@
 import { unsupportedMethod } from "@/lib/api/handler";
 import { analyticsRoute } from "@/lib/api/analytics";
 
-// GET /api/v1/analytics (lib/analytics/service.ts)
+// GET /api/v1/analytics (lib/analytics/reports/service.ts)
 export const GET = analyticsRoute;
 export const POST = unsupportedMethod(["GET"]);
 export const PUT = POST;

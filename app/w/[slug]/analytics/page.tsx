@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { PageHeader } from "@/components/ui";
-import { analyticsReport, pageParams } from "@/lib/analytics/report";
+import { analyticsReport, pageParams } from "@/lib/analytics/reports/report";
 import { workspacePage } from "@/lib/actions/workspace";
 
 export const metadata: Metadata = { title: "Analytics" };

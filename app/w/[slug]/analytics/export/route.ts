@@ -1,6 +1,6 @@
-import { exportClicks } from "@/lib/analytics/export";
-import { pageParams } from "@/lib/analytics/report";
-import { analyticsExportQuerySchema } from "@/lib/analytics/schemas";
+import { exportClicks } from "@/lib/analytics/reports/export";
+import { pageParams } from "@/lib/analytics/reports/report";
+import { analyticsExportQuerySchema } from "@/lib/analytics/reports/schemas";
 import { ServiceError, parseInput } from "@/lib/errors";
 import { workspacePage } from "@/lib/actions/workspace";
 

@@ -1,12 +1,12 @@
-import { realTimeNow } from "../clock.ts";
-import { config } from "../config/index.ts";
-import { toCsv } from "../csv/index.ts";
-import { db } from "../db/client.ts";
-import { ServiceError } from "../errors.ts";
-import type { ClickQuery, ExportRow } from "./query-sql.ts";
+import { realTimeNow } from "../../clock.ts";
+import { config } from "../../config/index.ts";
+import { toCsv } from "../../csv/index.ts";
+import { db } from "../../db/client.ts";
+import { ServiceError } from "../../errors.ts";
+import type { ClickQuery, ClickStore, ExportRow } from "../model.ts";
+import { analyticsPoolSize, clickStore } from "../store/pool.ts";
 import type { AnalyticsExportInput } from "./schemas.ts";
 import { exportQuery, type AnalyticsWorkspace } from "./service.ts";
-import { analyticsPoolSize, clickStore, type ClickStore } from "./store.ts";
 
 // The raw click events of a query as CSV, one row per event, streamed a page at a time (a database
 // cursor behind, pull-based, so memory stays bounded however many rows there are). The visitor key

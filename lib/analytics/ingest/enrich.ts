@@ -1,6 +1,6 @@
 import { describeAgent } from "./agent.ts";
 import { countryCode, plainAddress, type GeoLookup, type Place } from "./geo.ts";
-import type { ClickEvent, TargetKind } from "./sql.ts";
+import type { ClickEvent, TargetKind } from "../model.ts";
 import { visitorKey } from "./visitor.ts";
 
 // A redirect hands over what it saw (a ClickHit, cheap to make); the batch writer turns it into a

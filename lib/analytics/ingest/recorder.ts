@@ -1,8 +1,7 @@
+import { utcDay, type ClickEvent, type ClickStore } from "../model.ts";
 import { batchEnricher, type ClickHit } from "./enrich.ts";
 import { geoLookup, type GeoLookup } from "./geo.ts";
-import type { ClickEvent } from "./sql.ts";
-import type { ClickStore } from "./store.ts";
-import { utcDay, VisitorSalts } from "./visitor.ts";
+import { VisitorSalts } from "./visitor.ts";
 
 // Click events off the request path: the redirect adds a ClickHit (no I/O), a timer flushes the
 // buffer every second (lib/analytics/jobs.ts) and on shutdown. A batch that cannot be written (the
@@ -39,7 +38,7 @@ export class ClickEventRecorder {
     this.maxAttempts = opts.maxAttempts ?? 120;
     this.maxPending = opts.maxPending ?? 200_000;
     this.log = opts.log ?? ((line) => console.error(line));
-    this.salts = new VisitorSalts(store.saltSource());
+    this.salts = new VisitorSalts(store);
   }
 
   add(hit: ClickHit): void {

@@ -1,17 +1,19 @@
 import type pg from "pg";
-import { CASELESS_FILTERS, DIM_VALUE, FILTER_DIMS, PAIR_DIMS, type FilterDim, type RollupDim } from "./rollup-dims.ts";
-import { botSql, buildLinkDay, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
-import type { ClickFilters, LinkSetKey } from "./query-sql.ts";
-import type { Queryable } from "./sql.ts";
+import { utcDay } from "../model.ts";
+import { CASELESS_FILTERS, dimValueSql, FILTER_DIMS, LINK_DIMS, linkValueSql, PAIR_DIMS, ROLLUP_DIMS } from "./dimensions.ts";
+import { listMonthPartitions } from "./partitions.ts";
+import type { Queryable } from "./sql-params.ts";
 
-// The statements of the daily rollups (analytics.click_day; see its migrations), one named function
-// each. Days are UTC day numbers (days since 1970-01-01).
+// Building the daily rollups of one UTC day (days are UTC day numbers: days since 1970-01-01), in
+// one transaction: analytics.click_day (per workspace, day and bot flag: every dimension's values,
+// over all clicks and among the clicks with each value of a filter dimension) and
+// analytics.click_day_link (the same per link), and the day marked built (click_day_done). See
+// their migrations; store/plan.ts says which reports read them.
 
-const DIMS = Object.keys(DIM_VALUE) as Exclude<RollupDim, "total">[];
 // (), every dimension alone, every pair of PAIR_DIMS
 const GROUPING_SETS = [
   "()",
-  ...DIMS.map((d) => `(${d})`),
+  ...ROLLUP_DIMS.map((d) => `(${d})`),
   ...PAIR_DIMS.flatMap((a, i) => PAIR_DIMS.slice(i + 1).map((b) => `(${a}, ${b})`)),
 ].join(", ");
 
@@ -23,16 +25,16 @@ const GROUPING_SETS = [
 // a dimension that is not in FILTER_DIMS are not kept. The outer sum only matters if two values
 // differ in case alone. Rows are written in key order, so a report's rows of one day sit together.
 const filterable = (d: string) => `${d} = any(array[${FILTER_DIMS.map((f) => `'${f}'`).join(", ")}])`;
-const BUILD_SQL = `
+const BUILD_DAY_SQL = `
   insert into analytics.click_day (workspace_id, day, bot, fdim, fvalue, dim, value, clicks, visitors)
   select g.workspace_id, date '1970-01-01' + $1::int, g.bot, x.fdim,
          case when x.fdim = any(array[${CASELESS_FILTERS.map((f) => `'${f}'`).join(", ")}]) then lower(x.fvalue) else x.fvalue end,
          x.dim, x.value, sum(g.clicks)::int, sum(g.visitors)::int
   from (
     select workspace_id, bot, count(*)::int as clicks, count(distinct visitor)::int as visitors,
-           array_remove(array[${DIMS.map((d) => `case when ${d} is not null then '${d}' end`).join(", ")}], null) as d,
-           array_remove(array[${DIMS.join(", ")}], null) as v
-    from (select workspace_id, bot, visitor, ${DIMS.map((d) => `${DIM_VALUE[d]} as ${d}`).join(", ")}
+           array_remove(array[${ROLLUP_DIMS.map((d) => `case when ${d} is not null then '${d}' end`).join(", ")}], null) as d,
+           array_remove(array[${ROLLUP_DIMS.join(", ")}], null) as v
+    from (select workspace_id, bot, visitor, ${ROLLUP_DIMS.map((d) => `${dimValueSql(d)} as ${d}`).join(", ")}
           from analytics.click_event
           where at >= (date '1970-01-01' + $1::int)::timestamp at time zone 'UTC'
             and at < (date '1970-01-01' + $1::int + 1)::timestamp at time zone 'UTC') e
@@ -67,7 +69,7 @@ export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number
       text: `delete from analytics.click_day where day = date '1970-01-01' + $1::int`,
       values: [day],
     });
-    const { rowCount } = await client.query({ name: "analytics_rollup_build_pairs", text: BUILD_SQL, values: [day] });
+    const { rowCount } = await client.query({ name: "analytics_rollup_build_pairs", text: BUILD_DAY_SQL, values: [day] });
     await buildLinkDay(client, day);
     await client.query({
       name: "analytics_rollup_done",
@@ -120,81 +122,51 @@ export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<v
   }
 }
 
-/** Forgets the rollups (both tables) older than each workspace plan's retention window. */
-export async function deleteRollupsBefore(
-  q: Queryable,
-  workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number },
-  now: Date,
-): Promise<void> {
-  for (const table of ["click_day", "click_day_link"]) {
-    await q.query({
-      name: `analytics_rollup_retention_${table}`,
-      text: `delete from analytics.${table} r
-           using (select w.id, coalesce(p.days, $3::int) as days
-                  from "Workspace" w left join unnest($1::text[], $2::int[]) as p(id, days) on p.id = w.plan) k
-           where r.workspace_id = k.id and r.day < ($4::timestamptz - make_interval(days => k.days))::date`,
-      values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
-    });
-  }
-  await q.query({
-    name: "analytics_rollup_done_retention",
-    text: `delete from analytics.click_day_done where day < ($1::timestamptz - interval '4000 days')::date`,
-    values: [now],
+// one row per event and dimension, counted per visitor first (a hash aggregate), then per link;
+// written in index order, so the rows a report reads sit together
+const BUILD_LINK_DAY_SQL = `
+  insert into analytics.click_day_link (workspace_id, day, bot, fdim, fvalue, link_id, clicks, visitors)
+  select workspace_id, date '1970-01-01' + $1::int, bot, fdim, fvalue, link_id, sum(clicks)::int, count(*)::int
+  from (
+    select workspace_id, bot, x.fdim, x.fvalue, link_id, count(*) as clicks
+    from analytics.click_event
+    cross join lateral (values ${LINK_DIMS.map((d) => `('${d}', ${linkValueSql(d)})`).join(", ")}) as x(fdim, fvalue)
+    where at >= (date '1970-01-01' + $1::int)::timestamp at time zone 'UTC'
+      and at < (date '1970-01-01' + $1::int + 1)::timestamp at time zone 'UTC'
+      and x.fvalue is not null
+    group by workspace_id, bot, x.fdim, x.fvalue, link_id, visitor
+  ) v
+  group by workspace_id, bot, fdim, fvalue, link_id
+  order by workspace_id, fdim, link_id, fvalue, bot`;
+
+/** (Re)builds one UTC day's per-link rows, inside the caller's transaction. */
+export async function buildLinkDay(client: pg.PoolClient, day: number): Promise<number> {
+  await client.query({
+    name: "analytics_link_day_clear",
+    text: `delete from analytics.click_day_link where day = date '1970-01-01' + $1::int`,
+    values: [day],
   });
-}
-
-export type RollupRow = { day: number; value: string; clicks: number; visitors: number };
-/** A filter on one dimension, with the value as the rollups keep it. */
-export type DimFilter = { dim: FilterDim; value: string };
-/** A link, folder or tag filter, as the query has it. */
-export type LinkSetFilter = { [K in LinkSetKey]: { links: K; value: NonNullable<ClickFilters[K]> } }[LinkSetKey];
-/** The one filter a report read from the rollups may have (null: none). */
-export type RollupFilter = DimFilter | LinkSetFilter | null;
-
-/**
- * Rollup rows of one workspace and dimension over the built days, for the bot mode and at most one
- * filter: summed per value (perDay false) or per day and value (perDay true).
- */
-export async function readRollup(
-  q: Queryable,
-  workspaceId: number,
-  dim: RollupDim,
-  days: number[],
-  bots: "exclude" | "include" | "only",
-  perDay: boolean,
-  filter: DimFilter | null = null,
-): Promise<RollupRow[]> {
-  if (!days.length) return [];
-  const { rows } = await q.query<RollupRow>(
-    `select ${perDay ? "(day - date '1970-01-01')::int" : "0"} as day, value, sum(clicks)::int as clicks, sum(visitors)::int as visitors
-     from analytics.click_day
-     where workspace_id = $1 and fdim = $2 and fvalue = $3 and dim = $4
-       and day = any(select date '1970-01-01' + d from unnest($5::int[]) as d) ${botSql(bots)}
-     group by 1, 2`,
-    [workspaceId, filter?.dim ?? "", filter?.value ?? "", dim, days],
-  );
-  return rows;
+  const { rowCount } = await client.query({ name: "analytics_link_day_build", text: BUILD_LINK_DAY_SQL, values: [day] });
+  return rowCount ?? 0;
 }
 
 /**
- * The unfiltered per-link rows over the built days, grouped by what the links are now (their tags
- * or a value of their URL; see readLinkGroups). Visitors are each link's, summed.
+ * Builds every complete UTC day not built yet, from the oldest partition's month (nothing is older)
+ * to yesterday. Returns the days built.
  */
-export async function readRollupByLink(
-  q: Queryable,
-  workspaceId: number,
-  days: number[],
-  bots: "exclude" | "include" | "only",
-  by: Exclude<LinkGrouping, "link">,
-): Promise<LinkGroupRow[]> {
-  if (!days.length) return [];
-  return readLinkGroups(
-    q,
-    by,
-    `select value::int as link_id, sum(clicks) as clicks, sum(visitors) as visitors from analytics.click_day
-     where workspace_id = $1 and fdim = '' and fvalue = '' and dim = 'link'
-       and day = any(select date '1970-01-01' + d from unnest($2::int[]) as d) ${botSql(bots)}
-     group by value`,
-    [workspaceId, days],
-  );
+export async function buildPendingRollups(pool: pg.Pool, now = Date.now(), maxDays = 2000): Promise<number> {
+  const months = await listMonthPartitions(pool);
+  if (!months.length) return 0;
+  const first = utcDay(Date.UTC(months[0].year, months[0].month - 1, 1));
+  const today = utcDay(now);
+  const built = await builtDays(pool, first, today);
+  let n = 0;
+  for (let d = today - 1; d >= first && n < maxDays; d--) {
+    if (built.has(d)) continue;
+    await buildRollupDay(pool, d);
+    n++;
+  }
+  // marks the new rows visible to all, so reports read the rollups' indexes alone (no table pages)
+  if (n) await pool.query("vacuum (analyze) analytics.click_day, analytics.click_day_link");
+  return n;
 }

@@ -1,9 +1,9 @@
-import { realTimeNow } from "../clock.ts";
-import { ServiceError } from "../errors.ts";
-import { analyticsRetentionDays, planOf } from "../plans/index.ts";
+import { realTimeNow } from "../../clock.ts";
+import { ServiceError } from "../../errors.ts";
+import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
+import type { ClickStore } from "../model.ts";
 import { analyticsExportQuerySchema, type AnalyticsExportInput } from "./schemas.ts";
 import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./service.ts";
-import type { ClickStore } from "./store.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the

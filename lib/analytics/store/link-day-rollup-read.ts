@@ -1,20 +1,69 @@
-import { LINK_SETS, Params } from "./query-sql.ts";
-import { CASELESS_FILTERS, type LinkDim } from "./rollup-dims.ts";
-import { linkRowsSql, readLinkGroups, type LinkGroupRow, type LinkGrouping } from "./rollup-link-sql.ts";
-import type { LinkSetFilter, RollupRow } from "./rollup-sql.ts";
-import type { Queryable } from "./sql.ts";
+import type { BotMode as Bots, GroupRow } from "../model.ts";
+import { CASELESS_FILTERS, LINK_SETS, type DimFilter, type LinkDim, type LinkSetFilter } from "./dimensions.ts";
+import { spelledNames, type RollupRow } from "./day-rollup-read.ts";
+import { readLinkGroups, type LinkGrouping } from "./link-groups.ts";
+import { botSql, Params, type Queryable } from "./sql-params.ts";
 
-// Reports under one link, folder or tag filter, read from the per-link rows of the built days
-// (analytics.click_day_link). Visitors are each link's unique visitors, summed (the raw queries
-// count them the same way: lib/analytics/query-sql.ts).
+// Reading the daily rollups per link and dimension value (analytics.click_day_link; built with the
+// day's click_day rows, store/rollup-build.ts): for the reports that group by link (links, tags,
+// UTM values) under one dimension filter, and for the reports under a link, folder or tag filter.
+// The index is link first, so a set of links reads its own rows; a filter value across every link
+// is read through PostgreSQL's skip scan over the links. Visitors are each link's unique visitors,
+// summed (the raw queries count them the same way: store/events-read.ts).
 
-type Bots = "exclude" | "include" | "only";
+/** The days as runs of consecutive days, [first, end). */
+export function dayRuns(days: number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const d of [...days].sort((a, b) => a - b)) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === d) last[1] = d + 1;
+    else runs.push([d, d + 1]);
+  }
+  return runs;
+}
+
+/**
+ * The per-link rows of one dimension over the days (`cols` of them, `where` narrowing them further),
+ * one select per run of consecutive days: a day range the index reads in order, where a list of days
+ * would be searched for once per link and day.
+ */
+export function linkRowsSql(p: Params, workspaceId: number, days: number[], bots: Bots, dim: LinkDim, where: string, cols: string): string {
+  const ws = p.add(workspaceId);
+  const fdim = p.add(dim);
+  return dayRuns(days)
+    .map(
+      ([first, end]) => `select ${cols} from analytics.click_day_link
+         where workspace_id = ${ws} and fdim = ${fdim} ${where}
+           and day >= date '1970-01-01' + ${p.add(first)}::int and day < date '1970-01-01' + ${p.add(end)}::int ${botSql(bots)}`,
+    )
+    .join(" union all ");
+}
+
+/** The days' rows under one filter, grouped as `by` says. Visitors are each link's, summed. */
+export async function readLinkDays(
+  q: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: Bots,
+  filter: DimFilter,
+  by: LinkGrouping,
+): Promise<GroupRow[]> {
+  if (!days.length) return [];
+  const p = new Params();
+  const rows = linkRowsSql(p, workspaceId, days, bots, filter.dim, `and fvalue = ${p.add(filter.value)}`, "link_id, clicks, visitors");
+  return readLinkGroups(
+    q,
+    by,
+    `select link_id, sum(clicks) as clicks, sum(visitors) as visitors from (${rows}) r group by link_id`,
+    p.values,
+  );
+}
 
 // The links of the filter (what they are now), looked up first: the planner then knows how few
 // they are and searches the index once per link (with a subquery it guessed and scanned whole days).
 async function linkIds(db: Queryable, workspaceId: number, f: LinkSetFilter): Promise<number[]> {
   const p = new Params();
-  const sql = (LINK_SETS[f.links] as (v: unknown, p: Params, ws: string) => string)(f.value, p, p.add(workspaceId));
+  const sql = (LINK_SETS[f.links].ids as (v: unknown, p: Params, ws: string) => string)(f.value, p, p.add(workspaceId));
   const { rows } = await db.query<{ ids: number[] | null }>(`select array_agg(id) as ids from (${sql}) as s(id)`, p.values);
   return rows[0]?.ids ?? [];
 }
@@ -107,18 +156,6 @@ function withoutCity(cities: { value: string; clicks: number; visitors: number }
   return [...rest.values()].filter((r) => r.clicks > 0);
 }
 
-// The per-link rows keep browser and OS names lower-cased (as filters compare them); the day rows
-// keep them as the events spell them.
-async function spelledNames(db: Queryable, workspaceId: number, days: number[], dim: LinkDim): Promise<Map<string, string>> {
-  const { rows } = await db.query<{ value: string }>(
-    `select distinct value from analytics.click_day
-     where workspace_id = $1 and fdim = '' and fvalue = '' and dim = $2
-       and day = any(select date '1970-01-01' + d from unnest($3::int[]) as d)`,
-    [workspaceId, dim, days],
-  );
-  return new Map(rows.map((r) => [r.value.toLowerCase(), r.value]));
-}
-
 /** The links' figures over the built days, grouped as `by` says (per link, by tag, by UTM value). */
 export async function readLinkSetGroups(
   db: Queryable,
@@ -127,7 +164,7 @@ export async function readLinkSetGroups(
   bots: Bots,
   f: LinkSetFilter,
   by: LinkGrouping,
-): Promise<LinkGroupRow[]> {
+): Promise<GroupRow[]> {
   const rows = await linkSetRows(db, workspaceId, days, bots, f, TOTAL_DIM, "link_id, clicks, visitors");
   if (!rows) return [];
   return readLinkGroups(

@@ -8,7 +8,7 @@ import { Reader } from "mmdb-lib";
 //   (records { country_code });
 // - GEOIP_DB=/path/GeoLite2-City.mmdb: a MaxMind-format city database
 //   (records { country: { iso_code }, city: { names: { en } } }).
-// A country header set by a CDN in front (GEO_COUNTRY_HEADER) wins over the database (lib/analytics/enrich.ts).
+// A country header set by a CDN in front (GEO_COUNTRY_HEADER) wins over the database (enrich.ts).
 
 export type Place = { country: string | null; city: string | null };
 const NOWHERE: Place = { country: null, city: null };

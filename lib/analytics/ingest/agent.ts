@@ -1,12 +1,10 @@
 import { isbot } from "isbot";
 import UAParser from "ua-parser-js";
+import type { Device } from "../model.ts";
 
 // What a User-Agent says about the visitor, through maintained libraries: `isbot` judges bots,
 // crawlers, link-preview fetchers and HTTP libraries; `ua-parser-js` 1.x (MIT; 2.x is AGPL and
 // must not be used) names the browser, OS and device type.
-
-export const DEVICES = ["desktop", "mobile", "tablet", "other"] as const;
-export type Device = (typeof DEVICES)[number];
 
 export type AgentInfo = { device: Device; browser: string | null; os: string | null };
 

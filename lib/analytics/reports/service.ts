@@ -1,14 +1,13 @@
-import { realTimeNow } from "../clock.ts";
-import { db } from "../db/client.ts";
-import { ServiceError } from "../errors.ts";
-import { getLink, hostOf, type LinkWorkspace } from "../links/index.ts";
-import { analyticsRetentionDays, planOf } from "../plans/index.ts";
-import { tagKey } from "../tags/schemas.ts";
+import { realTimeNow } from "../../clock.ts";
+import { db } from "../../db/client.ts";
+import { ServiceError } from "../../errors.ts";
+import { getLink, hostOf, type LinkWorkspace } from "../../links/index.ts";
+import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
+import { tagKey } from "../../tags/schemas.ts";
+import { DAY_MS, type Bucket, type ClickFilters, type ClickQuery, type ClickStore, type GroupRow, type TopGroup } from "../model.ts";
+import { clickStore } from "../store/pool.ts";
 import { countryName } from "./countries.ts";
-import type { Bucket, ClickFilters, ClickQuery, GroupRow, TopGroup } from "./query-sql.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
-import { clickStore, type ClickStore } from "./store.ts";
-import { DAY_MS } from "./visitor.ts";
 
 // Click analytics for one workspace: the one place that turns parsed parameters (API, export, the
 // Analytics page) into a click-store query and its answer. Ranges are cut to the plan's retention

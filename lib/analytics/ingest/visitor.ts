@@ -1,18 +1,11 @@
 import { createHmac, randomBytes } from "node:crypto";
-import type { Queryable } from "./sql.ts";
-import { loadVisitorSalt, pruneVisitorSalts } from "./sql.ts";
+import type { SaltKeeper } from "../model.ts";
 
 // Unique visitors without keeping anything that identifies a person: the key is an HMAC of
 // address + User-Agent under a random salt of the UTC day. Every app process shares the day's salt
-// (stored in analytics.visitor_salt, made by whichever process needs it first), and salts are
+// (kept by the click store, made by whichever process needs it first), and salts are
 // deleted two days later, so a key can never be recomputed from an address afterwards. The raw
 // address is never stored.
-
-export const DAY_MS = 86_400_000;
-
-export function utcDay(ms: number): number {
-  return Math.floor(ms / DAY_MS);
-}
 
 /** 64 bits of HMAC-SHA256(salt, address \n userAgent), as a signed bigint in decimal (for a bigint column). */
 export function visitorKey(salt: Buffer, address: string | null | undefined, userAgent: string | undefined): string {
@@ -24,20 +17,20 @@ export function visitorKey(salt: Buffer, address: string | null | undefined, use
 
 export class VisitorSalts {
   private salts = new Map<number, Buffer>();
-  constructor(private q: Queryable) {}
+  constructor(private keeper: SaltKeeper) {}
 
   async saltFor(day: number): Promise<Buffer> {
     const known = this.salts.get(day);
     if (known) return known;
-    const salt = await loadVisitorSalt(this.q, day, randomBytes(32));
+    const salt = await this.keeper.visitorSalt(day, randomBytes(32));
     this.salts.set(day, salt);
     for (const d of this.salts.keys()) if (d < day - 1) this.salts.delete(d);
     return salt;
   }
 
-  /** Forgets salts older than yesterday, here and in the database. */
+  /** Forgets salts older than yesterday, here and in the store. */
   async prune(today: number): Promise<void> {
     for (const d of this.salts.keys()) if (d < today - 1) this.salts.delete(d);
-    await pruneVisitorSalts(this.q, today - 1);
+    await this.keeper.pruneVisitorSalts(today - 1);
   }
 }

@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { text } from "../links/schemas.ts";
-import { tagName } from "../tags/schemas.ts";
-import { DEVICES } from "./agent.ts";
-import { BOT_MODES, DIRECT, TOP_GROUPS } from "./query-sql.ts";
+import { text } from "../../links/schemas.ts";
+import { tagName } from "../../tags/schemas.ts";
+import { BOT_MODES, DEVICES, DIRECT, TOP_GROUPS } from "../model.ts";
 
 // The parameters of GET /api/v1/analytics (and its export, and the Analytics page), as query-string
 // text, and the answers' shapes (for the OpenAPI document). Filters are listed in FILTER_PARAMS so

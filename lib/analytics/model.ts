@@ -1,0 +1,131 @@
+// What analytics' three parts share: the stored click event (ingest/ makes it), the questions a
+// report asks and their answers (reports/ asks them), and the click store between the two (store/
+// answers them). Types and constants only: no SQL, no I/O.
+
+export const DAY_MS = 86_400_000;
+
+/** A UTC day number (days since 1970-01-01): visitor keys, rollups and partitions count in these. */
+export function utcDay(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
+
+export const TARGET_KINDS = ["destination", "ios", "android", "geo"] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
+
+export const DEVICES = ["desktop", "mobile", "tablet", "other"] as const;
+export type Device = (typeof DEVICES)[number];
+
+/** One stored click event (see prisma/migrations/*_click_events). */
+export type ClickEvent = {
+  at: number; // unix ms
+  workspaceId: number;
+  linkId: number;
+  domain: string;
+  target: TargetKind;
+  country: string | null;
+  city: string | null;
+  referrerHost: string | null;
+  referrerUrl: string | null;
+  device: string;
+  browser: string | null;
+  os: string | null;
+  bot: boolean;
+  qr: boolean;
+  /** signed 64-bit visitor key in decimal */
+  visitor: string;
+};
+
+export const TOP_GROUPS = [
+  "countries",
+  "cities",
+  "referrers",
+  "devices",
+  "browsers",
+  "os",
+  "links",
+  "qr",
+  "tags",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+] as const;
+export type TopGroup = (typeof TOP_GROUPS)[number];
+export const BOT_MODES = ["exclude", "include", "only"] as const;
+export type BotMode = (typeof BOT_MODES)[number];
+/** "(direct)" in a referrer filter selects the visits that came without a referrer */
+export const DIRECT = "(direct)";
+
+export type ClickFilters = {
+  /** one link (already resolved to its id and checked to belong to the workspace) */
+  linkId?: number;
+  /** a folder path and its subfolders */
+  folder?: string;
+  /** tag keys (lower-cased names): links with any of these tags (their tags now, not when clicked) */
+  tags?: string[];
+  country?: string;
+  city?: string;
+  device?: string;
+  browser?: string;
+  os?: string;
+  referrer?: string;
+  qr?: boolean;
+  bots: BotMode;
+};
+
+export type ClickQuery = {
+  workspaceId: number;
+  /** inclusive start and exclusive end */
+  start: Date;
+  end: Date;
+  filters: ClickFilters;
+};
+
+export type Totals = { clicks: number; visitors: number };
+export type Bucket = { start: Date; clicks: number; visitors: number };
+export type GroupRow = Totals & { key: (string | number | boolean | null)[] };
+
+/** A raw event as the export reads it (everything but the visitor key). */
+export type ExportRow = {
+  at: Date;
+  link_id: number;
+  domain: string;
+  target: string;
+  country: string | null;
+  city: string | null;
+  referrer_host: string | null;
+  referrer_url: string | null;
+  device: string;
+  browser: string | null;
+  os: string | null;
+  bot: boolean;
+  qr: boolean;
+};
+
+/** A report's question to the store: its shape decides which table answers (store/plan.ts). */
+export type StoreQuery =
+  | { kind: "count"; query: ClickQuery }
+  | { kind: "timeseries"; query: ClickQuery; unit: "hour" | "day"; timezone: string }
+  | { kind: "top"; query: ClickQuery; group: TopGroup; limit: number };
+
+export type StoreAnswer<K extends StoreQuery["kind"]> = K extends "count" ? Totals : K extends "timeseries" ? Bucket[] : GroupRow[];
+
+/** Where the daily visitor salts are kept (ingest/visitor.ts). */
+export interface SaltKeeper {
+  /** The day's salt: `candidate` when this call stores it, else the one stored first. */
+  visitorSalt(day: number, candidate: Buffer): Promise<Buffer>;
+  /** Forgets the salts of the days before `keepFromDay`. */
+  pruneVisitorSalts(keepFromDay: number): Promise<void>;
+}
+
+/**
+ * The click store: the one place that knows where click events live (store/click-store.ts: a
+ * PostgreSQL table partitioned by month). An install that outgrows it can add another
+ * implementation (a column store such as ClickHouse) without touching the redirect, the API or the page.
+ */
+export interface ClickStore extends SaltKeeper {
+  /** Stores a batch; throws when it could not (the caller keeps the batch for a retry). */
+  record(batch: ClickEvent[]): Promise<void>;
+  query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>>;
+  /** The raw events of a query, oldest first, a page at a time. */
+  events(q: ClickQuery): AsyncGenerator<ExportRow[]>;
+}

@@ -1,0 +1,129 @@
+import type pg from "pg";
+import type { Bucket, ClickQuery, ExportRow, GroupRow, TopGroup, Totals } from "../model.ts";
+import { filterWhere, groupColumns, isLinkGroup, LINK_GROUPS, visitorsPerLink, WHERE_ORDER } from "./dimensions.ts";
+import { Params, type Queryable } from "./sql-params.ts";
+
+// The raw events (analytics.click_event): one WHERE clause built from the filters of the dimension
+// table (store/dimensions.ts), and one named function per kind of answer. Values always travel as
+// parameters; only fixed SQL from that table is concatenated.
+
+/** `where ...` for the query, with its parameters. */
+export function whereClause(q: ClickQuery, p = new Params()): { sql: string; params: Params } {
+  const ws = p.add(q.workspaceId);
+  const parts = [`workspace_id = ${ws}`, `at >= ${p.add(q.start)}`, `at < ${p.add(q.end)}`];
+  for (const key of WHERE_ORDER) {
+    const value = q.filters[key];
+    if (value === undefined || value === null) continue;
+    const sql = filterWhere(key, value, p, ws);
+    if (sql) parts.push(sql);
+  }
+  return { sql: `where ${parts.join(" and ")}`, params: p };
+}
+
+// visitors: unique visitor keys; the keys change every UTC day, so over several days this is the
+// sum of each day's unique visitors
+const MEASURES = `count(*)::int as clicks, count(distinct visitor)::int as visitors`;
+// Under a folder or tag filter a visitor counts once per link they clicked (each link's unique
+// visitors, summed), as for the tag and UTM groups: that is what the per-link rollups can answer
+// for any range, so short and long reports agree.
+const PER_LINK_MEASURES = `count(*)::int as clicks, count(distinct (link_id, visitor))::int as visitors`;
+const measures = (q: ClickQuery) => (visitorsPerLink(q.filters) ? PER_LINK_MEASURES : MEASURES);
+
+export async function queryTotals(db: Queryable, q: ClickQuery): Promise<Totals> {
+  const { sql, params } = whereClause(q);
+  const { rows } = await db.query<Totals>(`select ${measures(q)} from analytics.click_event ${sql}`, params.values);
+  return rows[0] ?? { clicks: 0, visitors: 0 };
+}
+
+/**
+ * Clicks per hour or per day in `timezone` (IANA), every bucket of the range present (zeros
+ * included). Day buckets follow the zone's calendar (23 or 25 hours across a DST change); hour
+ * buckets are consecutive hours.
+ */
+export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour" | "day", timezone: string): Promise<Bucket[]> {
+  const { sql, params } = whereClause(q);
+  const tz = params.add(timezone);
+  const start = params.add(q.start);
+  const last = params.add(new Date(q.end.getTime() - 1));
+  const series =
+    unit === "hour"
+      ? `select generate_series(date_trunc('hour', ${start}::timestamptz, ${tz}), ${last}::timestamptz, interval '1 hour') as bucket`
+      : `select (g at time zone ${tz}) as bucket from generate_series(
+           date_trunc('day', ${start}::timestamptz, ${tz}) at time zone ${tz},
+           ${last}::timestamptz at time zone ${tz}, interval '1 day') as g`;
+  const { rows } = await db.query<Bucket>(
+    `with counts as (
+       select date_trunc('${unit}', at, ${tz}) as bucket, ${measures(q)}
+       from analytics.click_event ${sql} group by 1),
+     buckets as (${series})
+     select b.bucket as start, coalesce(c.clicks, 0)::int as clicks, coalesce(c.visitors, 0)::int as visitors
+     from buckets b left join counts c on c.bucket = b.bucket
+     order by b.bucket`,
+    params.values,
+  );
+  return rows;
+}
+
+/** The `limit` largest groups, most clicks first (then most visitors, then by key). */
+export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGroup, limit: number): Promise<GroupRow[]> {
+  const { sql, params } = whereClause(q);
+  const cols = groupColumns(group);
+  const keys = cols.map((c, i) => `${c} as k${i}`).join(", ");
+  const order = cols.map((c) => `${c} nulls last`).join(", ");
+  const text = isLinkGroup(group)
+    ? `with per_link as (select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id)
+       select ${keys}, sum(e.clicks)::int as clicks, sum(e.visitors)::int as visitors from per_link e ${LINK_GROUPS[group].join("e")}
+       group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`
+    : `select ${keys}, ${measures(q)} from analytics.click_event ${sql}
+       group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`;
+  const { rows } = await db.query<Record<string, unknown> & Totals>(text, params.values);
+  return rows.map((r) => ({
+    key: cols.map((_, i) => r[`k${i}`] as string | number | boolean | null),
+    clicks: r.clicks,
+    visitors: r.visitors,
+  }));
+}
+
+// every key of ExportRow, once (the compiler checks both ways)
+const EXPORT_ROW_KEYS: { [K in keyof ExportRow]: true } = {
+  at: true,
+  link_id: true,
+  domain: true,
+  target: true,
+  country: true,
+  city: true,
+  referrer_host: true,
+  referrer_url: true,
+  device: true,
+  browser: true,
+  os: true,
+  bot: true,
+  qr: true,
+};
+const EXPORT_COLUMNS = Object.keys(EXPORT_ROW_KEYS);
+
+/** The raw events of the query, oldest first, in pages of `pageSize` through a cursor (bounded memory). */
+export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 2000): AsyncGenerator<ExportRow[]> {
+  const { sql, params } = whereClause(q);
+  const client = await pool.connect();
+  let open = false;
+  try {
+    await client.query("begin read only");
+    open = true;
+    await client.query(
+      `declare click_export no scroll cursor for
+      select ${EXPORT_COLUMNS.join(", ")} from analytics.click_event ${sql} order by at`,
+      params.values,
+    );
+    for (;;) {
+      const { rows } = await client.query<ExportRow>(`fetch forward ${Math.max(1, Math.floor(pageSize))} from click_export`);
+      if (!rows.length) break;
+      yield rows;
+    }
+    await client.query("commit");
+    open = false;
+  } finally {
+    if (open) await client.query("rollback").catch(() => {});
+    client.release();
+  }
+}

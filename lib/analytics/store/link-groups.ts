@@ -1,0 +1,26 @@
+import type { GroupRow } from "../model.ts";
+import { LINK_GROUPS, type LinkGroup } from "./dimensions.ts";
+import type { Queryable } from "./sql-params.ts";
+
+// Per-link figures of the rollups grouped as a report asks: per link, or by what the links are now
+// (their tags, a UTM value of their URL: store/dimensions.ts LINK_GROUPS).
+
+/** How per-link figures are grouped: per link, or by a link group. */
+export type LinkGrouping = "link" | LinkGroup;
+
+/**
+ * Figures per link (`perLink` selects link_id, clicks, visitors, one row per link), grouped as `by`
+ * says (a link with two tags counts for both). Summed per link first, so the join reads each link
+ * once however many days the range has.
+ */
+export async function readLinkGroups(q: Queryable, by: LinkGrouping, perLink: string, values: unknown[]): Promise<GroupRow[]> {
+  const join = by === "link" ? "" : LINK_GROUPS[by].join("p");
+  const keys = by === "link" ? ["p.link_id"] : LINK_GROUPS[by].columns;
+  const { rows } = await q.query<Record<string, unknown> & { clicks: number; visitors: number }>(
+    `with per_link as (${perLink})
+     select ${keys.map((k, i) => `${k} as k${i}`).join(", ")}, sum(p.clicks)::int as clicks, sum(p.visitors)::int as visitors
+     from per_link p ${join} group by ${keys.join(", ")}`,
+    values,
+  );
+  return rows.map((r) => ({ key: keys.map((_, i) => r[`k${i}`] as string | number | null), clicks: r.clicks, visitors: r.visitors }));
+}

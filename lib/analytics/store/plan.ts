@@ -1,0 +1,127 @@
+import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery } from "../model.ts";
+import {
+  GROUP_DIM,
+  isLinkGroup,
+  present,
+  rollupFilterOf,
+  type DimFilter,
+  type LinkDim,
+  type LinkGroup,
+  type LinkSetFilter,
+  type RollupDim,
+  type RollupFilter,
+} from "./dimensions.ts";
+import type { LinkGrouping } from "./link-groups.ts";
+import { builtDays } from "./rollup-build.ts";
+import type { Queryable } from "./sql-params.ts";
+
+// Which table answers a report: decided here and nowhere else (store/execute.ts only carries it out).
+//
+// | report shape (filters: bots aside)                             | source          | what is read                                  |
+// | -------------------------------------------------------------- | --------------- | --------------------------------------------- |
+// | hour buckets, or day buckets in a time zone other than UTC     | events          | analytics.click_event                         |
+// | a city filter, or two filters or more                          | events          |                                               |
+// | fewer than 2 whole UTC days, or none of them built             | events          |                                               |
+// | count, timeseries: no filter or one dimension filter           | day-rollup      | click_day: the total under the filter         |
+// | count, timeseries: a link, folder or tag filter                | link-day-rollup | click_day_link: the links' device rows        |
+// | top countries ... qr, links: no filter or a dimension filter   | day-rollup      | click_day: that dimension under the filter    |
+// | top tags, utm_*: no filter                                     | day-rollup      | click_day: link rows, joined to the links now |
+// | top links, tags, utm_*: a dimension filter                     | link-day-rollup | click_day_link: the filter value's rows       |
+// | top links, tags, utm_*: a link, folder or tag filter           | link-day-rollup | click_day_link: the links' device rows        |
+// | top countries ... qr: a link, folder or tag filter             | link-day-rollup | click_day_link: the links' rows of that group |
+//
+// A dimension filter is country, referrer, device, browser, OS or QR (store/dimensions.ts: a
+// filter the rollups keep). A rollup plan reads the built UTC days of the range from the rollups and
+// the rest (the partial first and last day, today, days not built yet) from the events, and adds
+// them up. Exact: visitor keys change every UTC day, so no visitor is split between the two parts.
+// Other queries read the raw events, which their indexes keep small or which are short.
+
+/** How a rollup plan reads its built days (each is one reader in store/execute.ts). */
+export type RollupRead =
+  | { source: "day-rollup"; read: "dim"; dim: RollupDim; filter: DimFilter | null }
+  | { source: "day-rollup"; read: "links-now"; by: LinkGroup; filter: null }
+  | { source: "link-day-rollup"; read: "filter-links"; by: LinkGrouping; filter: DimFilter }
+  | { source: "link-day-rollup"; read: "link-set-totals"; filter: LinkSetFilter }
+  | { source: "link-day-rollup"; read: "link-set-groups"; by: LinkGrouping; filter: LinkSetFilter }
+  | { source: "link-day-rollup"; read: "link-set-values"; dim: LinkDim; filter: LinkSetFilter };
+
+export type Interval = { start: Date; end: Date };
+/** The built days read from the rollups, and the raw intervals around them. */
+export type RollupPlan = RollupRead & { days: number[]; raw: Interval[] };
+export type SourcePlan = { source: "events" } | RollupPlan;
+
+/** The query's one filter as the rollups keep it (null: none); undefined when the rollups cannot answer it. */
+function oneRollupFilter(filters: ClickFilters): RollupFilter | undefined {
+  let filter: RollupFilter = null;
+  for (const [key, value] of Object.entries(filters) as [keyof ClickFilters, unknown][]) {
+    if (key === "bots" || !present(value)) continue;
+    const kept = rollupFilterOf(key, value);
+    if (!kept || filter) return undefined;
+    filter = kept;
+  }
+  return filter;
+}
+
+/**
+ * The UTC days [first, last) whose rollups could answer the query, and its filter as the rollups
+ * keep it; null when only the events can (the first three rows of the table).
+ */
+export function rollupWindow(q: StoreQuery): { first: number; last: number; filter: RollupFilter } | null {
+  // the rollups keep days in UTC
+  if (q.kind === "timeseries" && (q.unit !== "day" || q.timezone !== "UTC")) return null;
+  const filter = oneRollupFilter(q.query.filters);
+  if (filter === undefined) return null;
+  const first = Math.ceil(q.query.start.getTime() / DAY_MS);
+  const last = Math.floor(q.query.end.getTime() / DAY_MS); // exclusive
+  if (last - first < 2) return null;
+  return { first, last, filter };
+}
+
+/** The rest of the table: what a rollup plan reads, by the report's kind and group and its one filter. */
+function rollupRead(q: StoreQuery, filter: RollupFilter): RollupRead {
+  const linkSet = filter !== null && "links" in filter ? filter : null;
+  const dimFilter = filter !== null && "dim" in filter ? filter : null;
+  if (q.kind !== "top")
+    return linkSet
+      ? { source: "link-day-rollup", read: "link-set-totals", filter: linkSet }
+      : { source: "day-rollup", read: "dim", dim: "total", filter: dimFilter };
+  const group = q.group;
+  // groups read per link: the links themselves, or what the links are now
+  const perLink: LinkGrouping | null = group === "links" ? "link" : isLinkGroup(group) ? group : null;
+  if (linkSet)
+    return perLink
+      ? { source: "link-day-rollup", read: "link-set-groups", by: perLink, filter: linkSet }
+      : { source: "link-day-rollup", read: "link-set-values", dim: GROUP_DIM[group] as LinkDim, filter: linkSet };
+  if (dimFilter && perLink) return { source: "link-day-rollup", read: "filter-links", by: perLink, filter: dimFilter };
+  if (isLinkGroup(group)) return { source: "day-rollup", read: "links-now", by: group, filter: null };
+  return { source: "day-rollup", read: "dim", dim: GROUP_DIM[group]!, filter: dimFilter };
+}
+
+/** The raw intervals of the range around the built days (sorted). */
+function rawIntervals(q: ClickQuery, days: number[]): Interval[] {
+  const start = q.start.getTime();
+  const end = q.end.getTime();
+  const raw: Interval[] = [];
+  let from = start;
+  for (const d of days) {
+    if (d * DAY_MS > from) raw.push({ start: new Date(from), end: new Date(d * DAY_MS) });
+    from = (d + 1) * DAY_MS;
+  }
+  if (end > from) raw.push({ start: new Date(from), end: new Date(end) });
+  return raw;
+}
+
+/** The plan of a report given the built days (a pure function of the two). */
+export function planSource(q: StoreQuery, built: ReadonlySet<number>): SourcePlan {
+  const window = rollupWindow(q);
+  if (!window) return { source: "events" };
+  const days = [...built].filter((d) => d >= window.first && d < window.last).sort((a, b) => a - b);
+  if (!days.length) return { source: "events" };
+  return { ...rollupRead(q, window.filter), days, raw: rawIntervals(q.query, days) };
+}
+
+/** planSource with the built days of the report's window read from the store (none read when no rollup can help). */
+export async function planQuery(db: Queryable, q: StoreQuery): Promise<SourcePlan> {
+  const window = rollupWindow(q);
+  return window ? planSource(q, await builtDays(db, window.first, window.last)) : { source: "events" };
+}

@@ -1,0 +1,151 @@
+import { describe, expect, it } from "vitest";
+import type { ClickFilters, StoreQuery, TopGroup } from "../../lib/analytics/model.ts";
+import { planQuery, planSource } from "../../lib/analytics/store/plan.ts";
+import type { Queryable } from "../../lib/analytics/store/sql-params.ts";
+
+// store/plan.ts: which table answers a report, for every row of its table.
+
+const DAY = 86_400_000;
+const day = (iso: string) => Date.parse(iso) / DAY;
+// 2026-10-01 06:00 .. 2026-10-11 06:00: whole days 10-02 .. 10-10
+const start = new Date("2026-10-01T06:00:00Z");
+const end = new Date("2026-10-11T06:00:00Z");
+const ALL_BUILT = new Set(Array.from({ length: 20 }, (_, i) => day("2026-09-25") + i));
+
+type Filters = Omit<ClickFilters, "bots">;
+const query = (filters: Filters = {}, range = { start, end }) => ({
+  workspaceId: 1,
+  ...range,
+  filters: { bots: "exclude" as const, ...filters },
+});
+const count = (filters?: Filters): StoreQuery => ({ kind: "count", query: query(filters) });
+const days = (filters?: Filters, timezone = "UTC", unit: "hour" | "day" = "day"): StoreQuery => ({
+  kind: "timeseries",
+  query: query(filters),
+  unit,
+  timezone,
+});
+const top = (group: TopGroup, filters?: Filters): StoreQuery => ({ kind: "top", query: query(filters), group, limit: 10 });
+
+describe("which table answers a report (planSource)", () => {
+  const cases: [string, StoreQuery, object][] = [
+    ["hour buckets", days({}, "UTC", "hour"), { source: "events" }],
+    ["day buckets in another time zone", days({}, "America/New_York"), { source: "events" }],
+    ["a city filter", count({ city: "Paris" }), { source: "events" }],
+    ["two filters", top("countries", { country: "US", device: "mobile" }), { source: "events" }],
+    ["a dimension and a link filter", count({ country: "US", linkId: 3 }), { source: "events" }],
+    [
+      "fewer than 2 whole UTC days",
+      { kind: "count", query: query({}, { start, end: new Date("2026-10-03T05:00:00Z") }) },
+      { source: "events" },
+    ],
+    ["count, no filter", count(), { source: "day-rollup", read: "dim", dim: "total", filter: null }],
+    [
+      "count, bots only (the bot mode is no filter)",
+      { kind: "count", query: { ...query(), filters: { bots: "only" } } },
+      { source: "day-rollup", dim: "total" },
+    ],
+    ["count, an empty tag list (no filter)", count({ tags: [] }), { source: "day-rollup", dim: "total", filter: null }],
+    [
+      "UTC days, a country filter",
+      days({ country: "us" }),
+      { source: "day-rollup", read: "dim", dim: "total", filter: { dim: "country", value: "US" } },
+    ],
+    [
+      "count, a folder filter",
+      count({ folder: "promo" }),
+      { source: "link-day-rollup", read: "link-set-totals", filter: { links: "folder", value: "promo" } },
+    ],
+    [
+      "UTC days, a link filter",
+      days({ linkId: 9 }),
+      { source: "link-day-rollup", read: "link-set-totals", filter: { links: "linkId", value: 9 } },
+    ],
+    ["top countries, no filter", top("countries"), { source: "day-rollup", read: "dim", dim: "country", filter: null }],
+    ["top links, no filter", top("links"), { source: "day-rollup", read: "dim", dim: "link", filter: null }],
+    [
+      "top browsers, a device filter",
+      top("browsers", { device: "mobile" }),
+      { source: "day-rollup", read: "dim", dim: "browser", filter: { dim: "device", value: "mobile" } },
+    ],
+    [
+      "top cities, an OS filter (kept lower-cased)",
+      top("cities", { os: "iOS" }),
+      { source: "day-rollup", read: "dim", dim: "city", filter: { dim: "os", value: "ios" } },
+    ],
+    ["top tags, no filter", top("tags"), { source: "day-rollup", read: "links-now", by: "tags", filter: null }],
+    ["top utm_medium, no filter", top("utm_medium"), { source: "day-rollup", read: "links-now", by: "utm_medium" }],
+    [
+      "top links, a browser filter",
+      top("links", { browser: "Firefox" }),
+      { source: "link-day-rollup", read: "filter-links", by: "link", filter: { dim: "browser", value: "firefox" } },
+    ],
+    [
+      "top utm_source, visits without a referrer",
+      top("utm_source", { referrer: "(direct)" }),
+      { source: "link-day-rollup", read: "filter-links", by: "utm_source", filter: { dim: "referrer", value: "" } },
+    ],
+    [
+      "top tags, a QR filter",
+      top("tags", { qr: true }),
+      { source: "link-day-rollup", read: "filter-links", by: "tags", filter: { dim: "qr", value: "true" } },
+    ],
+    [
+      "top tags, a link filter",
+      top("tags", { linkId: 4 }),
+      { source: "link-day-rollup", read: "link-set-groups", by: "tags", filter: { links: "linkId", value: 4 } },
+    ],
+    [
+      "top links, a tag filter",
+      top("links", { tags: ["blue"] }),
+      { source: "link-day-rollup", read: "link-set-groups", by: "link", filter: { links: "tags", value: ["blue"] } },
+    ],
+    [
+      "top cities, a folder filter",
+      top("cities", { folder: "promo" }),
+      { source: "link-day-rollup", read: "link-set-values", dim: "city", filter: { links: "folder", value: "promo" } },
+    ],
+    ["top qr, a link filter", top("qr", { linkId: 4 }), { source: "link-day-rollup", read: "link-set-values", dim: "qr" }],
+  ];
+  for (const [name, shape, expected] of cases)
+    it(`${name}: ${Object.values(expected).slice(0, 2).join(", ")}`, () => {
+      const plan = planSource(shape, ALL_BUILT);
+      expect(plan).toMatchObject(expected);
+      if (plan.source === "events") expect(Object.keys(plan)).toEqual(["source"]);
+    });
+
+  it("no built day in the range: the events", () => {
+    expect(planSource(count(), new Set([day("2026-09-01"), day("2026-10-11")]))).toEqual({ source: "events" });
+  });
+
+  it("a rollup plan reads the built days of the range and the events around them", () => {
+    const built = new Set([day("2026-09-30"), day("2026-10-03"), day("2026-10-04"), day("2026-10-07"), day("2026-10-11")]);
+    const plan = planSource(top("devices"), built);
+    expect(plan).toMatchObject({
+      source: "day-rollup",
+      days: [day("2026-10-03"), day("2026-10-04"), day("2026-10-07")],
+      raw: [
+        { start, end: new Date("2026-10-03T00:00:00Z") },
+        { start: new Date("2026-10-05T00:00:00Z"), end: new Date("2026-10-07T00:00:00Z") },
+        { start: new Date("2026-10-08T00:00:00Z"), end },
+      ],
+    });
+  });
+});
+
+describe("planQuery", () => {
+  it("asks the store for the built days of the report's whole UTC days, and only when a rollup could answer", async () => {
+    const asked: unknown[][] = [];
+    const db = {
+      query: async (q: { values: unknown[] }) => {
+        asked.push(q.values);
+        return { rows: [{ d: day("2026-10-05") }] };
+      },
+    } as unknown as Queryable;
+    expect(await planQuery(db, days({}, "UTC", "hour"))).toEqual({ source: "events" });
+    expect(await planQuery(db, count({ city: "Paris" }))).toEqual({ source: "events" });
+    expect(asked).toEqual([]);
+    expect(await planQuery(db, count())).toMatchObject({ source: "day-rollup", days: [day("2026-10-05")] });
+    expect(asked).toEqual([[day("2026-10-02"), day("2026-10-11")]]);
+  });
+});
