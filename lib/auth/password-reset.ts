@@ -5,7 +5,7 @@ import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
-import { onDrain } from "../shutdown.ts";
+import { inBackground } from "../background.ts";
 import { guessGroup } from "../http/client-address.ts";
 import { emailSchema, passwordSchema } from "../workspaces/index.ts";
 import { hashPassword } from "./password.ts";
@@ -192,18 +192,10 @@ export async function pruneResetLinks(): Promise<number> {
 }
 
 // The mails go out after the answer, in the background: whether one is sent must not change the
-// answer or its timing. A clean shutdown waits for them (lib/shutdown.ts).
-const g = globalThis as { __linkhopResetMails?: Set<Promise<void>> };
-const pending = (g.__linkhopResetMails ??= new Set());
-let drainRegistered = false;
+// answer or its timing. A clean shutdown waits for them (lib/background.ts).
 
 function mailLater(mail: { email: string; token: string; hasPassword: boolean }): void {
-  if (!drainRegistered) {
-    drainRegistered = true;
-    onDrain(() => Promise.allSettled([...pending]).then(() => undefined));
-  }
-  const p = new Promise<void>((resolve) => setImmediate(resolve)).then(() => sendResetMail(mail)).finally(() => pending.delete(p));
-  pending.add(p);
+  void inBackground(new Promise<void>((resolve) => setImmediate(resolve)).then(() => sendResetMail(mail)));
 }
 
 /** Sends the link (to the server log without SMTP_URL). Never throws: a failed mail is logged. */

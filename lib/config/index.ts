@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import { z } from "zod";
+import { setShared, shared } from "../registry.ts";
 
 // The environment, parsed once. A bad value stops the start with a message naming the variable.
 const duration = z
@@ -107,6 +108,13 @@ const schema = z.object({
     .optional()
     .refine((v) => !v || fs.existsSync(v), "no such file (a MaxMind-format .mmdb, e.g. GeoLite2-City.mmdb)"),
   LINKHOP_DATA_DIR: z.string().default(".data"),
+  // database connections per process, by pool (lib/db/client.ts says why there are four)
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  REDIRECT_POOL_SIZE: z.coerce.number().int().min(1).default(6),
+  ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).default(4),
+  RATE_LIMIT_POOL_SIZE: z.coerce.number().int().min(1).default(4),
+  // how often the click pipeline writes what it buffered (lib/redirects/click-pipeline.ts)
+  CLICK_FLUSH_MS: z.coerce.number().int().min(50).default(1000),
   // a CSV export (lib/analytics/reports/export.ts) holds an analytics connection while it streams: it is
   // ended after this long, however slowly the client reads, and only this many run at once per
   // process (default: half of ANALYTICS_POOL_SIZE, at least 1), so reports and click writes keep theirs
@@ -170,13 +178,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   };
 }
 
-const g = globalThis as { __linkhopConfig?: Config };
-
-// Cached per process; tests that change the environment call resetConfig().
+// Cached per process (lib/registry.ts); tests that change the environment call resetConfig().
 export function config(): Config {
-  return (g.__linkhopConfig ??= parseConfig(process.env));
+  return shared("config", () => parseConfig(process.env));
 }
 
 export function resetConfig() {
-  g.__linkhopConfig = undefined;
+  setShared("config", undefined);
 }

@@ -1,3 +1,4 @@
+import { shared } from "../registry.ts";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { db } from "../db/client.ts";
@@ -149,8 +150,7 @@ export async function authenticateApiKey(
 // lastUsedAt is written at most once a minute per key: a process remembers its last write, and
 // the conditional UPDATE keeps several processes from writing more often than that either.
 const TOUCH_EVERY_MS = 60_000;
-const g = globalThis as { __linkhopKeyTouches?: Map<number, number> };
-const touches = (g.__linkhopKeyTouches ??= new Map());
+const touches = shared("key-touches", () => new Map<number, number>());
 
 function touchLastUsed(keyId: number, lastUsedAt: Date | null) {
   const now = Date.now();

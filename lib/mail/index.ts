@@ -1,5 +1,6 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { config } from "../config/index.ts";
+import { shared } from "../registry.ts";
 
 // Outgoing mail: SMTP through nodemailer when SMTP_URL is set (smtp://user:pass@host:587,
 // smtps://... for implicit TLS), otherwise the message is written to the server log so local
@@ -8,13 +9,12 @@ import { config } from "../config/index.ts";
 export type Mail = { to: string | string[]; subject: string; text: string; html?: string };
 export type MailResult = { sent: boolean; via: "smtp" | "log"; messageId?: string };
 
-const g = globalThis as { __linkhopMailer?: { url: string; transport: Transporter } };
-
+// one transport per SMTP_URL (tests change it between files)
 function transport(url: string): Transporter {
-  if (g.__linkhopMailer?.url !== url) {
-    g.__linkhopMailer = { url, transport: nodemailer.createTransport(url) };
-  }
-  return g.__linkhopMailer.transport;
+  const byUrl = shared("mailer", () => new Map<string, Transporter>());
+  let t = byUrl.get(url);
+  if (!t) byUrl.set(url, (t = nodemailer.createTransport(url)));
+  return t;
 }
 
 /** Sends one message; throws when the SMTP server refuses it (callers decide whether that matters). */

@@ -1,3 +1,4 @@
+import { shared } from "../registry.ts";
 import http from "node:http";
 import https from "node:https";
 import net, { type LookupFunction } from "node:net";
@@ -69,8 +70,7 @@ const IDLE_POOL_MS = 60_000;
 const MAX_SOCKETS_PER_POOL = 16;
 
 type Pool = { agent: http.Agent; lastUsed: number };
-const g = globalThis as { __linkhopDialerPools?: Map<string, Pool> };
-const pools = (g.__linkhopDialerPools ??= new Map());
+const pools = shared("dialer-pools", () => new Map<string, Pool>());
 let sweeper: NodeJS.Timeout | null = null;
 
 function poolFor(isHttps: boolean, host: string, port: number, addresses: string[]): http.Agent {

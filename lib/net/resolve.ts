@@ -1,3 +1,4 @@
+import { shared } from "../registry.ts";
 import dns from "node:dns";
 import net from "node:net";
 
@@ -43,13 +44,11 @@ export const systemResolve: Resolve = async (host) => {
   }
 };
 
-const g = globalThis as { __linkhopResolvers?: Map<string, Resolve> };
-
 /** The resolver for this configuration: DNS_SERVERS when set, else the system's. */
 export function defaultResolve(servers: string[]): Resolve {
   if (!servers.length) return systemResolve;
   const key = servers.join(",");
-  const cache = (g.__linkhopResolvers ??= new Map());
+  const cache = shared("resolvers", () => new Map<string, Resolve>());
   let r = cache.get(key);
   if (!r) cache.set(key, (r = resolverFor(servers)));
   return r;

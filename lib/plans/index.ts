@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { setShared, shared } from "../registry.ts";
 import { z } from "zod";
 
 // The plan table: one place in code, replaceable as a whole by PLANS_FILE.
@@ -78,14 +79,12 @@ export function loadPlans(file = process.env.PLANS_FILE): Record<string, Plan> {
   return Object.fromEntries(Object.entries(table).map(([id, p]) => [id, { ...p, id }]));
 }
 
-const g = globalThis as { __linkhopPlans?: Record<string, Plan> };
-
 export function plans(): Record<string, Plan> {
-  return (g.__linkhopPlans ??= loadPlans());
+  return shared("plans", loadPlans);
 }
 
 export function resetPlans() {
-  g.__linkhopPlans = undefined;
+  setShared("plans", undefined);
 }
 
 export function isPlanId(id: string): boolean {

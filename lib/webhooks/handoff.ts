@@ -1,6 +1,7 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
-import { onDrain } from "../shutdown.ts";
+import { inBackground } from "../background.ts";
+import { peekShared, setShared } from "../registry.ts";
 
 // Handing new deliveries to whoever runs the schedule, right after the transaction that created
 // them commits. With Inngest: one event per delivery (event id and the function's idempotency key
@@ -8,40 +9,26 @@ import { onDrain } from "../shutdown.ts";
 // and the sweep hands off again what was never acknowledged (failed send, crash after commit).
 // Built-in scheduler: a wake-up; the rows themselves are the queue, so nothing can be lost.
 
-// The one cross-bundle registry of the hand-off. The built-in scheduler is started by server.ts
-// (lib/jobs.ts), in the custom server's module graph; the changes that create deliveries run in
-// route handlers and server actions, which Next compiles into its own bundle with its own copy of
-// every module. A module-level variable set by one copy is invisible to the other, and the two
-// share nothing but the process, so the wake-up (and the in-flight Inngest sends, which shutdown
-// drains) live on globalThis.
-const g = globalThis as { __linkhopSchedulerWake?: () => void; __linkhopHandoffs?: Set<Promise<unknown>> };
-const handoffs = (g.__linkhopHandoffs ??= new Set());
-let drainRegistered = false;
+// The built-in scheduler is started by the runtime, in the custom server's module graph; the changes
+// that create deliveries run in route handlers and server actions, in Next's own copy of every
+// module: the wake-up is therefore kept in the process registry (lib/registry.ts).
 
 export function setSchedulerWake(wake: (() => void) | undefined) {
-  g.__linkhopSchedulerWake = wake;
+  setShared("scheduler-wake", wake);
 }
 
 /** lib/events' after-commit hand-off (withEvents): never throws, never blocks the caller. */
 export function dispatchDeliveries(deliveryIds: number[]): void {
   if (!deliveryIds.length) return;
   if (!config().inngestEnabled) {
-    g.__linkhopSchedulerWake?.();
+    peekShared<() => void>("scheduler-wake")?.();
     return;
   }
-  if (!drainRegistered) {
-    drainRegistered = true;
-    onDrain(() => Promise.allSettled([...handoffs]).then(() => undefined));
-  }
-  const p = handOffToInngest(deliveryIds)
-    .catch((e) => console.error(`[webhooks] hand-off to Inngest failed (the sweep retries): ${(e as Error).message}`))
-    .finally(() => handoffs.delete(p));
-  handoffs.add(p);
-}
-
-/** Resolves when every hand-off started so far has finished (acknowledged, or failed and logged). */
-export async function handoffsSettled(): Promise<void> {
-  await Promise.allSettled([...handoffs]);
+  void inBackground(
+    handOffToInngest(deliveryIds).catch((e) =>
+      console.error(`[webhooks] hand-off to Inngest failed (the sweep retries): ${(e as Error).message}`),
+    ),
+  );
 }
 
 /** Sends one Inngest event per delivery and marks them handed off. Throws when Inngest refuses. */

@@ -1,4 +1,5 @@
 import { Inngest } from "inngest";
+import { shared } from "../registry.ts";
 
 // The Inngest client. Used only when Inngest is configured (INNGEST_EVENT_KEY, INNGEST_DEV or
 // INNGEST_BASE_URL); the SDK reads those variables itself. Every request has a deadline: a server
@@ -12,11 +13,9 @@ const fetchWithTimeout: typeof fetch = (input, init) =>
     signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(SEND_TIMEOUT_MS)]) : AbortSignal.timeout(SEND_TIMEOUT_MS),
   });
 
-const g = globalThis as { __linkhopInngest?: Inngest };
-
 /** The client, made on first use: the SDK reads its environment variables when it is constructed. */
 export function inngestClient(): Inngest {
-  return (g.__linkhopInngest ??= new Inngest({ id: "linkhop", fetch: fetchWithTimeout }));
+  return shared("inngest", () => new Inngest({ id: "linkhop", fetch: fetchWithTimeout }));
 }
 
 /** The event that starts one delivery's run of the retry schedule. */

@@ -1,28 +1,14 @@
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { sendMail } from "../mail/index.ts";
-import { onDrain } from "../shutdown.ts";
-
-const g = globalThis as { __linkhopNotices?: Set<Promise<void>> };
-const pending = (g.__linkhopNotices ??= new Set());
-let drainRegistered = false;
+import { inBackground } from "../background.ts";
 
 /**
  * Emails the owners in the background (a slow SMTP server must not hold a delivery slot); a clean
  * shutdown or the end of an admin CLI command waits for it.
  */
 export function notifyEndpointDisabledSoon(endpointId: number, reason: string): void {
-  if (!drainRegistered) {
-    drainRegistered = true;
-    onDrain(() => Promise.allSettled([...pending]).then(() => undefined));
-  }
-  const p = notifyEndpointDisabled(endpointId, reason).finally(() => pending.delete(p));
-  pending.add(p);
-}
-
-/** Resolves when every notice queued so far has been sent (or has failed and been logged). */
-export async function noticesSettled(): Promise<void> {
-  await Promise.allSettled([...pending]);
+  void inBackground(notifyEndpointDisabled(endpointId, reason));
 }
 
 /** Tells the workspace's owners that an endpoint was switched off, and why. Never throws. */

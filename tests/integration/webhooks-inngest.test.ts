@@ -172,7 +172,7 @@ describe("hand-off to Inngest", () => {
   });
 
   it("a failed hand-off is handed off again by the sweep", async () => {
-    const { handoffsSettled } = await import("../../lib/webhooks/handoff.ts");
+    const { backgroundSettled: handoffsSettled } = await import("../../lib/background.ts");
     // Whatever other tests left unacknowledged is handed off now, so what the sweep finds below is this test's alone.
     await handoffsSettled();
     await webhooks.sweepUnhandedDeliveries(0);

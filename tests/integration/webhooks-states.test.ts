@@ -100,7 +100,7 @@ describe("endpoint switched off", () => {
     expect(later.deliveryIds).toEqual([]);
     expect(receiver.requests.length).toBe(sent);
     // every owner mail queued so far has been handed to the SMTP server: still just the one
-    const { noticesSettled } = await import("../../lib/webhooks/notify.ts");
+    const { backgroundSettled: noticesSettled } = await import("../../lib/background.ts");
     await noticesSettled();
     expect(smtp.messages.filter((m) => m.to.includes(ws.ownerEmail))).toHaveLength(1);
 

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import { Reader } from "mmdb-lib";
+import { shared } from "../../registry.ts";
 
 // Where a visitor is, from their address, in a local MMDB file (no network, no account):
 // - default: the CC0 country database of the `@ip-location-db/geo-whois-asn-country-mmdb` package
@@ -66,20 +67,17 @@ export function defaultGeoDatabase(): string {
   return pkg.replace(/package\.json$/, "geo-whois-asn-country.mmdb");
 }
 
-const g = globalThis as { __linkhopGeo?: GeoLookup | null };
-
 /** The process's lookup (loaded once, on first use; null when the database cannot be read). */
 export function geoLookup(): GeoLookup | null {
-  if (g.__linkhopGeo === undefined) {
+  return shared("geo", () => {
     const file = process.env.GEOIP_DB || defaultGeoDatabase();
     try {
-      g.__linkhopGeo = GeoLookup.fromFile(file);
+      return GeoLookup.fromFile(file);
     } catch (e) {
       console.error(
         `[analytics] cannot read the IP location database ${file}: ${(e as Error).message}; countries come only from ${"GEO_COUNTRY_HEADER"}`,
       );
-      g.__linkhopGeo = null;
+      return null;
     }
-  }
-  return g.__linkhopGeo;
+  });
 }

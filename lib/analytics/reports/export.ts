@@ -4,7 +4,8 @@ import { toCsv } from "../../csv/index.ts";
 import { db } from "../../db/client.ts";
 import { ServiceError } from "../../errors.ts";
 import type { ClickQuery, ClickStore, ExportRow } from "../model.ts";
-import { analyticsPoolSize, clickStore } from "../store/pool.ts";
+import { shared } from "../../registry.ts";
+import { clickStore } from "../store/instance.ts";
 import type { AnalyticsExportInput } from "./schemas.ts";
 import { exportQuery, type AnalyticsWorkspace } from "./service.ts";
 
@@ -45,29 +46,32 @@ export type ExportBounds = { timeoutMs: number; maxRunning: number };
 /** ANALYTICS_EXPORT_TIMEOUT and ANALYTICS_EXPORTS_MAX (default: half the analytics pool, at least 1). */
 export function exportBounds(): ExportBounds {
   const c = config();
-  return { timeoutMs: c.ANALYTICS_EXPORT_TIMEOUT, maxRunning: c.ANALYTICS_EXPORTS_MAX ?? Math.max(1, Math.floor(analyticsPoolSize() / 2)) };
+  return {
+    timeoutMs: c.ANALYTICS_EXPORT_TIMEOUT,
+    maxRunning: c.ANALYTICS_EXPORTS_MAX ?? Math.max(1, Math.floor(c.ANALYTICS_POOL_SIZE / 2)),
+  };
 }
 
-// one count for the process (the custom server's module graph and Next's share it)
-const running = globalThis as { __linkhopExportsRunning?: number };
+// one count for the process (lib/registry.ts: the custom server's module graph and Next's share it)
+const running = () => shared("exports-running", () => ({ count: 0 }));
 
 /** Counts one more running export, or refuses with 429 rate_limit when `max` run already; returns its release (once). */
 function takeExportSlot(max: number): () => void {
-  const now = running.__linkhopExportsRunning ?? 0;
-  if (now >= max)
+  const exports = running();
+  if (exports.count >= max)
     throw new ServiceError("rate_limit", `${max} exports are already running; try again when one has finished.`, { extra: { limit: max } });
-  running.__linkhopExportsRunning = now + 1;
+  exports.count++;
   let released = false;
   return () => {
     if (released) return;
     released = true;
-    running.__linkhopExportsRunning = (running.__linkhopExportsRunning ?? 1) - 1;
+    exports.count--;
   };
 }
 
 /** How many exports this process is streaming now. */
 export function runningExports(): number {
-  return running.__linkhopExportsRunning ?? 0;
+  return running().count;
 }
 
 export async function exportClicks(
