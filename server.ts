@@ -1,6 +1,7 @@
-// Linkhop's single entry: config -> database (embedded or DATABASE_URL) and migrations -> one HTTP
-// server where short-link requests take a lean path (lib/redirects) and everything else goes to
-// Next.js -> background jobs (webhook scheduler, click flushing) -> graceful shutdown.
+// Linkhop's single entry: config -> database (embedded or DATABASE_URL) and migrations -> the
+// runtime (lib/runtime.ts: pools, click pipeline, caches, background jobs) -> one HTTP server where
+// short-link requests take a lean path (lib/redirects) and everything else goes to Next.js ->
+// graceful shutdown (stop accepting, runtime.close(), stop the embedded PostgreSQL).
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -68,8 +69,9 @@ async function main() {
   const handleNext = app.getRequestHandler();
   await app.prepare();
 
-  const { createShortLinkHandler } = await import("./lib/redirects/http.ts");
-  const shortLinks = await createShortLinkHandler();
+  const { createRuntime } = await import("./lib/runtime.ts");
+  const runtime = await createRuntime(cfg, { serve: true, jobs: true });
+  const shortLinks = runtime.shortLinks!;
   const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
@@ -121,9 +123,6 @@ async function main() {
     );
   });
 
-  const { startBackgroundJobs } = await import("./lib/jobs.ts");
-  const stopJobs = await startBackgroundJobs();
-
   await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
   const port = (server.address() as { port: number }).port;
   log(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
@@ -138,16 +137,7 @@ async function main() {
     force.unref();
     server.close();
     server.closeIdleConnections?.();
-    await stopJobs();
-    await shortLinks.close();
-    const { drainPendingWork } = await import("./lib/shutdown.ts");
-    await drainPendingWork();
-    const { disconnectDb } = await import("./lib/db/client.ts");
-    await disconnectDb();
-    // again after the drains: work still running at shutdown (the hourly analytics maintenance, a
-    // report) may have opened the pool anew, and its idle connections would fail when the server stops
-    const { closeAnalyticsPool } = await import("./lib/analytics/store/pool.ts");
-    await closeAnalyticsPool();
+    await runtime.close();
     await database.stop();
     log("stopped");
     process.exit(0);

@@ -47,17 +47,19 @@ async function main() {
     );
   }
 
-  const { parseConfig } = await import("../config/index.ts");
-  const { loadPlans } = await import("../plans/index.ts");
+  const { config } = await import("../config/index.ts");
+  const { plans } = await import("../plans/index.ts");
+  let cfg;
   try {
-    parseConfig(process.env);
-    loadPlans();
+    cfg = config();
+    plans();
   } catch (e) {
     fail("config", (e as Error).message);
   }
   const { prepareDatabase } = await import("../db/start.ts");
-  const { disconnectDb } = await import("../db/client.ts");
   const database = await prepareDatabase();
+  const { createRuntime } = await import("../runtime.ts");
+  const runtime = await createRuntime(cfg);
   let code = 0;
   try {
     const result = await command.run(flags);
@@ -66,10 +68,8 @@ async function main() {
     code = 1;
     process.stdout.write(JSON.stringify(cliFailure(e)) + "\n");
   } finally {
-    // Let webhook hand-offs made by the command finish (they are also swept later by the app).
-    const { drainPendingWork } = await import("../shutdown.ts");
-    await drainPendingWork();
-    await disconnectDb();
+    // webhook hand-offs and mails the command started finish first (the app would also sweep them later)
+    await runtime.close();
     await database.stop();
   }
   process.exit(code);

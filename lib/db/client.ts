@@ -1,29 +1,82 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { config } from "../config/index.ts";
+import { peekShared, setShared } from "../registry.ts";
 import { PrismaClient } from "./generated/client.ts";
 
 export type Db = InstanceType<typeof PrismaClient>;
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
 export type DbOrTx = Db | Tx;
 
-// One client per process. The custom server (via tsx) and Next's bundle each load this module;
-// keeping the instance on globalThis makes them share one pool.
-const g = globalThis as { __linkhopDb?: Db };
+// The process's database connections: one place decides how many pools there are and how large
+// (lib/config). Four pools, so that no kind of work can take the connections another needs:
+//   prisma     DATABASE_POOL_SIZE (10)   the app and the API (Prisma)
+//   redirects  REDIRECT_POOL_SIZE (6)    the redirect path: cache misses, capped clicks, the click flush
+//   analytics  ANALYTICS_POOL_SIZE (4)   reports, exports, rollups (a long report never queues a redirect)
+//   rateLimit  RATE_LIMIT_POOL_SIZE (4)  the API's rate budget, with synchronous_commit=off (lib/ratelimit)
+// plus one LISTEN connection of the redirect cache (lib/redirects/notify.ts). Pools connect on
+// demand, so a process opens at most the sum (25 with the defaults), usually far fewer. They are
+// kept in the process registry (one set for server.ts's module graph and Next's) and closed by
+// runtime.close() (lib/runtime.ts).
 
-function createClient(): Db {
+export type Database = {
+  url: string;
+  prisma: Db;
+  redirects: pg.Pool;
+  analytics: pg.Pool;
+  rateLimit: pg.Pool;
+};
+
+function openDatabase(url: string): Database {
+  const cfg = config();
+  const pool = (name: string, max: number, options?: string) => {
+    const p = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options, allowExitOnIdle: true });
+    p.on("error", (e) => console.error(`[${name}] idle database connection failed: ${e.message}`));
+    return p;
+  };
+  return {
+    url,
+    prisma: new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: cfg.DATABASE_POOL_SIZE }) }),
+    redirects: pool("redirects", cfg.REDIRECT_POOL_SIZE),
+    analytics: pool("analytics", cfg.ANALYTICS_POOL_SIZE),
+    // every request of a key updates the same row: waiting for the WAL flush while holding its lock
+    // would queue a busy key's requests behind the disk (lib/ratelimit says what a crash can cost)
+    rateLimit: pool("ratelimit", cfg.RATE_LIMIT_POOL_SIZE, "-c synchronous_commit=off"),
+  };
+}
+
+/** The process's connections to DATABASE_URL, opened on first use. */
+export function database(): Database {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-  const adapter = new PrismaPg({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
-  return new PrismaClient({ adapter });
+  const open = peekShared<Database | "closed">("database");
+  if (open === "closed") throw new Error("the database connections are closed: the process is stopping");
+  if (open?.url === url) return open;
+  // a test file that points the process at another database: the old connections go
+  if (open) void endDatabase(open);
+  const fresh = openDatabase(url);
+  setShared("database", fresh);
+  return fresh;
 }
 
+/** The Prisma client. */
 export function db(): Db {
-  return (g.__linkhopDb ??= createClient());
+  return database().prisma;
 }
 
-export async function disconnectDb() {
-  const client = g.__linkhopDb;
-  g.__linkhopDb = undefined;
-  await client?.$disconnect();
+/**
+ * Closes every pool of the process. A later database() opens them again, unless `final` (the
+ * runtime's close: work still running at exit fails instead of opening connections that the
+ * stopping database server would break).
+ */
+export async function disconnectDb(options: { final?: boolean } = {}): Promise<void> {
+  const open = peekShared<Database | "closed">("database");
+  setShared("database", options.final ? "closed" : undefined);
+  if (open && open !== "closed") await endDatabase(open);
+}
+
+async function endDatabase(d: Database): Promise<void> {
+  await Promise.allSettled([d.prisma.$disconnect(), d.redirects.end(), d.analytics.end(), d.rateLimit.end()]);
 }
 
 /** A unique-constraint violation (P2002), and which constraint when the driver says. */

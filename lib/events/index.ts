@@ -2,14 +2,16 @@ import { randomBytes } from "node:crypto";
 import { realTimeNow } from "../clock.ts";
 import { db, type Tx } from "../db/client.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
-import { dispatchDeliveries } from "../webhooks/handoff.ts";
+import { peekShared, setShared } from "../registry.ts";
 
 // Events are written in the same transaction as the change that caused them: the envelope is
 // serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
 // inserted per enabled endpoint that selected the type, while the plan includes webhooks and the
 // workspace is active (a deactivated workspace emits nothing).
-// After commit, the new delivery ids are handed off (lib/webhooks/handoff.ts); if that hand-off is lost
-// (crash), the rows are still pending and the scheduler's sweep sends them.
+// After commit, the new delivery ids go to the process's after-commit hook, which the runtime sets to
+// the webhooks' hand-off (lib/runtime.ts); events know nothing of webhooks beyond their rows. If that
+// hand-off is lost (crash, or no runtime in this process), the rows are still pending and the
+// scheduler (or the Inngest sweep) sends them.
 
 export const EVENT_TYPES = [
   "link.created",
@@ -70,6 +72,11 @@ export async function recordEvent(
 /** What happens to new deliveries once their transaction has committed. */
 export type AfterCommit = (deliveryIds: number[]) => void;
 
+/** Sets what every withEvents does after commit (the runtime: the webhooks' hand-off). */
+export function setAfterCommit(hook: AfterCommit | undefined): void {
+  setShared("after-commit", hook);
+}
+
 /** Runs the after-commit hand-off; a failure is logged, never thrown at the caller whose change is committed. */
 function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
   if (!deliveryIds.length) return;
@@ -99,6 +106,7 @@ export async function withEvents<T>(
     },
     { timeout: options?.timeout ?? 15_000, maxWait: 10_000 },
   );
-  handOff(deliveries, options?.afterCommit ?? dispatchDeliveries);
+  const hook = options?.afterCommit ?? peekShared<AfterCommit>("after-commit");
+  if (hook) handOff(deliveries, hook);
   return result;
 }

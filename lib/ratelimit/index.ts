@@ -1,4 +1,4 @@
-import pg from "pg";
+import { database } from "../db/client.ts";
 
 // The API's per-key request budget: a window that starts at the key's first request and lasts
 // `windowSeconds`; when it has ended, the next request starts a new window with the whole budget.
@@ -13,30 +13,11 @@ export type RateDecision = {
   remaining: number;
 };
 
-// The limiter has its own small pool whose sessions commit asynchronously (synchronous_commit=off):
-// every request of a key updates the same row, and waiting for the WAL flush while holding that
-// row's lock would queue a busy key's requests behind the disk. Atomicity and isolation are
-// unchanged; a crash can forget the last fraction of a second of counts, which only ever grants a
+// The limiter has its own small pool whose sessions commit asynchronously (synchronous_commit=off,
+// lib/db/client.ts): every request of a key updates the same row, and waiting for the WAL flush while
+// holding that row's lock would queue a busy key's requests behind the disk. Atomicity and isolation
+// are unchanged; a crash can forget the last fraction of a second of counts, which only ever grants a
 // few extra requests. Links and everything else keep durable commits (Prisma's pool).
-const g = globalThis as { __linkhopRatePool?: { url: string; pool: pg.Pool } };
-
-function pool(): pg.Pool {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-  if (g.__linkhopRatePool?.url !== url) {
-    void g.__linkhopRatePool?.pool.end().catch(() => {});
-    const p = new pg.Pool({ connectionString: url, max: 4, options: "-c synchronous_commit=off", allowExitOnIdle: true });
-    p.on("error", (e) => console.error("[ratelimit] idle connection failed", e));
-    g.__linkhopRatePool = { url, pool: p };
-  }
-  return g.__linkhopRatePool.pool;
-}
-
-export async function closeRateLimiter(): Promise<void> {
-  const current = g.__linkhopRatePool;
-  g.__linkhopRatePool = undefined;
-  await current?.pool.end();
-}
 
 const CONSUME = `
   INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
@@ -54,7 +35,7 @@ const CONSUME = `
  * and the clock is the database's (now(): the statement's start), the same for every app process.
  */
 export async function consumeRateBudget(keyId: number, limit: number, windowSeconds: number): Promise<RateDecision> {
-  const { rows } = await pool().query<{ count: number }>(CONSUME, [keyId, windowSeconds, limit]);
+  const { rows } = await database().rateLimit.query<{ count: number }>(CONSUME, [keyId, windowSeconds, limit]);
   const count = Number(rows[0].count);
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };
 }

@@ -4,7 +4,7 @@ import { setSchedulerWake, sweepUnhandedDeliveries } from "./handoff.ts";
 import { pruneDeliveryLog } from "./retention.ts";
 import { startBuiltInScheduler } from "./scheduler.ts";
 
-// Background work of the webhooks area in the app process (started from lib/jobs.ts):
+// Background work of the webhooks area in the app process (started by lib/runtime.ts):
 // - Inngest configured: a sweep that hands off again deliveries Inngest never acknowledged;
 // - otherwise: the built-in scheduler;
 // - always: the daily removal of the delivery log older than 30 days.

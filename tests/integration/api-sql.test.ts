@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { reserveLinkAllowance } from "../../lib/links/allowance.ts";
-import { closeRateLimiter, consumeRateBudget } from "../../lib/ratelimit/index.ts";
+import { consumeRateBudget } from "../../lib/ratelimit/index.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The two atomic database steps of the API, called directly against real PostgreSQL under
@@ -23,7 +23,6 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) keyIds.push((await db().apiKey.create({ data: { workspaceId, prefix: `lh_${i}`, hash: `hash-${i}` } })).id);
 });
 afterAll(async () => {
-  await closeRateLimiter();
   const { disconnectDb } = await import("../../lib/db/client.ts");
   await disconnectDb();
   await drop?.();

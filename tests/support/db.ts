@@ -23,9 +23,18 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
   };
 }
 
-/** Points this test process's own Prisma client (lib/db) at `url`, for calling services directly. */
+/**
+ * Points this test process at `url` for calling services directly, with the runtime the admin CLI
+ * builds (lib/runtime.ts: the pools, and webhook hand-offs after each commit), no jobs.
+ */
 export async function useDatabaseInProcess(url: string) {
+  const { createRuntime, currentRuntime } = await import("../../lib/runtime.ts");
+  await currentRuntime()?.close();
   process.env.DATABASE_URL = url;
   const { disconnectDb } = await import("../../lib/db/client.ts");
   await disconnectDb();
+  // pool sizes and the rest are read from the environment as the test file has set it
+  const { config, resetConfig } = await import("../../lib/config/index.ts");
+  resetConfig();
+  await createRuntime(config());
 }
