@@ -1,89 +1,64 @@
-import { positiveNumber } from "../config/env.ts";
-import { flushClickBatch, prunePasswordGuesses, redirectPool, type ClickBatch } from "./sql.ts";
+import type pg from "pg";
+import { VisitorSalts } from "../analytics/ingest/visitor.ts";
+import type { PostgresClickStore } from "../analytics/store/click-store.ts";
+import type { Config } from "../config/index.ts";
+import { ClickPipeline, type ClickBatch, type ClickWriter } from "./click-pipeline.ts";
 import { GUESS_WINDOW_SECONDS } from "./password.ts";
+import { addLinkClicks, prunePasswordGuesses } from "./sql.ts";
 
-// Click counting off the request path. Uncapped links are counted in memory and written in one
-// batch at most FLUSH_INTERVAL later (and on shutdown); capped links are counted in the database
-// at once (countCappedClick) and only their per-day totals wait for the batch.
+/** What the writer needs of the analytics click store: its events inside the flush's transaction. */
+export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | "forgetPartitions" | "visitorSalt" | "pruneVisitorSalts">;
 
-export const DAY_MS = 86_400_000;
-
-export class ClickRecorder {
-  private totals = new Map<number, number>();
-  private days = new Map<number, Map<number, number>>();
-  private flushing: Promise<void> = Promise.resolve();
-  private failures = 0;
-
-  /** `alreadyCounted`: the link's total was updated atomically (capped links); only the day total remains. */
-  record(linkId: number, alreadyCounted: boolean, now: number): void {
-    if (!alreadyCounted) this.totals.set(linkId, (this.totals.get(linkId) ?? 0) + 1);
-    const day = Math.floor(now / DAY_MS);
-    let perLink = this.days.get(day);
-    if (!perLink) this.days.set(day, (perLink = new Map()));
-    perLink.set(linkId, (perLink.get(linkId) ?? 0) + 1);
-  }
-
-  get pending(): number {
-    let n = 0;
-    for (const perLink of this.days.values()) for (const c of perLink.values()) n += c;
-    return n;
-  }
-
-  /** Writes everything recorded so far; flushes never overlap. A failed batch is kept for the next one. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.flushOnce());
-    return this.flushing;
-  }
-
-  private async flushOnce(): Promise<void> {
-    if (!this.days.size && !this.totals.size) return;
-    const batch: ClickBatch = { totals: this.totals, days: this.days };
-    this.totals = new Map();
-    this.days = new Map();
-    try {
-      await flushClickBatch(redirectPool(), batch);
-      this.failures = 0;
-    } catch (e) {
-      this.failures++;
-      console.error(`[redirects] click flush failed (${this.failures} in a row), kept for the next try: ${(e as Error).message}`);
-      this.merge(batch);
-    }
-  }
-
-  private merge(batch: ClickBatch) {
-    for (const [id, n] of batch.totals) this.totals.set(id, (this.totals.get(id) ?? 0) + n);
-    for (const [day, perLink] of batch.days) {
-      let mine = this.days.get(day);
-      if (!mine) this.days.set(day, (mine = new Map()));
-      for (const [id, n] of perLink) mine.set(id, (mine.get(id) ?? 0) + n);
-    }
-  }
-}
-
-const g = globalThis as { __linkhopClicks?: ClickRecorder };
-
-/** The process's one recorder (the custom server's module graph and any other share it). */
-export function clickRecorder(): ClickRecorder {
-  return (g.__linkhopClicks ??= new ClickRecorder());
+/** The pipeline's writer: counters and events in one transaction on one connection of `pool`. */
+export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): ClickWriter {
+  const salts = new VisitorSalts(events);
+  return {
+    saltFor: (day) => salts.saltFor(day),
+    async write(batch: ClickBatch) {
+      if (!batch.totals.size && !batch.events.length) return;
+      const client = await pool.connect();
+      try {
+        await events.prepare(batch.events);
+        await client.query("begin");
+        await addLinkClicks(client, batch.totals);
+        await events.insertIn(client, batch.events);
+        await client.query("commit");
+      } catch (e) {
+        await client.query("rollback").catch(() => {});
+        events.forgetPartitions();
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+  };
 }
 
 /**
- * Background job (lib/jobs.ts): flush counted clicks every CLICK_FLUSH_MS (default 1000) and prune
- * ended password-guess windows every 10 minutes. The returned stop flushes one last time.
+ * The runtime's click pipeline (lib/runtime.ts): one buffer flushed every CLICK_FLUSH_MS on the
+ * redirect path's pool, and the pruning of ended password-guess windows every 10 minutes. The
+ * returned stop writes what is left (lib/runtime.ts says when).
  */
-export async function startClickFlushing(intervalMs = positiveNumber(process.env.CLICK_FLUSH_MS, 1000)): Promise<() => Promise<void>> {
-  const recorder = clickRecorder();
-  const flushTimer = setInterval(() => void recorder.flush(), Math.max(50, intervalMs));
+export function startClickPipeline(
+  pool: pg.Pool,
+  events: ClickEventTable,
+  config: Pick<Config, "CLICK_FLUSH_MS">,
+): { pipeline: ClickPipeline; stop: () => Promise<void> } {
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, events));
+  const flushTimer = setInterval(() => void pipeline.flush(), config.CLICK_FLUSH_MS);
   const pruneTimer = setInterval(() => {
-    prunePasswordGuesses(redirectPool(), GUESS_WINDOW_SECONDS).catch((e) =>
+    prunePasswordGuesses(pool, GUESS_WINDOW_SECONDS).catch((e) =>
       console.error(`[redirects] pruning password guesses failed: ${e.message}`),
     );
   }, 10 * 60_000);
   flushTimer.unref();
   pruneTimer.unref();
-  return async () => {
-    clearInterval(flushTimer);
-    clearInterval(pruneTimer);
-    await recorder.flush();
+  return {
+    pipeline,
+    async stop() {
+      clearInterval(flushTimer);
+      clearInterval(pruneTimer);
+      await pipeline.flushForExit();
+    },
   };
 }

@@ -2,13 +2,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { isBotAgent } from "../analytics/ingest/agent.ts";
 import type { ClickHit } from "../analytics/ingest/enrich.ts";
-import { clickEventRecorder } from "../analytics/jobs.ts";
-import { closeAnalyticsPool } from "../analytics/store/pool.ts";
 import { config } from "../config/index.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { RESERVED_PATHS } from "../links/short-code.ts";
+import type pg from "pg";
 import { DomainTable, LinkCache } from "./cache.ts";
-import { clickRecorder } from "./clicks.ts";
+import type { ClickPipeline } from "./click-pipeline.ts";
 import { withDenylist } from "./denylist.ts";
 import {
   blockedAnswer,
@@ -33,13 +32,13 @@ import {
   visitorKey,
 } from "./password.ts";
 import { appTopLevelSegments, isQrVisit, normalizeHost, routeRequest, withoutPort, type Route } from "./routing.ts";
-import { closeRedirectPool, countCappedClick, findLinkForRedirect, loadServedDomains, readClicks, redirectPool } from "./sql.ts";
+import { countCappedClick, findLinkForRedirect, loadServedDomains, readClicks } from "./sql.ts";
 
 // The lean short-link handler in front of Next.js (server.ts asks handles(req) for every request).
 // A warm request is answered synchronously from the in-process cache: no React, no Next, no
 // Prisma, no database round trip (uncapped clicks are counted in memory and flushed in batches).
-// Each visit sent on to a destination also leaves a ClickHit in the analytics buffer (no I/O here;
-// lib/analytics enriches and writes it in batches). Bots (isbot) are redirected and recorded as
+// Each visit sent on to a destination leaves a ClickHit in the click pipeline (no I/O here; the
+// pipeline writes counters and click events in one transaction per batch: click-pipeline.ts). Bots (isbot) are redirected and recorded as
 // bots, but never counted and never use up maxClicks.
 
 export { RESERVED_PATHS };
@@ -55,11 +54,17 @@ type RoutedRequest = IncomingMessage & { [ROUTE]?: Route };
 
 const HTML = "text/html; charset=utf-8";
 
-export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
+export type ShortLinkDeps = {
+  /** the redirect path's pool (lib/db/client.ts) */
+  pool: pg.Pool;
+  /** for the LISTEN connection that keeps the caches fresh */
+  databaseUrl: string;
+  /** the runtime's click pipeline */
+  clicks: ClickPipeline;
+};
+
+export async function createShortLinkHandler({ pool, databaseUrl, clicks }: ShortLinkDeps): Promise<ShortLinkHandler> {
   const cfg = config();
-  const pool = redirectPool();
-  const clicks = clickRecorder();
-  const events = clickEventRecorder();
   const links = new LinkCache((domainKey, code) =>
     findLinkForRedirect(pool, domainKey, code).then((link) => withDenylist(link, cfg.DESTINATION_DENYLIST)),
   );
@@ -83,7 +88,7 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     });
   };
 
-  const listener = listenForChanges(process.env.DATABASE_URL!, {
+  const listener = listenForChanges(databaseUrl, {
     onChange(change) {
       if (change.kind === "link") links.invalidate(change.domainKey, change.code);
       else if (change.kind === "domain") reloadDomains();
@@ -158,13 +163,13 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     const target = chooseTarget(link, ua, req.headers[geoHeader] as string | undefined);
     if (isBotAgent(ua)) {
       if (link.maxClicks === null) {
-        events.add(hitOf(req, link, target.kind, now, true));
+        clicks.add(hitOf(req, link, target.kind, now, true), false);
         return redirect(res, target.url);
       }
       readClicks(pool, link.id).then(
         (stored) => {
           if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
-          events.add(hitOf(req, link, target.kind, now, true));
+          clicks.add(hitOf(req, link, target.kind, now, true), false);
           redirect(res, target.url);
         },
         (e) => fail(res, e),
@@ -172,16 +177,14 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
       return;
     }
     if (link.maxClicks === null) {
-      clicks.record(link.id, false, now);
-      events.add(hitOf(req, link, target.kind, now, false));
+      clicks.add(hitOf(req, link, target.kind, now, false), true);
       redirect(res, target.url);
       return;
     }
     countCappedClick(pool, link.id).then(
       (counted) => {
         if (counted) {
-          clicks.record(link.id, true, now);
-          events.add(hitOf(req, link, target.kind, now, false));
+          clicks.add(hitOf(req, link, target.kind, now, false), false); // counted by countCappedClick
           redirect(res, target.url);
         } else {
           link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
@@ -287,10 +290,6 @@ export async function createShortLinkHandler(): Promise<ShortLinkHandler> {
     async close() {
       clearTimeout(domainRetry);
       await listener.close();
-      await clicks.flush();
-      await events.flushForExit();
-      await closeRedirectPool();
-      await closeAnalyticsPool();
     },
   };
 }

@@ -1,5 +1,4 @@
 import pg from "pg";
-import { positiveNumber } from "../config/env.ts";
 import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
@@ -7,30 +6,6 @@ import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 // trip and about half of what the Prisma client takes here (measured in the shared ENVIRONMENT notes).
 
 export type Queryable = Pick<pg.Pool, "query">;
-
-const g = globalThis as { __linkhopRedirectPool?: pg.Pool };
-
-/** The redirect path's own small pool (separate from Prisma's, so a slow app query never queues a redirect). */
-export function redirectPool(): pg.Pool {
-  if (!g.__linkhopRedirectPool) {
-    const url = process.env.DATABASE_URL;
-    if (!url) throw new Error("DATABASE_URL is not set: start through server.ts or set it");
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: Math.round(positiveNumber(process.env.REDIRECT_POOL_SIZE, 6)),
-      idleTimeoutMillis: 30_000,
-    });
-    pool.on("error", (e) => console.error(`[redirects] idle database connection failed: ${e.message}`));
-    g.__linkhopRedirectPool = pool;
-  }
-  return g.__linkhopRedirectPool;
-}
-
-export async function closeRedirectPool(): Promise<void> {
-  const pool = g.__linkhopRedirectPool;
-  g.__linkhopRedirectPool = undefined;
-  await pool?.end();
-}
 
 type LinkRow = {
   id: number;
@@ -112,68 +87,28 @@ export async function readClicks(q: Queryable, linkId: number): Promise<number |
   return rows[0]?.clicks ?? null;
 }
 
-export type ClickBatch = {
-  /** uncapped links: clicks to add to Link.clicks (capped links were counted already) */
-  totals: Map<number, number>;
-  /** all counted clicks: UTC day number (days since 1970-01-01) -> link id -> clicks */
-  days: Map<number, Map<number, number>>;
-};
-
 /**
- * Writes a batch of counted clicks in one transaction of two statements: Link.clicks for the
- * uncapped links and the per-day totals (ClickDay) for all. Links deleted meanwhile are skipped. A
- * link that got a cap after its clicks were counted is held at the cap.
+ * Adds a batch's clicks to "Link".clicks of uncapped links (capped links were counted on the request
+ * path), inside the click pipeline's transaction (`q` is its connection). Links deleted meanwhile are
+ * skipped; a link that got a cap after its clicks were counted is held at the cap.
  */
-export async function flushClickBatch(pool: pg.Pool, batch: ClickBatch): Promise<void> {
+export async function addLinkClicks(q: Queryable, totals: Map<number, number>): Promise<void> {
+  if (!totals.size) return;
   const ids: number[] = [];
   const counts: number[] = [];
-  for (const [id, n] of [...batch.totals].sort((a, b) => a[0] - b[0])) {
+  for (const [id, n] of [...totals].sort((a, b) => a[0] - b[0])) {
     ids.push(id);
     counts.push(n);
   }
-  const dayLinks: number[] = [];
-  const dayNumbers: number[] = [];
-  const dayCounts: number[] = [];
-  for (const [day, perLink] of batch.days) {
-    for (const [id, n] of perLink) {
-      dayLinks.push(id);
-      dayNumbers.push(day);
-      dayCounts.push(n);
-    }
-  }
-  if (!ids.length && !dayLinks.length) return;
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    if (ids.length) {
-      await client.query({
-        name: "redirect_flush_totals",
-        text: `update "Link" as l
+  await q.query({
+    name: "redirect_flush_totals",
+    text: `update "Link" as l
                set clicks = case when l."maxClicks" is null then l.clicks + b.n
                                  else least(l.clicks + b.n, greatest(l."maxClicks", l.clicks)) end
                from unnest($1::int[], $2::int[]) as b(id, n)
                where l.id = b.id`,
-        values: [ids, counts],
-      });
-    }
-    if (dayLinks.length) {
-      await client.query({
-        name: "redirect_flush_days",
-        text: `insert into "ClickDay" ("linkId", day, count)
-               select b.id, date '1970-01-01' + b.d, b.n
-               from unnest($1::int[], $2::int[], $3::int[]) as b(id, d, n)
-               where exists (select 1 from "Link" l where l.id = b.id)
-               on conflict ("linkId", day) do update set count = "ClickDay".count + excluded.count`,
-        values: [dayLinks, dayNumbers, dayCounts],
-      });
-    }
-    await client.query("commit");
-  } catch (e) {
-    await client.query("rollback").catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+    values: [ids, counts],
+  });
 }
 
 /** The PasswordGuess row that counts a link's guesses from every visitor (visitor keys are hex hashes). */

@@ -237,8 +237,6 @@ async function main() {
         `${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`,
       );
     }
-    const { closeAnalyticsPool } = await import("../../lib/analytics/store/pool.ts");
-    await closeAnalyticsPool();
     const { disconnectDb } = await import("../../lib/db/client.ts");
     await disconnectDb();
   } finally {

@@ -2,13 +2,14 @@ import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
-import { ClickEventRecorder } from "../../lib/analytics/ingest/recorder.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
+import { postgresClickWriter } from "../../lib/redirects/clicks.ts";
 import { createTestDatabase } from "../support/db.ts";
 
 // A PostgreSQL outage while click events are written: the batch is kept and written once the
-// database is back; when it stays away the recorder gives up with a log line naming the count.
-// The outage is real: the store reaches PostgreSQL through a TCP relay that the test cuts.
+// database is back; when it stays away the click pipeline gives up with a log line naming the count.
+// The outage is real: the pipeline's writer reaches PostgreSQL through a TCP relay that the test cuts.
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: pg.Client;
@@ -77,24 +78,27 @@ test("a flush during an outage keeps the batch and writes it when the database i
   const pool = new pg.Pool({ connectionString: r.url, max: 2, connectionTimeoutMillis: 2000 });
   pool.on("error", () => {});
   const logs: string[] = [];
-  const recorder = new ClickEventRecorder(new PostgresClickStore(pool), () => null, { log: (l) => logs.push(l) });
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), {
+    geo: () => null,
+    log: (l) => logs.push(l),
+  });
   try {
-    for (let i = 0; i < 25; i++) recorder.add(hit(101, i));
-    await recorder.flush(); // also makes the month's partition and the day's salt
+    for (let i = 0; i < 25; i++) pipeline.add(hit(101, i), false);
+    await pipeline.flush(); // also makes the month's partition and the day's salt
     expect(await stored(101)).toBe(25);
 
     r.cut();
-    for (let i = 0; i < 30; i++) recorder.add(hit(101, 100 + i));
-    await recorder.flush();
-    await recorder.flush();
-    expect(recorder.backlog).toBe(30);
+    for (let i = 0; i < 30; i++) pipeline.add(hit(101, 100 + i), false);
+    await pipeline.flush();
+    await pipeline.flush();
+    expect(pipeline.backlog).toBe(30);
     expect(logs.filter((l) => l.includes("writing 30 click events failed"))).toHaveLength(2);
     expect(await stored(101)).toBe(25);
 
     r.restore();
-    recorder.add(hit(101, 999));
-    await recorder.flush();
-    expect(recorder.backlog).toBe(0);
+    pipeline.add(hit(101, 999), false);
+    await pipeline.flush();
+    expect(pipeline.backlog).toBe(0);
     expect(await stored(101)).toBe(56);
   } finally {
     await pool.end();
@@ -107,19 +111,23 @@ test("an outage that outlasts the retries is logged with the number of events gi
   const pool = new pg.Pool({ connectionString: r.url, max: 2, connectionTimeoutMillis: 2000 });
   pool.on("error", () => {});
   const logs: string[] = [];
-  const recorder = new ClickEventRecorder(new PostgresClickStore(pool), () => null, { maxAttempts: 3, log: (l) => logs.push(l) });
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), {
+    geo: () => null,
+    maxAttempts: 3,
+    log: (l) => logs.push(l),
+  });
   try {
     r.cut();
-    for (let i = 0; i < 12; i++) recorder.add(hit(102, i));
-    await recorder.flush();
-    await recorder.flush();
-    await recorder.flush();
+    for (let i = 0; i < 12; i++) pipeline.add(hit(102, i), false);
+    await pipeline.flush();
+    await pipeline.flush();
+    await pipeline.flush();
     expect(logs.at(-1)).toMatch(/gave up on 12 click events after 3 failed writes/);
-    expect(recorder.backlog).toBe(0);
+    expect(pipeline.backlog).toBe(0);
 
     // at shutdown there is no later flush: what cannot be written is named in the log
-    for (let i = 0; i < 5; i++) recorder.add(hit(102, 50 + i));
-    await recorder.flushForExit(2, 10);
+    for (let i = 0; i < 5; i++) pipeline.add(hit(102, 50 + i), false);
+    await pipeline.flushForExit(2, 10);
     expect(logs.at(-1)).toMatch(/gave up on 5 click events at shutdown/);
     r.restore();
     expect(await stored(102)).toBe(0);

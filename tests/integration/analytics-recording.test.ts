@@ -152,7 +152,7 @@ describe("recorded fields", () => {
     for (const ip of ["81.2.69.142", "89.160.20.112", "216.160.83.56", "192.0.2.1", "10.0.0.1"]) expect(text).not.toContain(ip);
     // only the four people count
     await within(3000, async () => (await clicksOf(link.id)).clicks === 4);
-    expect(await clicksOf(link.id)).toEqual({ clicks: 4, days: 4 });
+    expect(await clicksOf(link.id)).toEqual({ clicks: 4, events: 4 });
   });
 
   test("the country header (a CDN in front) wins over the database; targeting kind is recorded", async () => {
@@ -204,8 +204,8 @@ describe("bots", () => {
     expect((await visit("/once", { "user-agent": UA.slackbot })).status).toBe(410);
     const rows = await eventsOf(link.id, 4);
     expect(rows.map((r) => r.bot)).toEqual([true, true, true, false]);
-    await within(3000, async () => (await clicksOf(link.id)).days === 1);
-    expect(await clicksOf(link.id)).toEqual({ clicks: 1, days: 1 });
+    await within(3000, async () => (await clicksOf(link.id)).events === 1);
+    expect(await clicksOf(link.id)).toEqual({ clicks: 1, events: 1 });
   });
 
   test("HEAD and blocked links record nothing", async () => {

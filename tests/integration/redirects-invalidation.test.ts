@@ -135,15 +135,15 @@ describe("clicks across processes", () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => request(apps[i % 2].port, SHORT, "/cap")));
     expect(answers.filter((a) => a.location === "https://dest.example/cap").length).toBe(50);
     expect(answers.filter((a) => a.location === "https://fb.example/").length).toBe(150);
-    await within(15_000, async () => (await clicksOf(link.id)).days === 50);
-    expect(await clicksOf(link.id)).toEqual({ clicks: 50, days: 50 });
+    await within(15_000, async () => (await clicksOf(link.id)).events === 50);
+    expect(await clicksOf(link.id)).toEqual({ clicks: 50, events: 50 });
   });
 
   test("uncapped counts from both add up", async () => {
     const link = await createLink(ws.id, { code: "many" });
     await Promise.all(Array.from({ length: 60 }, (_, i) => request(apps[i % 2].port, SHORT, "/many")));
     await within(15_000, async () => (await clicksOf(link.id)).clicks === 60);
-    expect(await clicksOf(link.id)).toEqual({ clicks: 60, days: 60 });
+    expect(await clicksOf(link.id)).toEqual({ clicks: 60, events: 60 });
   });
 
   test("a stopping process flushes what it counted", async () => {
@@ -152,9 +152,9 @@ describe("clicks across processes", () => {
     try {
       const link = await createLink(ws.id, { code: "flushonstop" });
       await Promise.all(Array.from({ length: 7 }, () => request(third.port, SHORT, "/flushonstop")));
-      expect(await clicksOf(link.id)).toEqual({ clicks: 0, days: 0 });
+      expect(await clicksOf(link.id)).toEqual({ clicks: 0, events: 0 });
       expect(await third.stop()).toBe(0);
-      expect(await clicksOf(link.id)).toEqual({ clicks: 7, days: 7 });
+      expect(await clicksOf(link.id)).toEqual({ clicks: 7, events: 7 });
     } finally {
       await third.stop();
     }

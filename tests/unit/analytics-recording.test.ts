@@ -3,8 +3,7 @@ import { describeAgent, isBotAgent } from "../../lib/analytics/ingest/agent.ts";
 import { batchEnricher, enrichHit, parseReferrer, type ClickHit } from "../../lib/analytics/ingest/enrich.ts";
 import { countryCode, GeoLookup, plainAddress } from "../../lib/analytics/ingest/geo.ts";
 import { qrUrl } from "../../lib/analytics/ingest/qr.ts";
-import { ClickEventRecorder } from "../../lib/analytics/ingest/recorder.ts";
-import type { ClickEvent, ClickStore } from "../../lib/analytics/model.ts";
+import type { ClickEvent } from "../../lib/analytics/model.ts";
 import { visitorKey } from "../../lib/analytics/ingest/visitor.ts";
 import { chooseTarget } from "../../lib/redirects/lifecycle.ts";
 import { isQrVisit } from "../../lib/redirects/routing.ts";
@@ -149,44 +148,5 @@ describe("QR marker and targets", () => {
     expect(chooseTarget(link, UA.iphoneSafari, "DE")).toEqual({ url: "https://ios.test/", kind: "ios" });
     expect(chooseTarget(link, UA.androidChrome, "de")).toEqual({ url: "https://de.test/", kind: "geo" });
     expect(chooseTarget(link, UA.macFirefox, "FR")).toEqual({ url: "https://d.test/", kind: "destination" });
-  });
-});
-
-describe("the click-event recorder", () => {
-  it("a flush larger than one slice stores every hit once, in order, enriched as alone, and lets other work run between slices", async () => {
-    const salt = Buffer.alloc(32, 7);
-    const stored: ClickEvent[][] = [];
-    let otherWorkRanBeforeStore = false;
-    let otherWorkRan = false;
-    const store = {
-      record: async (batch: ClickEvent[]) => {
-        otherWorkRanBeforeStore = otherWorkRan;
-        stored.push(batch);
-      },
-      visitorSalt: async () => salt,
-    } as unknown as ClickStore;
-    const recorder = new ClickEventRecorder(store, () => null);
-    const hits: ClickHit[] = Array.from({ length: 4500 }, (_, i) => ({
-      at: Date.UTC(2026, 10, 23, 12) + i,
-      workspaceId: 1,
-      linkId: 1 + (i % 3),
-      domain: "s.test",
-      target: "destination",
-      address: `203.0.${i >> 8}.${i & 255}`,
-      userAgent: i % 2 ? UA.macFirefox : UA.iphoneSafari,
-      referrer: undefined,
-      countryHeader: undefined,
-      bot: false,
-      qr: false,
-    }));
-    for (const h of hits) recorder.add(h);
-    const flushed = recorder.flush();
-    // scheduled after the flush started: runs before the batch is stored only if the flush yields
-    setImmediate(() => (otherWorkRan = true));
-    await flushed;
-    expect(stored).toHaveLength(1);
-    expect(stored[0]).toEqual(hits.map((h) => enrichHit(h, null, salt)));
-    expect(otherWorkRanBeforeStore).toBe(true);
-    expect(recorder.backlog).toBe(0);
   });
 });

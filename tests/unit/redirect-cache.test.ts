@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainTable, LinkCache } from "../../lib/redirects/cache.ts";
 import { parseChange } from "../../lib/redirects/notify.ts";
-import { ClickRecorder, DAY_MS } from "../../lib/redirects/clicks.ts";
 import { PAGES, passwordForm } from "../../lib/redirects/pages.ts";
 import { passwordFromForm, visitorKey } from "../../lib/redirects/password.ts";
 import { positiveNumber } from "../../lib/config/env.ts";
@@ -123,27 +122,6 @@ describe("parseChange", () => {
     expect(parseChange("l:x:abc")).toBeNull();
     expect(parseChange("zzz")).toBeNull();
     expect(parseChange(undefined)).toBeNull();
-  });
-});
-
-describe("ClickRecorder", () => {
-  it("counts totals only for uncapped links and per-day totals for all", () => {
-    const r = new ClickRecorder();
-    const day = Date.UTC(2026, 10, 22, 23, 59, 59);
-    r.record(1, false, day);
-    r.record(1, false, day + 2000); // the next UTC day
-    r.record(2, true, day);
-    expect(r.pending).toBe(3);
-    const internals = r as unknown as { totals: Map<number, number>; days: Map<number, Map<number, number>> };
-    expect([...internals.totals]).toEqual([[1, 2]]);
-    const d = Math.floor(day / DAY_MS);
-    expect(internals.days.get(d)).toEqual(
-      new Map([
-        [1, 1],
-        [2, 1],
-      ]),
-    );
-    expect(internals.days.get(d + 1)).toEqual(new Map([[1, 1]]));
   });
 });
 

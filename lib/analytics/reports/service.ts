@@ -5,7 +5,7 @@ import { getLink, hostOf, type LinkWorkspace } from "../../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { tagKey } from "../../tags/schemas.ts";
 import { DAY_MS, type Bucket, type ClickFilters, type ClickQuery, type ClickStore, type GroupRow, type TopGroup } from "../model.ts";
-import { clickStore } from "../store/pool.ts";
+import { clickStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
 

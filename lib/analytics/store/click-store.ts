@@ -14,42 +14,66 @@ import { streamEvents } from "./events-read.ts";
 import { answer } from "./execute.ts";
 import { ensureMonthPartition, monthOf, partitionName } from "./partitions.ts";
 import { planQuery } from "./plan.ts";
-import { unmarkRollupDays } from "./rollup-build.ts";
+import { unmarkRollupDaysIn } from "./rollup-build.ts";
+import type { Queryable } from "./sql-params.ts";
 import { loadVisitorSalt, pruneVisitorSalts } from "./salts.ts";
 
 // The PostgreSQL click store (the ClickStore of lib/analytics/model.ts): events in a table
 // partitioned by month, daily rollups for long reports (store/plan.ts says which table answers
 // what), the daily visitor salts.
 
+/** The UTC days of a batch (arithmetic per event, no Date: a flush runs on the thread that answers redirects). */
+function daysOf(batch: ClickEvent[]): Set<number> {
+  const days = new Set<number>();
+  for (const e of batch) days.add(utcDay(e.at));
+  return days;
+}
+
 export class PostgresClickStore implements ClickStore {
   /** partitions known to exist (created or seen by this process) */
   private months = new Set<string>();
   constructor(private pool: pg.Pool) {}
 
+  /** Stores a batch in a transaction of its own (the click pipeline uses prepare and insertIn in its). */
   async record(batch: ClickEvent[]): Promise<void> {
     if (!batch.length) return;
-    // the batch's days first (arithmetic), then a Date per day, not per event: a flush runs on the
-    // thread that answers redirects
-    const days = new Set<number>();
-    for (const e of batch) days.add(utcDay(e.at));
-    for (const at of new Set([...days].map((d) => partitionName(monthOf(d * DAY_MS))))) {
+    await this.prepare(batch);
+    const client = await this.pool.connect();
+    try {
+      await client.query("begin");
+      await this.insertIn(client, batch);
+      await client.query("commit");
+    } catch (e) {
+      await client.query("rollback").catch(() => {});
+      this.forgetPartitions();
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Makes sure the batch's month partitions exist (DDL, before the insert's transaction; once a month per process). */
+  async prepare(batch: ClickEvent[]): Promise<void> {
+    for (const at of new Set([...daysOf(batch)].map((d) => partitionName(monthOf(d * DAY_MS))))) {
       if (this.months.has(at)) continue;
       const m = /^click_event_y(\d{4})m(\d{2})$/.exec(at)!;
       await ensureMonthPartition(this.pool, { year: Number(m[1]), month: Number(m[2]) });
       this.months.add(at);
     }
-    try {
-      await insertClickEvents(this.pool, batch);
-    } catch (e) {
-      // a partition dropped meanwhile (retention): make sure again on the next try
-      this.months.clear();
-      throw e;
-    }
-    // events of a day whose rollup is built already (a batch kept through an outage, a flush just
-    // after midnight): that day is built again
+  }
+
+  /**
+   * Inserts the batch inside the caller's transaction (`q` is its connection). Events of a day whose
+   * rollup is built already (a batch kept through an outage, a flush just after midnight) mark that
+   * day to be built again, in the same transaction. After a failure, call forgetPartitions: a
+   * partition may have been dropped meanwhile (retention).
+   */
+  async insertIn(q: Queryable, batch: ClickEvent[]): Promise<void> {
+    if (!batch.length) return;
+    await insertClickEvents(q, batch);
     const today = utcDay(Date.now());
-    const late = [...days].filter((d) => d < today);
-    if (late.length) await unmarkRollupDays(this.pool, late);
+    const late = [...daysOf(batch)].filter((d) => d < today);
+    if (late.length) await unmarkRollupDaysIn(q, late);
   }
 
   async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
@@ -68,7 +92,7 @@ export class PostgresClickStore implements ClickStore {
     return pruneVisitorSalts(this.pool, keepFromDay);
   }
 
-  /** Forget which partitions exist (after the retention job dropped some). */
+  /** Forget which partitions exist (after the retention job dropped some, or a failed insert). */
   forgetPartitions(): void {
     this.months.clear();
   }

@@ -107,12 +107,7 @@ export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<v
   const client = await pool.connect();
   try {
     await client.query("begin");
-    await client.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
-    await client.query({
-      name: "analytics_rollup_unmark",
-      text: `delete from analytics.click_day_done where day = any(select date '1970-01-01' + d from unnest($1::int[]) as d)`,
-      values: [days],
-    });
+    await unmarkRollupDaysIn(client, days);
     await client.query("commit");
   } catch (e) {
     await client.query("rollback").catch(() => {});
@@ -120,6 +115,16 @@ export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<v
   } finally {
     client.release();
   }
+}
+
+/** unmarkRollupDays inside the caller's transaction (the click flush's, lib/redirects/clicks.ts). */
+export async function unmarkRollupDaysIn(q: Queryable, days: number[]): Promise<void> {
+  await q.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
+  await q.query({
+    name: "analytics_rollup_unmark",
+    text: `delete from analytics.click_day_done where day = any(select date '1970-01-01' + d from unnest($1::int[]) as d)`,
+    values: [days],
+  });
 }
 
 // one row per event and dimension, counted per visitor first (a hash aggregate), then per link;

@@ -1,0 +1,90 @@
+import pg from "pg";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
+import { postgresClickWriter, type ClickEventTable } from "../../lib/redirects/clicks.ts";
+import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import { createLink, createWorkspace } from "./redirects-helpers.ts";
+
+// The click pipeline's one flush: "Link".clicks and the click events of the same visits are written
+// in one transaction, so a failure in either part stores neither, and the retry stores both once.
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let pool: pg.Pool;
+let ws: { id: number };
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await useDatabaseInProcess(database.url);
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  ws = await createWorkspace();
+});
+
+afterAll(async () => {
+  await pool?.end();
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+  await database?.drop();
+});
+
+const hit = (workspaceId: number, linkId: number, i: number): ClickHit => ({
+  at: Date.now() - i,
+  workspaceId,
+  linkId,
+  domain: "short.test",
+  target: "destination",
+  address: `81.2.69.${i % 250}`,
+  userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
+  referrer: undefined,
+  countryHeader: undefined,
+  bot: false,
+  qr: false,
+});
+
+async function stored(linkId: number) {
+  const clicks = (await pool.query(`select clicks from "Link" where id = $1`, [linkId])).rows[0].clicks as number;
+  const events = (await pool.query(`select count(*)::int as n from analytics.click_event where link_id = $1`, [linkId])).rows[0]
+    .n as number;
+  return { clicks, events };
+}
+
+test("counters and events are one transaction: when the events fail after the counters were updated, neither is stored; the retry stores both", async () => {
+  const link = await createLink(ws.id, { code: "pipe1" });
+  const store = new PostgresClickStore(pool);
+  let failNext = true;
+  // the real store, whose insert fails once after it has run (the counters' update ran before it)
+  const failingOnce: ClickEventTable = {
+    prepare: (events) => store.prepare(events),
+    insertIn: async (q, events) => {
+      await store.insertIn(q, events);
+      if (failNext) {
+        failNext = false;
+        throw new Error("the events' insert failed");
+      }
+    },
+    forgetPartitions: () => store.forgetPartitions(),
+    visitorSalt: (day, candidate) => store.visitorSalt(day, candidate),
+    pruneVisitorSalts: (day) => store.pruneVisitorSalts(day),
+  };
+  const logs: string[] = [];
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, failingOnce), { geo: () => null, log: (l) => logs.push(l) });
+  for (let i = 0; i < 6; i++) pipeline.add(hit(ws.id, link.id, i), true);
+  await pipeline.flush();
+  expect(logs.at(-1)).toMatch(/writing 6 click events failed \(1 in a row\), kept/);
+  expect(await stored(link.id)).toEqual({ clicks: 0, events: 0 });
+  expect([pipeline.backlog, pipeline.uncountedClicks]).toEqual([6, 6]);
+
+  await pipeline.flush();
+  expect(await stored(link.id)).toEqual({ clicks: 6, events: 6 });
+  expect([pipeline.backlog, pipeline.uncountedClicks]).toEqual([0, 0]);
+});
+
+test("a capped link's click (counted on the request path) and a bot visit add events, not counters", async () => {
+  const capped = await createLink(ws.id, { code: "pipe2", maxClicks: 10, clicks: 3 });
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
+  pipeline.add(hit(ws.id, capped.id, 0), false);
+  pipeline.add({ ...hit(ws.id, capped.id, 1), bot: true }, false);
+  await pipeline.flush();
+  expect(await stored(capped.id)).toEqual({ clicks: 3, events: 2 });
+});
