@@ -51,12 +51,12 @@ export default defineConfig({
     },
   },
   webServer: {
-    // A fresh embedded database, SMTP and DNS servers on loopback, then the real server.
+    // A fresh embedded database, SMTP and DNS servers on loopback, then the real server (dist/server.js, its own process).
     command: `node --import tsx tests/e2e/serve.ts`,
     url: `http://localhost:${port}/login`,
     timeout: 120_000,
     reuseExistingServer: false,
-    // SIGTERM lets server.ts stop its embedded PostgreSQL (a SIGKILL would leave it running).
+    // SIGTERM lets the app stop its embedded PostgreSQL (a SIGKILL would leave it running).
     gracefulShutdown: { signal: "SIGTERM", timeout: 15_000 },
     stdout: "pipe",
     env: { E2E_PORT: String(port), NODE_EXTRA_CA_CERTS: path.join(caDir, "ca.crt") },

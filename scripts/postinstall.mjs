@@ -1,7 +1,8 @@
 // Runs after `npm install`: what a fresh clone needs before `npm start` or `npm test`.
 // 1. Restore the symlinks of the embedded PostgreSQL binaries of whichever platform package npm
 //    installed (npm 11 skips that package's own install script). 2. Generate the Prisma client.
-//    3. Build the Next.js app, so `npm start` serves within seconds (skip with LINKHOP_SKIP_BUILD=1).
+//    3. Build the Next.js app and compile the server to dist/, so `npm start` serves within seconds
+//       (skip with LINKHOP_SKIP_BUILD=1).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -64,7 +65,7 @@ step("prisma generate", () => {
 if (process.env.LINKHOP_SKIP_BUILD === "1") {
   console.log("[postinstall] LINKHOP_SKIP_BUILD=1: not building the app");
 } else {
-  step("next build", () => {
+  step("build", () => {
     execFileSync(process.execPath, [path.join(root, "scripts", "build.mjs")], { stdio: "inherit" });
   });
 }

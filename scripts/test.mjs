@@ -1,8 +1,8 @@
 // `npm test`: type check, unit, integration (real PostgreSQL, real HTTP), then Playwright (Debian
 // chromium). Stops at the first failing stage (`--keep-going` runs the rest anyway). Each stage
 // has a time limit; a stage that passes it is stopped and fails with a message, so a hang cannot
-// block CI. Integration and e2e start the built app: when a source is newer than .next/BUILD_ID
-// the app is rebuilt first (`--no-build` fails instead, naming the command).
+// block CI. Integration and e2e start the built app: when a source is newer than .next/BUILD_ID or
+// dist/ the app is rebuilt first (`--no-build` fails instead, naming the command).
 //
 //   npm test                         all stages
 //   npm test -- unit integration     only these stages
@@ -30,8 +30,10 @@ const STAGES = [
   ["integration", ["npx", "vitest", "run", "--project", "integration"]],
   ["e2e", ["npx", "playwright", "test"]],
 ];
-// What the Next build is made of: anything newer than .next/BUILD_ID makes the build stale.
+// What the build is made of (the Next app, and server.ts with the lib/ modules compiled into
+// dist/): anything newer than .next/BUILD_ID or dist/inputs.json makes the build stale.
 const BUILD_INPUTS = [
+  "server.ts",
   "app",
   "components",
   "lib",
@@ -76,14 +78,15 @@ function newestMtime(p) {
   return newest;
 }
 
-/** null when .next holds a build of the current sources, else why it does not. */
+/** null when .next and dist/ hold a build of the current sources, else why they do not. */
 function staleBuild() {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
-  const buildId = path.join(distDir, "BUILD_ID");
-  if (!fs.existsSync(buildId)) return `no build in ${distDir}/`;
-  const built = fs.statSync(buildId).mtimeMs;
+  const stamps = [path.join(distDir, "BUILD_ID"), path.join("dist", "inputs.json")];
+  const missing = stamps.find((file) => !fs.existsSync(file));
+  if (missing) return `no build in ${path.dirname(missing)}/`;
+  const built = Math.min(...stamps.map((file) => fs.statSync(file).mtimeMs));
   const newer = BUILD_INPUTS.filter((p) => newestMtime(p) > built);
-  return newer.length ? `${newer.join(", ")} changed after the build in ${distDir}/` : null;
+  return newer.length ? `${newer.join(", ")} changed after the build in ${distDir}/ and dist/` : null;
 }
 
 /** Runs cmd in its own process group; resolves its exit status, or "timeout" after the limit. */

@@ -1,7 +1,9 @@
 // Playwright's web server: the real app on a fresh embedded PostgreSQL under test-results/,
 // with loopback SMTP and DNS servers whose catches the tests read through tests/e2e/support.
+import { fork } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { nodeFlags, serverEntry } from "../support/compiled.ts";
 
 const port = process.env.E2E_PORT;
 if (!port) throw new Error("E2E_PORT is unset: start the e2e server through playwright.config.ts");
@@ -34,4 +36,10 @@ delete process.env.DATABASE_URL;
 
 const { startE2eServices } = await import("./services.ts");
 await startE2eServices(dataDir);
-await import("../../server.ts");
+// The app as `npm start` runs it (dist/server.js), in a process of its own: this one keeps the
+// loopback services. Playwright stops the web server with SIGTERM to the process group, so the app
+// gets it too (passed on as well, for a signal sent to this process alone); this process stays until
+// the app has stopped its embedded PostgreSQL, and leaves with the app's exit code.
+const app = fork(serverEntry, [], { execArgv: nodeFlags, stdio: "inherit" });
+for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => app.kill(signal));
+app.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,5 +1,5 @@
 // Loopback services for the browser tests: a real SMTP server (the app's SMTP_URL) and a real DNS
-// server (the app's DNS_SERVERS), started in the Playwright web-server process before server.ts.
+// server (the app's DNS_SERVERS), started in the Playwright web-server process before the app.
 // The tests (another process) reach them through a small control server on 127.0.0.1 whose port
 // is written to <dataDir>/services.json: GET /mail lists the caught messages, POST /dns sets a
 // record. Nothing here is part of the app.

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { createTestCa } from "../support/https-receiver.ts";
 import type { ServicesFile } from "./services.ts";
 
@@ -50,13 +51,7 @@ export async function shot(page: Page, testInfo: TestInfo, name: string) {
 
 /** Runs `npm run admin -- <command>` against the e2e app's embedded database; returns its JSON. */
 export async function admin(command: string, flags: Record<string, string>): Promise<Record<string, unknown>> {
-  const args = [
-    "--import",
-    "tsx",
-    path.join(root, "lib/admin/cli.ts"),
-    command,
-    ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v]),
-  ];
+  const args = [...nodeFlags, adminCli, command, ...Object.entries(flags).flatMap(([k, v]) => [`--${k}`, v])];
   // The same settings as the e2e server (tests/e2e/serve.ts), so the CLI accepts what the app does.
   const env: NodeJS.ProcessEnv = { ...process.env, LINKHOP_DATA_DIR: dataDir, APP_URL: appUrl, WEBHOOK_ALLOW_PRIVATE: "1" };
   delete env.DATABASE_URL; // the CLI reuses the embedded PostgreSQL the e2e server started

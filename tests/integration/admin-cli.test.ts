@@ -3,6 +3,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase } from "../support/db.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 
 // The admin CLI as a user runs it: one JSON object on stdout, exit 0 or 1.
 const root = path.resolve(import.meta.dirname, "../..");
@@ -12,7 +13,7 @@ type CliRun = { code: number | null; json: any; stdout: string; stderr: string }
 
 function runCli(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
+    const child = spawn(process.execPath, [...nodeFlags, adminCli, ...args], {
       cwd: root,
       env: { ...process.env, DATABASE_URL: database.url },
     });
@@ -48,7 +49,7 @@ afterAll(async () => {
 });
 
 describe("admin CLI", () => {
-  // Seven CLI runs one after another, each a new node process that starts tsx, loads the Prisma
+  // Seven CLI runs one after another, each a new node process that loads the Prisma
   // client and connects: about 3.5 s each on an idle 2-core machine, 6 to 9 s each when the
   // cores are shared with many other test processes (60 s was exceeded there).
   test("creates a user and a workspace, changes plan, deactivates and activates", async () => {

@@ -9,6 +9,7 @@ import { apiLinkSchema, listLinksResponseSchema, webhookLinkSchema } from "../..
 import { revokeApiKey } from "../../lib/keys/index.ts";
 import { createUser } from "../../lib/workspaces/index.ts";
 import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { signInCookie } from "../support/session.ts";
 
 // The links endpoints end to end: bodies as the README documents them, the events each write records, bulk per-row
@@ -370,14 +371,14 @@ describe("API keys", () => {
     await expect.poll(async () => (await db().apiKey.findUniqueOrThrow({ where: { id: made[0].id } })).lastUsedAt).not.toBeNull();
   });
 
-  // Three CLI runs, each a new node process (tsx, the Prisma client, a connection): up to 15 s
+  // Three CLI runs, each a new node process (the Prisma client, a connection): up to 15 s
   // each when the 2 cores are shared with many test processes.
   it("creates and revokes keys with the admin CLI (key:create, key:revoke)", async () => {
     const { workspace } = await makeWorkspace("pro", { keys: 0 });
     const root = path.resolve(import.meta.dirname, "../..");
     const admin = async (...args: string[]) => {
       try {
-        const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
+        const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, adminCli, ...args], {
           cwd: root,
           env: { ...process.env, DATABASE_URL: env.databaseUrl },
         });

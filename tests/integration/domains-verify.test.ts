@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { startDnsServer, type DnsServer } from "../support/dns-server.ts";
 
 // Custom domains (lib/domains) against a real PostgreSQL and a real DNS server on loopback
@@ -184,7 +185,7 @@ describe("custom domains", () => {
     const w = await workspace();
     const run = (...args: string[]) =>
       new Promise<{ code: number | null; json: Record<string, unknown> }>((resolve) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
+        const child = spawn(process.execPath, [...nodeFlags, adminCli, ...args], {
           cwd: root,
           env: { ...process.env, DATABASE_URL: database.url, DNS_SERVERS: dns.address },
         });

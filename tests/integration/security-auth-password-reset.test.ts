@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
 import { signInCookie } from "../support/session.ts";
 import { formsOf, submitForm, type FormAnswer } from "./security-auth-forms.ts";
@@ -339,7 +340,7 @@ describe("admin CLI user:reset-link", () => {
   type CliRun = { code: number | null; json: any; stdout: string };
   function admin(...args: string[]): Promise<CliRun> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "lib/admin/cli.ts", ...args], {
+      const child = spawn(process.execPath, [...nodeFlags, adminCli, ...args], {
         cwd: root,
         env: { ...process.env, DATABASE_URL: database.url, APP_URL, SMTP_URL: smtp.url },
       });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { callAction } from "../support/actions.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { signInCookie } from "../support/session.ts";
 import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 
@@ -289,7 +290,7 @@ describe("the operator", () => {
     const me = await enrolledAccount();
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ["--import", "tsx", "lib/admin/cli.ts", "user:second-factor-off", "--email", me.email],
+      [...nodeFlags, adminCli, "user:second-factor-off", "--email", me.email],
       {
         cwd: path.resolve(import.meta.dirname, "../.."),
         env: { ...process.env, DATABASE_URL: database.url },

@@ -3,6 +3,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { type Receiver } from "../support/https-receiver.ts";
 import { verifyWebhookSignature } from "../../lib/webhooks/verify.ts";
 import { newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
@@ -29,7 +30,7 @@ function cli(...args: string[]): Promise<{ code: number; json: Record<string, un
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", path.join(root, "lib/admin/cli.ts"), ...args],
+      [...nodeFlags, adminCli, ...args],
       { cwd: root, env: { ...process.env, DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE: "1" } },
       (err, stdout) => {
         const last = stdout.trim().split("\n").pop() ?? "{}";
@@ -39,7 +40,7 @@ function cli(...args: string[]): Promise<{ code: number; json: Record<string, un
   });
 }
 
-// Each CLI run is a new node process (tsx, the Prisma client, a connection): 3.5 s on an idle
+// Each CLI run is a new node process (the Prisma client, a connection): 3.5 s on an idle
 // 2-core machine, up to 15 s when the cores are shared with many test processes; three in a row
 // came close to the default 60 s there.
 const THREE_CLI_RUNS_MS = 120_000;

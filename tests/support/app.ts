@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { nodeFlags, serverEntry } from "./compiled.ts";
 
 export type RunningApp = {
   url: string;
@@ -12,14 +13,15 @@ export type RunningApp = {
 const root = path.resolve(import.meta.dirname, "../..");
 
 /**
- * Starts the real server (server.ts, built Next app) on a free port against `databaseUrl`.
+ * Starts the real server as `npm start` runs it (dist/server.js, the built Next app) on a free port
+ * against `databaseUrl`.
  * Extra env overrides the defaults (e.g. WEBHOOK_ALLOW_PRIVATE, PLANS_FILE, SHORT_DOMAIN).
  */
 export async function startApp(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<RunningApp> {
   let output = "";
-  const child = fork(path.join(root, "server.ts"), [], {
+  const child = fork(serverEntry, [], {
     cwd: root,
-    execArgv: ["--import", "tsx"],
+    execArgv: nodeFlags,
     env: {
       ...process.env,
       NODE_ENV: "production",
