@@ -242,7 +242,7 @@ test("graceful shutdown writes every buffered event", async () => {
       [link.id],
     );
     expect(after.rows[0]).toEqual({ n, bots: n / 2 });
-    expect(await clicksOf(link.id)).toEqual({ clicks: n / 2, days: n / 2 });
+    expect(await clicksOf(link.id)).toEqual({ clicks: n / 2, events: n / 2 });
   } finally {
     await other.stop();
   }

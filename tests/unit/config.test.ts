@@ -70,6 +70,24 @@ describe("configuration", () => {
     });
   });
 
+  it("pool sizes and the click flush interval: defaults, positive integers only, a bad value names the variable", () => {
+    const c = parseConfig({});
+    expect([c.DATABASE_POOL_SIZE, c.REDIRECT_POOL_SIZE, c.ANALYTICS_POOL_SIZE, c.RATE_LIMIT_POOL_SIZE, c.CLICK_FLUSH_MS]).toEqual([
+      10, 6, 4, 4, 1000,
+    ]);
+    expect(parseConfig({ REDIRECT_POOL_SIZE: "12", CLICK_FLUSH_MS: "250" })).toMatchObject({ REDIRECT_POOL_SIZE: 12, CLICK_FLUSH_MS: 250 });
+    for (const [name, value] of [
+      ["DATABASE_POOL_SIZE", "0"],
+      ["REDIRECT_POOL_SIZE", "abc"],
+      ["ANALYTICS_POOL_SIZE", "-5"],
+      ["RATE_LIMIT_POOL_SIZE", "2.5"],
+      ["CLICK_FLUSH_MS", "10"],
+    ]) {
+      expect(() => parseConfig({ [name]: value }), name).toThrow(ConfigError);
+      expect(() => parseConfig({ [name]: value }), name).toThrow(name);
+    }
+  });
+
   it("durations", () => {
     expect(parseDuration("500ms")).toBe(500);
     expect(parseDuration("2h")).toBe(7_200_000);

@@ -3,7 +3,6 @@ import { DomainTable, LinkCache } from "../../lib/redirects/cache.ts";
 import { parseChange } from "../../lib/redirects/notify.ts";
 import { PAGES, passwordForm } from "../../lib/redirects/pages.ts";
 import { passwordFromForm, visitorKey } from "../../lib/redirects/password.ts";
-import { positiveNumber } from "../../lib/config/env.ts";
 import type { RedirectLink } from "../../lib/redirects/lifecycle.ts";
 
 const link = (id: number, url = `https://example.com/${id}`): RedirectLink => ({
@@ -145,16 +144,5 @@ describe("pages and form", () => {
     expect(passwordFromForm("")).toBe("");
     expect(visitorKey("127.0.0.1")).toMatch(/^[0-9a-f]{32}$/);
     expect(visitorKey("127.0.0.1")).not.toBe(visitorKey("127.0.0.2"));
-  });
-});
-
-describe("tuning knobs", () => {
-  it("take positive numbers only, else the default", () => {
-    expect(positiveNumber("250", 1000)).toBe(250);
-    expect(positiveNumber(undefined, 1000)).toBe(1000);
-    expect(positiveNumber("", 1000)).toBe(1000);
-    expect(positiveNumber("abc", 1000)).toBe(1000);
-    expect(positiveNumber("-5", 6)).toBe(6);
-    expect(positiveNumber("0", 6)).toBe(6);
   });
 });
