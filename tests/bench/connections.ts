@@ -98,7 +98,7 @@ async function main() {
       ).rows[0].n as number;
     let n = 0;
     const phases: [string, () => Request][] = [
-      ["short links (misses, capped)", () => ({ path: `/c${n++ % CODES}`, host: "s.bench" })],
+      ["short links (a third capped)", () => ({ path: `/c${n++ % CODES}`, host: "s.bench" })],
       [
         "API reads and creates",
         () =>
