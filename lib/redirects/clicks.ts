@@ -16,19 +16,28 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
     saltFor: (day) => salts.saltFor(day),
     async write(batch: ClickBatch) {
       if (!batch.totals.size && !batch.events.length) return;
+      // partitions first, on the store's own connection: no connection is held idle meanwhile
+      await events.prepare(batch.events);
       const client = await pool.connect();
+      // a connection lost between two statements is reported as an event, not by the next query:
+      // without a listener it would be an uncaught exception (the failed query below says it too)
+      const lost = () => {};
+      client.on("error", lost);
+      let broken: Error | undefined;
       try {
-        await events.prepare(batch.events);
         await client.query("begin");
         await addLinkClicks(client, batch.totals);
         await events.insertIn(client, batch.events);
         await client.query("commit");
       } catch (e) {
+        broken = e as Error;
         await client.query("rollback").catch(() => {});
         events.forgetPartitions();
         throw e;
       } finally {
-        client.release();
+        client.off("error", lost);
+        // a connection that failed mid-transaction is not given back for reuse
+        client.release(broken);
       }
     },
   };

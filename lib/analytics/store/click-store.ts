@@ -39,16 +39,22 @@ export class PostgresClickStore implements ClickStore {
     if (!batch.length) return;
     await this.prepare(batch);
     const client = await this.pool.connect();
+    // a connection lost between statements is an event: without a listener, an uncaught exception
+    const lost = () => {};
+    client.on("error", lost);
+    let broken: Error | undefined;
     try {
       await client.query("begin");
       await this.insertIn(client, batch);
       await client.query("commit");
     } catch (e) {
+      broken = e as Error;
       await client.query("rollback").catch(() => {});
       this.forgetPartitions();
       throw e;
     } finally {
-      client.release();
+      client.off("error", lost);
+      client.release(broken);
     }
   }
 
