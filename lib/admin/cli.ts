@@ -1,9 +1,10 @@
 import { ServiceError } from "../errors.ts";
-import { commands, type Flags } from "./commands.ts";
+import { commands, type Command, type Flags } from "./commands.ts";
 
 // `npm run admin -- <command> [--flag value ...]`: one JSON object on stdout; exit 0 on success,
 // 1 with { error, message } on failure. Works whether or not the app is running: it reuses the
-// embedded PostgreSQL the app started, or starts (and afterwards stops) it itself.
+// embedded PostgreSQL the app started, or starts (and afterwards stops) it itself. backup and
+// restore handle the embedded database themselves (commands.ts, ownDatabase).
 
 function parseArgs(argv: string[]): { name: string | undefined; flags: Flags; stray: string[] } {
   const [name, ...rest] = argv;
@@ -35,6 +36,17 @@ function cliFailure(e: unknown): { error: string; message: string } {
   return { error: "server_error", message: (e as Error)?.message ?? String(e) };
 }
 
+/** Runs the command and prints its result or its failure; the exit code. */
+async function runAndPrint(command: Command, flags: Flags): Promise<number> {
+  try {
+    process.stdout.write(JSON.stringify(await command.run(flags)) + "\n");
+    return 0;
+  } catch (e) {
+    process.stdout.write(JSON.stringify(cliFailure(e)) + "\n");
+    return 1;
+  }
+}
+
 async function main() {
   const { name, flags, stray } = parseArgs(process.argv.slice(2));
   const command = name ? commands[name] : undefined;
@@ -56,17 +68,14 @@ async function main() {
   } catch (e) {
     fail("config", (e as Error).message);
   }
+  if (command.ownDatabase) process.exit(await runAndPrint(command, flags));
   const { prepareDatabase } = await import("../db/start.ts");
   const database = await prepareDatabase();
   const { createRuntime } = await import("../runtime.ts");
   const runtime = await createRuntime(cfg);
-  let code = 0;
+  let code = 1;
   try {
-    const result = await command.run(flags);
-    process.stdout.write(JSON.stringify(result) + "\n");
-  } catch (e) {
-    code = 1;
-    process.stdout.write(JSON.stringify(cliFailure(e)) + "\n");
+    code = await runAndPrint(command, flags);
   } finally {
     // webhook hand-offs and mails the command started finish first (the app would also sweep them later)
     await runtime.close();

@@ -7,7 +7,12 @@ import { authorize, createUser, createWorkspace, setActive, setPlan, type Permis
 // The admin CLI's commands (README "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
 export type Flags = Record<string, string | true>;
-export type Command = { flags: string[]; run: (f: Flags) => Promise<unknown> };
+export type Command = {
+  flags: string[];
+  run: (f: Flags) => Promise<unknown>;
+  /** works on the embedded database's files itself: the CLI neither starts the database nor builds a runtime */
+  ownDatabase?: true;
+};
 
 function str(f: Flags, name: string, required = true): string | undefined {
   const v = f[name];
@@ -89,6 +94,23 @@ export const commands: Record<string, Command> = {
       const ws = await workspaceOf(f, "webhooks.manage");
       const e = await createEndpoint(ws.id, { url: str(f, "url"), events: parseEventList(str(f, "events", false)) });
       return { id: e.id, url: e.url, secret: e.secret, events: e.events };
+    },
+  },
+  // embedded database only (lib/db/backup): with DATABASE_URL set, both refuse
+  backup: {
+    flags: ["out"],
+    ownDatabase: true,
+    run: async (f) => {
+      const { backupEmbeddedDatabase } = await import("../db/backup/index.ts");
+      return backupEmbeddedDatabase(str(f, "out")!);
+    },
+  },
+  restore: {
+    flags: ["from"],
+    ownDatabase: true,
+    run: async (f) => {
+      const { restoreEmbeddedDatabase } = await import("../db/backup/index.ts");
+      return restoreEmbeddedDatabase(str(f, "from")!);
     },
   },
   "webhook:test": {

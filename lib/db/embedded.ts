@@ -107,6 +107,21 @@ function initCluster(binDir: string, root: string, dataDir: string): Meta {
 }
 
 /**
+ * The files of the embedded server under LINKHOP_DATA_DIR (`root`): the data directory, the
+ * connection settings initdb was given (user, password, port; the cluster accepts only that
+ * password), which process owns the running server, and its log. lib/db/backup reads and writes
+ * the first two.
+ */
+export function embeddedFiles(root: string) {
+  return {
+    dataDir: path.join(root, "pg"),
+    metaFile: path.join(root, "pg.json"),
+    ownerFile: path.join(root, "pg.owner"),
+    logFile: path.join(root, "pg.log"),
+  };
+}
+
+/**
  * Starts (or reuses) the embedded server under `root` and makes sure `database` exists.
  * A live postmaster left by an app that is still running is reused and left running; one left by
  * a crashed process is adopted and stopped by us; a stale postmaster.pid is removed.
@@ -115,10 +130,7 @@ export async function startEmbeddedPostgres(root: string, database = "linkhop"):
   const binDir = embeddedPostgresBinDir(); // first: an unsupported platform fails before touching files
   fs.mkdirSync(root, { recursive: true, mode: 0o755 });
   fs.chmodSync(root, 0o755); // the unprivileged postgres user must be able to traverse it
-  const dataDir = path.join(root, "pg");
-  const metaFile = path.join(root, "pg.json");
-  const ownerFile = path.join(root, "pg.owner");
-  const logFile = path.join(root, "pg.log");
+  const { dataDir, metaFile, ownerFile, logFile } = embeddedFiles(root);
 
   let meta: Meta;
   if (fs.existsSync(path.join(dataDir, "PG_VERSION")) && fs.existsSync(metaFile)) {
