@@ -25,7 +25,10 @@ export type LogLevel = Level | "silent";
 export type LogOptions = {
   format: LogFormat;
   level: LogLevel;
-  /** "split" (a server): info and below on stdout, warnings and errors on stderr; "stderr": all on stderr (the admin CLI, whose stdout is its answer) */
+  /**
+   * "split" (the server, the default): info and below on stdout, warnings and errors on stderr;
+   * "stderr": everything on stderr (the admin CLI, whose stdout is its JSON answer)
+   */
   to?: "split" | "stderr";
   /** instead of stdout/stderr: where tests capture the lines (JSON) */
   stream?: DestinationStream;
