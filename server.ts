@@ -7,8 +7,6 @@ import http from "node:http";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 
-const log = (msg: string) => console.log(`[linkhop] ${msg}`);
-
 function ensureAuthSecret(dataDir: string) {
   if (process.env.AUTH_SECRET) return;
   const file = path.join(dataDir, "auth-secret");
@@ -22,6 +20,8 @@ function ensureAuthSecret(dataDir: string) {
 async function main() {
   process.env.NEXT_TELEMETRY_DISABLED = "1";
   process.env.AUTH_TRUST_HOST ??= "true";
+  const { log: logger, logOptions, routeConsoleToLog } = await import("./lib/log/index.ts");
+  const log = logger("linkhop");
   const { config } = await import("./lib/config/index.ts");
   const { plans } = await import("./lib/plans/index.ts");
   let cfg;
@@ -29,9 +29,11 @@ async function main() {
     cfg = config();
     plans();
   } catch (e) {
-    console.error(`[linkhop] ${(e as Error).message}`);
+    log.fatal((e as Error).message);
     process.exit(1);
   }
+  // JSON lines: what Next.js and other packages print with console.* becomes records too
+  if (logOptions().format === "json") routeConsoleToLog();
   ensureAuthSecret(path.resolve(cfg.LINKHOP_DATA_DIR));
   // Auth.js builds its own URLs from APP_URL: the callback it sends to GitHub / Google / the OpenID
   // provider must be the one registered there (APP_URL/api/auth/callback/<id>), the same when the
@@ -40,27 +42,25 @@ async function main() {
   // header a client chose.
   process.env.AUTH_URL ??= new URL(cfg.APP_URL).origin;
   if (cfg.WEBHOOK_ALLOW_PRIVATE) {
-    console.warn(
-      "[linkhop] WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.",
-    );
+    log.warn("WARNING: WEBHOOK_ALLOW_PRIVATE=1: webhooks may target http, any port and private addresses. Never use this in production.");
   }
   if (cfg.WEBHOOK_TEST_ALLOW_PORT !== undefined) {
-    console.warn(`[linkhop] WARNING: WEBHOOK_TEST_ALLOW_PORT=${cfg.WEBHOOK_TEST_ALLOW_PORT}: a testing aid; never set it in production.`);
+    log.warn(`WARNING: WEBHOOK_TEST_ALLOW_PORT=${cfg.WEBHOOK_TEST_ALLOW_PORT}: a testing aid; never set it in production.`);
   }
 
   const dev = process.env.LINKHOP_DEV === "1";
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!dev && !fs.existsSync(path.join(distDir, "BUILD_ID"))) {
-    console.error(`[linkhop] no production build in ${distDir}/: run \`npm run build\` (npm install does it unless LINKHOP_SKIP_BUILD=1)`);
+    log.fatal(`no production build in ${distDir}/: run \`npm run build\` (npm install does it unless LINKHOP_SKIP_BUILD=1)`);
     process.exit(1);
   }
 
   const { prepareDatabase } = await import("./lib/db/start.ts");
   let database;
   try {
-    database = await prepareDatabase(log);
+    database = await prepareDatabase((msg) => log.info(msg));
   } catch (e) {
-    console.error(`[linkhop] cannot start: ${(e as Error).message}`);
+    log.fatal({ err: e }, `cannot start: ${(e as Error).message}`);
     process.exit(1);
   }
 
@@ -75,12 +75,13 @@ async function main() {
   const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
+  const { acceptRequestId, REQUEST_ID_HEADER } = await import("./lib/log/request-id.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
   const { handOverActionBody, isJsonServerAction, jsonNestingDepth, MAX_ACTION_NESTING, readActionBody } =
     await import("./lib/http/action-guard.ts");
   const passToNext = (req: http.IncomingMessage, res: http.ServerResponse) =>
     handleNext(req, res).catch((e) => {
-      console.error(e);
+      log.error({ requestId: req.headers[REQUEST_ID_HEADER], err: e }, "Next.js failed to answer");
       if (!res.headersSent) res.writeHead(500).end();
     });
   const securityHeaders = appSecurityHeaders(cfg.APP_URL);
@@ -90,6 +91,10 @@ async function main() {
       shortLinks.handle(req, res);
       return;
     }
+    // Every other request has an id (lib/log/request-id.ts): Next's handlers read it from the request.
+    const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader("X-Request-Id", requestId);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
     // Methods, targets and escapes Next cannot handle get a 4xx here (lib/http/request-guard.ts).
     const early = earlyAnswer(req);
@@ -125,21 +130,21 @@ async function main() {
 
   await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
   const port = (server.address() as { port: number }).port;
-  log(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
+  log.info(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
   process.send?.({ ready: true, port });
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: shutting down`);
+    log.info(`${signal}: shutting down`);
     const force = setTimeout(() => process.exit(1), 20_000);
     force.unref();
     server.close();
     server.closeIdleConnections?.();
     await runtime.close();
     await database.stop();
-    log("stopped");
+    log.info("stopped");
     process.exit(0);
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
@@ -154,7 +159,8 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
+main().catch(async (e) => {
+  const { log } = await import("./lib/log/index.ts");
+  log("linkhop").fatal({ err: e }, "cannot start");
   process.exit(1);
 });

@@ -12,6 +12,7 @@
 /** Every slot, with what it holds and who fills it. */
 export type SharedName =
   | "config" // lib/config: the parsed environment
+  | "log" // lib/log: the process's logger and its children per area
   | "plans" // lib/plans: the plan table (built in or PLANS_FILE)
   | "database" // lib/db/pools.ts: the Prisma client and the pg pools
   | "runtime" // lib/runtime.ts: the process's runtime (server.ts, the admin CLI)

@@ -68,6 +68,9 @@ async function main() {
   } catch (e) {
     fail("config", (e as Error).message);
   }
+  // stdout is the command's one JSON answer: what the services log goes to stderr
+  const { startLog } = await import("../log/index.ts");
+  startLog({ to: "stderr" });
   if (command.ownDatabase) process.exit(await runAndPrint(command, flags));
   const { prepareDatabase } = await import("../db/start.ts");
   const database = await prepareDatabase();

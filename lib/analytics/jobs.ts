@@ -5,6 +5,7 @@ import type { PostgresClickStore } from "./store/click-store.ts";
 import { createComingPartitions } from "./store/partitions.ts";
 import { applyRetention } from "./store/retention.ts";
 import { buildPendingRollups } from "./store/rollup-build.ts";
+import { log } from "../log/index.ts";
 
 // Background work of analytics (started by lib/runtime.ts): the coming month partitions at start;
 // every hour the coming partitions again, expired events deleted, old visitor salts forgotten, and the
@@ -17,10 +18,11 @@ export async function maintainClickTable(pool: pg.Pool, store: PostgresClickStor
   if (r.droppedPartitions.length) store.forgetPartitions();
   await new VisitorSalts(store).prune(utcDay(now));
   const built = await buildPendingRollups(pool, now);
-  if (built > 3) console.log(`[analytics] daily rollups built for ${built} days`);
+  if (built > 3) log("analytics").info({ days: built }, `daily rollups built for ${built} days`);
   if (r.deleted || r.droppedPartitions.length) {
-    console.log(
-      `[analytics] retention: ${r.deleted} expired click events deleted, partitions dropped: ${r.droppedPartitions.join(", ") || "none"}`,
+    log("analytics").info(
+      { deleted: r.deleted, droppedPartitions: r.droppedPartitions },
+      `retention: ${r.deleted} expired click events deleted, partitions dropped: ${r.droppedPartitions.join(", ") || "none"}`,
     );
   }
 }
@@ -34,10 +36,9 @@ export async function startAnalyticsJobs(
   store: PostgresClickStore,
   track: (work: Promise<void>) => Promise<void>,
 ): Promise<() => Promise<void>> {
-  const maintain = () =>
-    void track(maintainClickTable(pool, store).catch((e) => console.error(`[analytics] maintenance failed: ${(e as Error).message}`)));
+  const maintain = () => void track(maintainClickTable(pool, store).catch((e) => log("analytics").error({ err: e }, "maintenance failed")));
   // the coming partitions before the first click; the rest (retention, rollups) in the background
-  await createComingPartitions(pool).catch((e) => console.error(`[analytics] cannot create partitions: ${(e as Error).message}`));
+  await createComingPartitions(pool).catch((e) => log("analytics").error({ err: e }, "cannot create partitions"));
   const first = setTimeout(maintain, 1000);
   const maintainTimer = setInterval(maintain, 60 * 60_000);
   first.unref();

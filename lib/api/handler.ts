@@ -6,6 +6,7 @@ import { authenticateApiKey } from "../keys/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
+import { withRequestLog, type ApiRequest } from "./request-log.ts";
 import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
 
 // The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
@@ -14,7 +15,8 @@ import { errorResponse, failureResponse, json, unauthorizedResponse } from "./re
 //   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate)
 //   4. the query and the JSON body through the route's zod schemas (400)
 //   5. the route's service call; any ServiceError it throws (403 feature / quota, 404, 409, ...) or its success mapped to JSON
-// Anything unexpected becomes 500 server_error with a logged reference.
+// Anything unexpected becomes 500 server_error with a logged reference. Every answer carries
+// X-Request-Id and is logged in one line (request-log.ts).
 
 export type ApiCall<B, Q> = {
   req: Request;
@@ -51,12 +53,13 @@ export function bearerToken(header: string | null): string | null {
 }
 
 export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extends z.ZodType | undefined = undefined>(spec: Spec<BS, QS>) {
-  return async function handle(req: Request, ctx?: RouteContext): Promise<Response> {
+  const answerRequest = async (req: Request, ctx: RouteContext | undefined, request: ApiRequest): Promise<Response> => {
     const where = `${req.method} ${safePath(req)}`;
     let rate: RateDecision | null = null;
     try {
       const auth = await authenticateApiKey(bearerToken(req.headers.get("authorization")));
       if (!auth) return unauthorizedResponse();
+      request.workspaceId = auth.workspace.id;
       const plan = planOf(auth.workspace.plan);
       if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
       if (plan.rateLimit !== null) {
@@ -75,9 +78,10 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
         });
       return json(answer.status, answer.body, rateLimitHeaders(rate));
     } catch (e) {
-      return failureResponse(e, where, rateLimitHeaders(rate));
+      return failureResponse(e, where, rateLimitHeaders(rate), request.id);
     }
   };
+  return (req: Request, ctx?: RouteContext) => withRequestLog(req, (request) => answerRequest(req, ctx, request));
 }
 
 const emptyQuery = z.strictObject({});

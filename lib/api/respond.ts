@@ -1,5 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { ServiceError } from "../errors.ts";
+import { log } from "../log/index.ts";
+import { newRequestId } from "../log/request-id.ts";
 import { errorBody, errorStatus } from "./error-body.ts";
 
 export { errorBody, errorStatus, type ErrorBody } from "./error-body.ts";
@@ -7,7 +8,8 @@ export { errorBody, errorStatus, type ErrorBody } from "./error-body.ts";
 // The one place where an API answer is written: a success body, a ServiceError as exactly the body
 // of the README's error table (error plus the table's extra fields, nothing else), or anything
 // else as 500 server_error with a reference that is also in the X-Error-Reference header and the
-// server log (never the failing library's text).
+// server log (never the failing library's text). The reference is the request's id (X-Request-Id,
+// lib/log/request-id.ts), so the log line of the error and of the request carry it too.
 
 const BASE_HEADERS = { "Cache-Control": "no-store" };
 
@@ -24,23 +26,22 @@ export function unauthorizedResponse(): Response {
   return json(401, { error: "unauthorized" });
 }
 
-export function newErrorReference(): string {
-  return "err_" + randomBytes(8).toString("hex");
-}
-
-/** Any failure: a ServiceError as its body, anything else as a logged 500 with a reference. */
-export function failureResponse(e: unknown, where: string, headers: Record<string, string> = {}): Response {
+/** Any failure: a ServiceError as its body, anything else as a logged 500 whose reference is the request id. */
+export function failureResponse(
+  e: unknown,
+  where: string,
+  headers: Record<string, string> = {},
+  requestId: string = newRequestId(),
+): Response {
   if (e instanceof ServiceError) return errorResponse(e, headers);
-  const reference = newErrorReference();
-  const stack = e instanceof Error ? (e.stack ?? e.message) : String(e);
-  console.error(`[api] server_error ${reference} ${where}\n${stack}`);
+  log("api").error({ requestId, err: e }, `server_error ${where}`);
   return json(
     500,
     {
       error: "server_error",
       message: "Something went wrong on our side. Check whether the change was made before retrying once.",
-      reference,
+      reference: requestId,
     },
-    { ...headers, "X-Error-Reference": reference },
+    { ...headers, "X-Error-Reference": requestId, "X-Request-Id": requestId },
   );
 }

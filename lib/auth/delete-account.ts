@@ -7,6 +7,7 @@ import { sendMail } from "../mail/index.ts";
 import { serializable } from "../members/index.ts";
 import { confirmIdentity, type Reauth } from "./reauth.ts";
 import { escapeHtml } from "./verification.ts";
+import { log } from "../log/index.ts";
 
 // Deleting an account. Confirmed like an address change (lib/auth/reauth.ts: the password, or a
 // recent sign-in without one). Workspaces own links, keys, domains and endpoints, so what happens
@@ -118,6 +119,6 @@ async function notifyDeleted(email: string, workspaces: WorkspaceFate[]) {
         .join(""),
     });
   } catch (e) {
-    console.error(`[linkhop] deletion notice to ${email} failed:`, (e as Error).message);
+    log("auth").error({ to: email, err: e }, "account deletion notice failed");
   }
 }

@@ -9,6 +9,7 @@ import { emailSchema } from "../workspaces/index.ts";
 import { confirmIdentity, type Reauth } from "./reauth.ts";
 import { takeAttempt } from "./throttle-sql.ts";
 import { escapeHtml } from "./verification.ts";
+import { log } from "../log/index.ts";
 
 // Changing the account's email address. The request needs the current password (or a recent
 // sign-in for accounts without one: lib/auth/reauth.ts) and mails a link to the NEW address;
@@ -90,7 +91,7 @@ export async function requestEmailChange(userId: number, input: unknown, proof: 
         `<p style="color:#64748b">The link works once, for ${EMAIL_CHANGE_LINK_HOURS} hours. If you did not ask for this, ignore this email: nothing changes.</p>`,
     });
   } catch (e) {
-    console.error(`[linkhop] email change mail to ${newEmail} failed:`, (e as Error).message);
+    log("auth").error({ to: newEmail, err: e }, "email change mail failed");
     throw ServiceError.conflict("The mail could not be sent. Try again later.");
   }
   await notifyOldAddress(
@@ -189,6 +190,6 @@ async function notifyOldAddress(to: string, subject: string, text: string) {
         .join(""),
     });
   } catch (e) {
-    console.error(`[linkhop] notice to ${to} failed:`, (e as Error).message);
+    log("auth").error({ to, err: e }, "email change notice failed");
   }
 }

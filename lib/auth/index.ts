@@ -15,6 +15,7 @@ import { now } from "../clock.ts";
 import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
 import { completeSignIn, pendingSignInToken } from "./two-factor.ts";
 import { setPendingSignIn } from "./pending-cookie.ts";
+import { log } from "../log/index.ts";
 
 // Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
 // the user's session version when it was issued (lib/auth/session.ts): checked on every use;
@@ -145,8 +146,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       if (type === "CredentialsSignin") return;
       // an unknown provider id in the path is a plain Error in Auth.js, known only by its message
       const unknownProvider = /^Provider with id "[^"]*" not found/.test(error.message);
-      if ((type && CLIENT_ERRORS.has(type)) || unknownProvider) return void console.warn(`[auth] refused: ${type ?? "unknown provider"}`);
-      console.error("[auth]", error);
+      if ((type && CLIENT_ERRORS.has(type)) || unknownProvider) return void log("auth").warn(`refused: ${type ?? "unknown provider"}`);
+      log("auth").error({ err: error }, "Auth.js error");
     },
   },
   events: {

@@ -1,13 +1,14 @@
 import { pruneResetLinks } from "./password-reset.ts";
 import { pruneAuthThrottle } from "./throttle.ts";
+import { log } from "../log/index.ts";
 
 const HOUR = 3_600_000;
 
 /** Drops ended sign-in and sign-up limit windows and old password reset links once an hour; returns the stop. */
 export function startAuthJobs(): () => Promise<void> {
   const prune = () => {
-    void pruneAuthThrottle().catch((e: Error) => console.error(`[auth] pruning sign-in limits failed: ${e.message}`));
-    void pruneResetLinks().catch((e: Error) => console.error(`[auth] pruning password reset links failed: ${e.message}`));
+    void pruneAuthThrottle().catch((e: Error) => log("auth").error({ err: e }, "pruning sign-in limits failed"));
+    void pruneResetLinks().catch((e: Error) => log("auth").error({ err: e }, "pruning password reset links failed"));
   };
   const timer = setInterval(prune, HOUR);
   timer.unref();

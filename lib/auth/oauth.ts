@@ -3,6 +3,7 @@ import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { signUp } from "../workspaces/index.ts";
 import { sendVerificationMail } from "./verification.ts";
+import { log } from "../log/index.ts";
 
 // GitHub / Google / OpenID Connect (lib/auth/oidc.ts) sign-in. An identity already linked signs in
 // its user. Otherwise the address decides: a new address makes a new account (verified when the
@@ -79,7 +80,7 @@ async function githubEmailVerified(email: string, accessToken: string | undefine
     const list = (await res.json()) as { email?: string; verified?: boolean }[];
     return Array.isArray(list) && list.some((e) => e.verified === true && e.email?.toLowerCase() === email.toLowerCase());
   } catch (e) {
-    console.error(`[auth] GitHub email check failed: ${(e as Error).message}`);
+    log("auth").error({ err: e }, "GitHub email check failed");
     return false;
   }
 }

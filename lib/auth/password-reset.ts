@@ -11,6 +11,7 @@ import { emailSchema, passwordSchema } from "../workspaces/index.ts";
 import { hashPassword } from "./password.ts";
 import { clearSignInLimits, throttleKey, tooManyAttemptsMessage } from "./throttle.ts";
 import { takeAttempt } from "./throttle-sql.ts";
+import { log } from "../log/index.ts";
 
 // "Forgot password?": a link mailed to the account's address sets a new password. Only the
 // mailbox sees the link, so using it also proves the address (it is marked verified).
@@ -217,7 +218,7 @@ async function sendResetMail({ email, token, hasPassword }: { email: string; tok
         `<p style="color:#64748b">The link works once, within ${RESET_LINK_MINUTES} minutes. Setting the password signs out every session of the account. ${ignore}</p>`,
     });
   } catch (e) {
-    console.error(`[linkhop] password reset mail to ${email} failed:`, (e as Error).message);
+    log("auth").error({ to: email, err: e }, "password reset mail failed");
   }
 }
 

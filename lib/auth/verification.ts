@@ -4,6 +4,7 @@ import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
 import { takeAttempt } from "./throttle-sql.ts";
+import { log } from "../log/index.ts";
 
 // Email verification. An account is verified when its owner showed they read mail sent to its
 // address: the link of the verification mail (sent at sign-up, and again on request), which only
@@ -75,7 +76,7 @@ export async function sendVerificationMail(userId: number, next?: string): Promi
     });
     return { mailed: true };
   } catch (e) {
-    console.error(`[linkhop] verification mail to ${user.email} failed:`, (e as Error).message);
+    log("auth").error({ to: user.email, err: e }, "verification mail failed");
     return { mailed: false };
   }
 }

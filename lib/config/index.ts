@@ -134,6 +134,9 @@ const schema = z.object({
   OIDC_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
   // the button's "Continue with <name>"
   OIDC_NAME: z.preprocess(unsetIfEmpty, z.string().trim().min(1).max(60).default("Single sign-on")),
+  // lib/log: JSON lines, or one human line a record (default: json; pretty under `npm run dev`)
+  LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(["json", "pretty"]).optional()),
+  LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
 });
 
 // Half an OpenID Connect configuration would start without the button, and nobody would know why.
@@ -145,8 +148,9 @@ const checkedSchema = schema.superRefine((c, ctx) => {
   }
 });
 
-export type Config = Omit<z.output<typeof schema>, "APP_URL"> & {
+export type Config = Omit<z.output<typeof schema>, "APP_URL" | "LOG_FORMAT"> & {
   APP_URL: string;
+  LOG_FORMAT: "json" | "pretty";
   shortDomain: string;
   appHost: string;
   inngestEnabled: boolean;
@@ -168,6 +172,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   return {
     ...c,
     APP_URL: appUrl,
+    // server.ts runs Next in development mode with LINKHOP_DEV=1 (`npm run dev`)
+    LOG_FORMAT: c.LOG_FORMAT ?? (env.LINKHOP_DEV === "1" ? "pretty" : "json"),
     appHost,
     shortDomain: (c.SHORT_DOMAIN ?? appHost).toLowerCase(),
     inngestEnabled: Boolean(c.INNGEST_EVENT_KEY || c.INNGEST_DEV || c.INNGEST_BASE_URL),

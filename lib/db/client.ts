@@ -3,6 +3,7 @@ import pg from "pg";
 import { config } from "../config/index.ts";
 import { peekShared, setShared } from "../registry.ts";
 import { PrismaClient } from "./generated/client.ts";
+import { log } from "../log/index.ts";
 
 export type Db = InstanceType<typeof PrismaClient>;
 export type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
@@ -31,7 +32,7 @@ function openDatabase(url: string): Database {
   const cfg = config();
   const pool = (name: string, max: number, options?: string) => {
     const p = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options, allowExitOnIdle: true });
-    p.on("error", (e) => console.error(`[${name}] idle database connection failed: ${e.message}`));
+    p.on("error", (e) => log("db").error({ pool: name, err: e }, `idle database connection of the ${name} pool failed`));
     return p;
   };
   return {

@@ -3,6 +3,7 @@ import { realTimeNow } from "../clock.ts";
 import { db, type Tx } from "../db/client.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { peekShared, setShared } from "../registry.ts";
+import { log } from "../log/index.ts";
 
 // Events are written in the same transaction as the change that caused them: the envelope is
 // serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
@@ -83,7 +84,7 @@ function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
   try {
     afterCommit(deliveryIds);
   } catch (e) {
-    console.error("webhook hand-off failed; the scheduler's sweep will pick these up", e);
+    log("events").error({ err: e }, "webhook hand-off failed; the scheduler's sweep will pick these up");
   }
 }
 

@@ -7,6 +7,7 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
 import { planOf } from "../plans/index.ts";
 import { randomBase62 } from "./random.ts";
+import { log } from "../log/index.ts";
 
 // API keys (README "Keys"): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
 // plus a short display prefix. A key is live while it is neither revoked nor expired; the plan
@@ -160,6 +161,6 @@ function touchLastUsed(keyId: number, lastUsedAt: Date | null) {
   if (touches.size > 10_000) touches.clear();
   db()
     .$executeRaw`UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ${keyId}::int AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`.catch(
-    (e) => console.error("[api] could not record lastUsedAt", e),
+    (e) => log("keys").error({ keyId, err: e }, "could not record lastUsedAt"),
   );
 }

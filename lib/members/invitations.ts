@@ -9,6 +9,7 @@ import { sendMail } from "../mail/index.ts";
 import { authorize, can, emailSchema } from "../workspaces/index.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
+import { log } from "../log/index.ts";
 
 // Invitations: an owner or admin invites an email address; the invitee gets a mail with a link
 // APP_URL/invite/<token>. Only the token's SHA-256 is stored; it expires after 7 days and works
@@ -101,7 +102,7 @@ export async function inviteMember(actorUserId: number, slug: string, input: { e
     });
     return { id: invitation.id, email, role, url, mailed: true };
   } catch (e) {
-    console.error(`[linkhop] invitation mail to ${email} failed:`, (e as Error).message);
+    log("members").error({ to: email, err: e }, "invitation mail failed");
     return { id: invitation.id, email, role, url, mailed: false, mailError: (e as Error).message };
   }
 }

@@ -3,6 +3,7 @@ import { batchEnricher } from "../analytics/ingest/enrich.ts";
 import { geoLookup, type GeoLookup } from "../analytics/ingest/geo.ts";
 import type { ClickEvent } from "../analytics/model.ts";
 import { utcDay } from "../analytics/model.ts";
+import { logTaggedLine } from "../log/index.ts";
 
 // The one path of a click after the redirect has answered:
 //
@@ -60,7 +61,7 @@ export class ClickPipeline {
     this.maxAttempts = opts.maxAttempts ?? 120;
     this.maxPending = opts.maxPending ?? 200_000;
     this.geo = opts.geo ?? geoLookup;
-    this.log = opts.log ?? ((line) => console.error(line));
+    this.log = opts.log ?? ((line) => logTaggedLine(line, "clicks"));
   }
 
   /** A visit sent on: `countTotal` for a counted click of an uncapped link (capped links were counted already, bots never are). */

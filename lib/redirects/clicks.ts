@@ -5,6 +5,7 @@ import type { Config } from "../config/index.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./click-pipeline.ts";
 import { GUESS_WINDOW_SECONDS } from "./password.ts";
 import { addLinkClicks, prunePasswordGuesses } from "./sql.ts";
+import { log } from "../log/index.ts";
 
 /** What the writer needs of the analytics click store: its events inside the flush's transaction. */
 export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | "forgetPartitions" | "visitorSalt" | "pruneVisitorSalts">;
@@ -56,9 +57,7 @@ export function startClickPipeline(
   const pipeline = new ClickPipeline(postgresClickWriter(pool, events));
   const flushTimer = setInterval(() => void pipeline.flush(), config.CLICK_FLUSH_MS);
   const pruneTimer = setInterval(() => {
-    prunePasswordGuesses(pool, GUESS_WINDOW_SECONDS).catch((e) =>
-      console.error(`[redirects] pruning password guesses failed: ${e.message}`),
-    );
+    prunePasswordGuesses(pool, GUESS_WINDOW_SECONDS).catch((e) => log("redirects").error({ err: e }, "pruning password guesses failed"));
   }, 10 * 60_000);
   flushTimer.unref();
   pruneTimer.unref();

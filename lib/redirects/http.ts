@@ -33,6 +33,8 @@ import {
 } from "./password.ts";
 import { appTopLevelSegments, isQrVisit, normalizeHost, routeRequest, withoutPort, type Route } from "./routing.ts";
 import { countCappedClick, findLinkForRedirect, loadServedDomains, readClicks } from "./sql.ts";
+import { log } from "../log/index.ts";
+import { acceptRequestId, REQUEST_ID_HEADER } from "../log/request-id.ts";
 
 // The lean short-link handler in front of Next.js (server.ts asks handles(req) for every request).
 // A warm request is answered synchronously from the in-process cache: no React, no Next, no
@@ -81,7 +83,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   let domainRetry: NodeJS.Timeout | undefined;
   const reloadDomains = () => {
     domains.reload().catch((e) => {
-      console.error(`[redirects] cannot load custom domains: ${e.message}; retrying`);
+      log("redirects").error({ err: e }, "cannot load custom domains; retrying");
       clearTimeout(domainRetry);
       domainRetry = setTimeout(reloadDomains, 1000);
       domainRetry.unref();
@@ -104,7 +106,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     },
   });
   await listener.ready;
-  await domains.reload().catch((e) => console.error(`[redirects] cannot load custom domains: ${e.message}`));
+  await domains.reload().catch((e) => log("redirects").error({ err: e }, "cannot load custom domains"));
 
   function send(res: ServerResponse, status: number, page: PageName | Buffer, head: boolean, extra?: Record<string, string>) {
     const body = typeof page === "string" ? PAGES[page] : page;
@@ -131,10 +133,15 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     else send(res, answer.status, answer.reason, head);
   }
 
+  // A redirect gets no request id (that would be work on every click); a failed one gets one here.
   function fail(res: ServerResponse, e: unknown, status = 503) {
-    console.error(`[redirects] ${(e as Error)?.stack ?? e}`);
+    const requestId = acceptRequestId(res.req?.headers[REQUEST_ID_HEADER]);
+    log("redirects").error({ requestId, status, err: e }, "short-link request failed");
     if (!res.headersSent)
-      send(res, status, status === 503 ? "unavailable" : "error", false, status === 503 ? { "Retry-After": "5" } : undefined);
+      send(res, status, status === 503 ? "unavailable" : "error", false, {
+        "X-Request-Id": requestId,
+        ...(status === 503 ? { "Retry-After": "5" } : {}),
+      });
     else res.destroy();
   }
 

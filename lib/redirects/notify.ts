@@ -1,4 +1,5 @@
 import pg from "pg";
+import { log as logger } from "../log/index.ts";
 
 // Change notifications from PostgreSQL (triggers in migration *_redirects_notify). Each app process
 // LISTENs on its own connection; payloads name what changed:
@@ -47,7 +48,7 @@ const HEALTH_TIMEOUT_MS = 1_500;
 
 /** LISTENs on CHANNEL, reconnecting with backoff; a periodic query detects a silently dead connection. */
 export function listenForChanges(url: string, handlers: Handlers): ChangeListener {
-  const log = handlers.log ?? ((m: string) => console.error(`[redirects] ${m}`));
+  const log = handlers.log ?? ((m: string) => logger("redirects").warn(m));
   let client: pg.Client | null = null;
   let closed = false;
   let backoff = 250;

@@ -9,6 +9,7 @@ import { checkWebhookUrl } from "./guard.ts";
 import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
 import { signatureHeader } from "./verify.ts";
+import { log } from "../log/index.ts";
 
 // One attempt of one delivery. Both schedulers (Inngest and the built-in one), the Test button,
 // Resend and the admin CLI call only this, so every rule of sending lives here.
@@ -67,7 +68,7 @@ export async function attemptDelivery(deliveryId: number, opts: AttemptOptions =
   try {
     return await attempt(deliveryId, opts);
   } catch (e) {
-    console.error(`[webhooks] delivery ${deliveryId}: attempt failed internally:`, e);
+    log("webhooks").error({ deliveryId, err: e }, `delivery ${deliveryId}: attempt failed internally`);
     // The claim (if any) stays until it expires, which spaces out retries of an internal failure.
     return result(deliveryId, {
       outcome: "internal_error",
@@ -307,7 +308,7 @@ async function recordAttempt<T>(deliveryId: number, write: (tx: Tx) => Promise<T
     } catch (e) {
       const pause = Math.min(200 * 2 ** (tries - 1), 2000);
       if (Date.now() + pause >= deadline) throw e;
-      console.warn(`[webhooks] delivery ${deliveryId}: recording attempt failed (try ${tries}), trying again:`, (e as Error)?.message ?? e);
+      log("webhooks").warn({ deliveryId, tries, err: e }, `delivery ${deliveryId}: recording attempt failed (try ${tries}), trying again`);
       await new Promise((r) => setTimeout(r, pause));
     }
   }
@@ -357,6 +358,6 @@ async function updateEndpointHealth(
     where: { endpointId, status: "pending" },
     data: { status: "cancelled", cancelReason: `the endpoint was disabled: ${reason}`, nextAttemptAt: null, lockedUntil: null },
   });
-  console.warn(`[webhooks] endpoint ${endpointId} disabled: ${reason}`);
+  log("webhooks").warn({ endpointId, reason }, `endpoint ${endpointId} disabled: ${reason}`);
   return reason;
 }

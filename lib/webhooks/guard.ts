@@ -1,5 +1,6 @@
 import { config } from "../config/index.ts";
 import { checkDestination, defaultResolve, type GuardOptions, type GuardResult } from "../net/index.ts";
+import { log } from "../log/index.ts";
 
 /** The guard as configured: DNS_SERVERS resolvers, WEBHOOK_ALLOW_PRIVATE, WEBHOOK_TEST_ALLOW_PORT. */
 export function guardOptions(): GuardOptions {
@@ -22,7 +23,7 @@ export async function checkWebhookUrl(url: string, timeoutMs = config().WEBHOOK_
   try {
     const r = await Promise.race([checkDestination(url, guardOptions()), deadline]);
     // Where a refused name points stays in the server log: the workspace only learns it was refused.
-    if (!r.ok && r.detail) console.warn(`[webhooks] refused a webhook URL: ${r.detail}`);
+    if (!r.ok && r.detail) log("webhooks").warn(`refused a webhook URL: ${r.detail}`);
     return r;
   } finally {
     clearTimeout(timer);

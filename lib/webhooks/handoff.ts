@@ -2,6 +2,7 @@ import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { inBackground } from "../background.ts";
 import { peekShared, setShared } from "../registry.ts";
+import { log } from "../log/index.ts";
 
 // Handing new deliveries to whoever runs the schedule, right after the transaction that created
 // them commits. With Inngest: one event per delivery (event id and the function's idempotency key
@@ -25,9 +26,7 @@ export function dispatchDeliveries(deliveryIds: number[]): void {
     return;
   }
   void inBackground(
-    handOffToInngest(deliveryIds).catch((e) =>
-      console.error(`[webhooks] hand-off to Inngest failed (the sweep retries): ${(e as Error).message}`),
-    ),
+    handOffToInngest(deliveryIds).catch((e) => log("webhooks").error({ err: e }, "hand-off to Inngest failed (the sweep retries)")),
   );
 }
 

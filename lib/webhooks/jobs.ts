@@ -3,6 +3,7 @@ import { closePooledConnections } from "../net/index.ts";
 import { setSchedulerWake, sweepUnhandedDeliveries } from "./handoff.ts";
 import { pruneDeliveryLog } from "./retention.ts";
 import { startBuiltInScheduler } from "./scheduler.ts";
+import { log } from "../log/index.ts";
 
 // Background work of the webhooks area in the app process (started by lib/runtime.ts):
 // - Inngest configured: a sweep that hands off again deliveries Inngest never acknowledged;
@@ -18,16 +19,16 @@ export async function startWebhookJobs(): Promise<() => Promise<void>> {
   let stopScheduler = async () => {};
 
   if (cfg.inngestEnabled) {
-    console.log("[webhooks] deliveries run on Inngest (served at /api/inngest)");
+    log("webhooks").info("deliveries run on Inngest (served at /api/inngest)");
     const sweep = () =>
       sweepUnhandedDeliveries().then(
-        (n) => n && console.log(`[webhooks] handed ${n} deliveries to Inngest again`),
-        (e) => console.error(`[webhooks] sweep: ${(e as Error).message}`),
+        (n) => void (n && log("webhooks").info({ deliveries: n }, `handed ${n} deliveries to Inngest again`)),
+        (e) => log("webhooks").error({ err: e }, "sweep failed"),
       );
     timers.push(setInterval(sweep, SWEEP_EVERY_MS));
     timers.push(setTimeout(sweep, 5_000));
   } else {
-    console.log("[webhooks] deliveries run on the built-in scheduler");
+    log("webhooks").info("deliveries run on the built-in scheduler");
     const scheduler = startBuiltInScheduler();
     setSchedulerWake(scheduler.wake);
     stopScheduler = async () => {
@@ -38,8 +39,12 @@ export async function startWebhookJobs(): Promise<() => Promise<void>> {
 
   const prune = () =>
     pruneDeliveryLog().then(
-      (r) => (r.attempts || r.events) && console.log(`[webhooks] removed ${r.events} events and ${r.attempts} attempts older than 30 days`),
-      (e) => console.error(`[webhooks] pruning the delivery log: ${(e as Error).message}`),
+      (r) =>
+        void (
+          (r.attempts || r.events) &&
+          log("webhooks").info(r, `removed ${r.events} events and ${r.attempts} attempts older than 30 days`)
+        ),
+      (e) => log("webhooks").error({ err: e }, "pruning the delivery log failed"),
     );
   timers.push(setTimeout(prune, 60_000));
   timers.push(setInterval(prune, PRUNE_EVERY_MS));

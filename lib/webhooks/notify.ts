@@ -2,6 +2,7 @@ import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { sendMail } from "../mail/index.ts";
 import { inBackground } from "../background.ts";
+import { log } from "../log/index.ts";
 
 /**
  * Emails the owners in the background (a slow SMTP server must not hold a delivery slot); a clean
@@ -34,6 +35,6 @@ export async function notifyEndpointDisabled(endpointId: number, reason: string)
       ].join("\n"),
     });
   } catch (e) {
-    console.error(`[webhooks] could not email the owners about endpoint ${endpointId}:`, (e as Error).message);
+    log("webhooks").error({ endpointId, err: e }, `could not email the owners about endpoint ${endpointId}`);
   }
 }

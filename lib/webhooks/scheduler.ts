@@ -2,6 +2,7 @@ import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
 import { dueSql } from "./due.ts";
+import { log } from "../log/index.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
 // configured. Due deliveries are claimed from PostgreSQL (FOR UPDATE SKIP LOCKED, then held with
@@ -136,7 +137,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
         if (claimed.length === limit && excess.length < claimed.length) again = true;
       } while (again && !stopped);
     } catch (e) {
-      console.error("[webhooks] scheduler: claiming due deliveries failed:", (e as Error).message);
+      log("webhooks").error({ err: e }, "scheduler: claiming due deliveries failed");
     } finally {
       ticking = false;
     }
@@ -163,7 +164,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       waitingCount = 0;
       await releaseClaims(waiting).catch(() => {});
       await Promise.allSettled([...running]);
-      console.log(`[webhooks] built-in scheduler stopped after ${attempts} attempts`);
+      log("webhooks").info({ attempts }, `built-in scheduler stopped after ${attempts} attempts`);
     },
   };
 }

@@ -7,6 +7,7 @@ import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
 import { signInCookie } from "../support/session.ts";
 import { formsOf, submitForm, type FormAnswer } from "./security-auth-forms.ts";
+import { captureLogs } from "../support/logs.ts";
 
 // "Forgot password?" (lib/auth/password-reset.ts) against the real server and a real SMTP server
 // on loopback: the mailed link works once, for an hour of the app's clock, sets the password,
@@ -265,17 +266,18 @@ describe("without SMTP_URL", () => {
   test("the mail, with its link, goes to the server log like every other mail", async () => {
     const p = await person();
     const { resetConfig } = await import("../../lib/config/index.ts");
-    const log = vi.spyOn(console, "log").mockImplementation(() => {});
     delete process.env.SMTP_URL;
     resetConfig();
+    // this process's log lines, as LOG_FORMAT=pretty prints them
+    const log = captureLogs();
     let logged = "";
     try {
       await reset.requestPasswordReset("203.0.113.77", { email: p.email });
       const heading = `[mail] (no SMTP_URL) to ${p.email}: Reset your Linkhop password`;
-      await vi.waitFor(() => expect(log).toHaveBeenCalledWith(expect.stringContaining(heading)), { timeout: 10_000 });
-      logged = String(log.mock.calls.find((c) => String(c[0]).includes(heading))![0]);
+      await vi.waitFor(() => expect(log.text()).toContain(heading), { timeout: 10_000 });
+      logged = log.text().slice(log.text().indexOf(heading));
     } finally {
-      log.mockRestore();
+      log.restore();
       process.env.SMTP_URL = smtp.url;
       resetConfig();
     }

@@ -12,6 +12,7 @@ import { nodeFlags, serverEntry } from "../support/compiled.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 import { attemptsOf, emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { renderLogs } from "../support/logs.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const ALLOW_PRIVATE_WARNING =
@@ -126,14 +127,14 @@ describe("WEBHOOK_ALLOW_PRIVATE at start", () => {
   it("is a warning on stderr when set, and absent when not", async () => {
     // The server as `npm start` runs it, up to its first stop: a directory without a production
     // build ends the start right after the configuration is read (and the warning given), so no
-    // database or Next is needed.
+    // database or Next is needed. Its JSON log lines are read as LOG_FORMAT=pretty prints them.
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-nobuild-"));
     const start = (extra: Record<string, string | undefined>) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const env: NodeJS.ProcessEnv = { ...process.env, NEXT_DIST_DIR: empty, LINKHOP_DATA_DIR: empty, ...extra };
         for (const [k, v] of Object.entries(extra)) if (v === undefined) delete env[k];
         execFile(process.execPath, [...nodeFlags, serverEntry], { cwd: root, env }, (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: renderLogs(stdout), stderr: renderLogs(stderr) }),
         );
       });
     try {

@@ -9,6 +9,7 @@ import { type Receiver } from "../support/https-receiver.ts";
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
 import { SELECTABLE_EVENT_TYPES, type EventType } from "../../lib/events/index.ts";
 import { emitEvent, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { captureLogs } from "../support/logs.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let smtp: SmtpServer;
@@ -166,19 +167,17 @@ describe("endpoint switched off", () => {
 
   it("sends to the log when SMTP_URL is not set", async () => {
     useEnv({ SMTP_URL: undefined });
-    const lines: string[] = [];
-    const original = console.log;
-    console.log = (...args: unknown[]) => void lines.push(args.join(" "));
+    const log = captureLogs();
     try {
       const { sendMail } = await import("../../lib/mail/index.ts");
       const r = await sendMail({ to: "someone@example.test", subject: "Hello", text: "Body text" });
       expect(r).toEqual({ sent: false, via: "log" });
     } finally {
-      console.log = original;
+      log.restore();
       useEnv({ SMTP_URL: smtp.url });
     }
-    expect(lines.join("\n")).toContain("someone@example.test: Hello");
-    expect(lines.join("\n")).toContain("Body text");
+    expect(log.text()).toContain("someone@example.test: Hello");
+    expect(log.text()).toContain("Body text");
   });
 });
 

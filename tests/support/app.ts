@@ -1,12 +1,18 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { nodeFlags, serverEntry } from "./compiled.ts";
+import { logRecords, renderLogLine, type LogRecord } from "./logs.ts";
 
 export type RunningApp = {
   url: string;
   port: number;
   process: ChildProcess;
+  /** stdout and stderr as a person reads them: each JSON log line as LOG_FORMAT=pretty prints it */
   logs: () => string;
+  /** stdout and stderr as the app wrote them */
+  rawLogs: () => string;
+  /** the log records among them */
+  records: () => LogRecord[];
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 };
 
@@ -19,6 +25,17 @@ const root = path.resolve(import.meta.dirname, "../..");
  */
 export async function startApp(databaseUrl: string, env: Record<string, string | undefined> = {}): Promise<RunningApp> {
   let output = "";
+  // complete lines rendered once, as they come (so an offset into logs() stays valid as it grows)
+  let rendered = "";
+  let renderedUpTo = 0;
+  const render = () => {
+    const end = output.lastIndexOf("\n") + 1;
+    if (end > renderedUpTo) {
+      for (const line of output.slice(renderedUpTo, end - 1).split("\n")) rendered += renderLogLine(line);
+      renderedUpTo = end;
+    }
+    return rendered + output.slice(renderedUpTo);
+  };
   const child = fork(serverEntry, [], {
     cwd: root,
     execArgv: nodeFlags,
@@ -52,7 +69,9 @@ export async function startApp(databaseUrl: string, env: Record<string, string |
     url: `http://127.0.0.1:${port}`,
     port,
     process: child,
-    logs: () => output,
+    logs: render,
+    rawLogs: () => output,
+    records: () => logRecords(output),
     stop: (signal = "SIGTERM") =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve(child.exitCode);

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ServiceError } from "../../lib/errors.ts";
 import { bearerToken } from "../../lib/api/handler.ts";
@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from "../../lib/api/openapi.ts";
 import { queryObject, readJsonBody } from "../../lib/api/request.ts";
 import { errorBody, failureResponse, unauthorizedResponse } from "../../lib/api/respond.ts";
 import { isApiUrl, normalizeApiUrl } from "../../lib/http/api-url.ts";
+import { captureLogs } from "../support/logs.ts";
 
 const schema = z.strictObject({ url: z.string() });
 const post = (body: BodyInit | null, contentType: string | null = "application/json") =>
@@ -57,7 +58,7 @@ describe("error bodies", () => {
   });
 
   it("an unexpected failure is a 500 with a reference in the body, the header and the log (with the stack)", async () => {
-    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const log = captureLogs();
     const r = failureResponse(new Error("database on fire"), "POST /api/v1/links", {
       "X-RateLimit-Limit": "30",
       "X-RateLimit-Remaining": "3",
@@ -67,9 +68,9 @@ describe("error bodies", () => {
     expect(Object.keys(body)).toEqual(["error", "message", "reference"]);
     expect(r.headers.get("x-error-reference")).toBe(body.reference);
     expect(r.headers.get("x-ratelimit-remaining")).toBe("3");
-    expect(String(log.mock.calls[0][0])).toContain(body.reference);
-    expect(String(log.mock.calls[0][0])).toMatch(/database on fire\n\s+at /);
-    log.mockRestore();
+    log.restore();
+    expect(log.text()).toContain(body.reference);
+    expect(log.text()).toMatch(/database on fire\n\s+at /);
   });
 });
 

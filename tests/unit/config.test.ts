@@ -88,6 +88,25 @@ describe("configuration", () => {
     }
   });
 
+  it("logs: json at info by default, pretty under `npm run dev`; LOG_FORMAT and LOG_LEVEL override; a bad value names the variable", () => {
+    expect(parseConfig({})).toMatchObject({ LOG_FORMAT: "json", LOG_LEVEL: "info" });
+    expect(parseConfig({ LINKHOP_DEV: "1" }).LOG_FORMAT).toBe("pretty");
+    expect(parseConfig({ LINKHOP_DEV: "1", LOG_FORMAT: "json" }).LOG_FORMAT).toBe("json");
+    expect(parseConfig({ LOG_FORMAT: "pretty", LOG_LEVEL: "debug" })).toMatchObject({ LOG_FORMAT: "pretty", LOG_LEVEL: "debug" });
+    expect(parseConfig({ LOG_FORMAT: "", LOG_LEVEL: "" })).toMatchObject({ LOG_FORMAT: "json", LOG_LEVEL: "info" });
+    for (const level of ["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      expect(parseConfig({ LOG_LEVEL: level }).LOG_LEVEL).toBe(level);
+    for (const [name, value] of [
+      ["LOG_FORMAT", "text"],
+      ["LOG_FORMAT", "JSON"],
+      ["LOG_LEVEL", "verbose"],
+      ["LOG_LEVEL", "30"],
+    ]) {
+      expect(() => parseConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => parseConfig({ [name]: value }), `${name}=${value}`).toThrow(name);
+    }
+  });
+
   it("durations", () => {
     expect(parseDuration("500ms")).toBe(500);
     expect(parseDuration("2h")).toBe(7_200_000);

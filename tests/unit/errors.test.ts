@@ -5,6 +5,7 @@ import { errorBody, failureResponse } from "../../lib/api/respond.ts";
 import { parseInput, ServiceError } from "../../lib/errors.ts";
 import { idSchema } from "../../lib/ids.ts";
 import { can, PERMISSIONS } from "../../lib/workspaces/access.ts";
+import { captureLogs } from "../support/logs.ts";
 
 // The one error type and its mappers (API body, server-action result).
 
@@ -49,14 +50,13 @@ describe("parseInput", () => {
 describe("mappers", () => {
   it("a foreign error with a string code is not a ServiceError: the API answers a generic 500", async () => {
     const prisma = Object.assign(new Error("Value out of range for the type: 99999999999"), { code: "P2020" });
-    const original = console.error;
-    console.error = () => {};
+    const log = captureLogs();
     try {
       const r = failureResponse(prisma, "test");
       expect(r.status).toBe(500);
       expect(await r.text()).not.toMatch(/out of range|P2020/);
     } finally {
-      console.error = original;
+      log.restore();
     }
     expect(() => actionFailure(prisma)).toThrow(prisma);
   });

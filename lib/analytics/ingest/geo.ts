@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { isIP } from "node:net";
 import { Reader } from "mmdb-lib";
 import { shared } from "../../registry.ts";
+import { log } from "../../log/index.ts";
 
 // Where a visitor is, from their address, in a local MMDB file (no network, no account):
 // - default: the CC0 country database of the `@ip-location-db/geo-whois-asn-country-mmdb` package
@@ -74,9 +75,7 @@ export function geoLookup(): GeoLookup | null {
     try {
       return GeoLookup.fromFile(file);
     } catch (e) {
-      console.error(
-        `[analytics] cannot read the IP location database ${file}: ${(e as Error).message}; countries come only from ${"GEO_COUNTRY_HEADER"}`,
-      );
+      log("analytics").error({ file, err: e }, `cannot read the IP location database ${file}; countries come only from GEO_COUNTRY_HEADER`);
       return null;
     }
   });

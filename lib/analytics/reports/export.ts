@@ -8,6 +8,7 @@ import { shared } from "../../registry.ts";
 import { clickStore } from "../store/instance.ts";
 import type { AnalyticsExportInput } from "./schemas.ts";
 import { exportQuery, type AnalyticsWorkspace } from "./service.ts";
+import { log } from "../../log/index.ts";
 
 // The raw click events of a query as CSV, one row per event, streamed a page at a time (a database
 // cursor behind, pull-based, so memory stays bounded however many rows there are). The visitor key
@@ -117,10 +118,13 @@ function csvStream(
       // from the start, not the first pull: a response nobody reads is never pulled
       deadline = setTimeout(() => {
         if (ended) return;
-        console.warn(`[analytics] export of workspace ${workspace.id} ended after ${timeoutMs} ms (ANALYTICS_EXPORT_TIMEOUT)`);
+        log("analytics").warn(
+          { workspaceId: workspace.id, timeoutMs },
+          `export of workspace ${workspace.id} ended after ${timeoutMs} ms (ANALYTICS_EXPORT_TIMEOUT)`,
+        );
         // an error, not a close: the client sees a broken download, never a short file that looks whole
         controller.error(new Error(`the export took longer than ${timeoutMs} ms`));
-        end().catch((e) => console.error(`[analytics] export cleanup failed: ${(e as Error).message}`));
+        end().catch((e) => log("analytics").error({ err: e }, "export cleanup failed"));
       }, timeoutMs);
       deadline.unref?.();
     },
@@ -143,7 +147,7 @@ function csvStream(
         controller.enqueue(encoder.encode(toCsv(next.value.map((r) => csvRow(r, codes)))));
       } catch (e) {
         if (ended) return;
-        console.error(`[analytics] export failed: ${(e as Error).message}`);
+        log("analytics").error({ workspaceId: workspace.id, err: e }, "export failed");
         controller.error(e);
         await end().catch(() => {});
       }
