@@ -37,7 +37,7 @@ function fakePool() {
     if (t.includes("analytics.visitor_salt") && t.includes("insert")) return { rows: [{ salt: Buffer.alloc(32, 1) }], rowCount: 1 };
     return { rows: [], rowCount: 0 };
   };
-  const pool = { query, connect: async () => ({ query, release: () => {} }) } as unknown as pg.Pool;
+  const pool = { query, connect: async () => ({ query, release: () => {}, on: () => {}, off: () => {} }) } as unknown as pg.Pool;
   return { pool, sent };
 }
 
