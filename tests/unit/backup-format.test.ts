@@ -2,11 +2,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
+import { pack as tarPack, type Pack } from "tar-stream";
 import { afterAll, describe, expect, test } from "vitest";
 import { copied, startWalFile, walSegmentNames } from "../../lib/db/backup/data-dir.ts";
 import { FORMAT, FORMAT_VERSION, parseManifest } from "../../lib/db/backup/format.ts";
-import { fileEntry } from "../../lib/db/backup/take.ts";
-import { readTar, TAR_END, tarFile, tarHeader, type TarEntry } from "../../lib/db/backup/tar.ts";
+import { addFile, addOpenFile, openFile } from "../../lib/db/backup/take.ts";
+import { addBuffer, addEntry, readTar, type TarEntry } from "../../lib/db/backup/tar.ts";
 
 // The pieces of the embedded database's backup file (lib/db/backup) that need no PostgreSQL; the
 // round trip under concurrent writes is tests/integration/backup-restore.test.ts.
@@ -33,20 +35,41 @@ async function entriesOf(data: Buffer, chunkSize = 700) {
   return found;
 }
 
+/** The bytes of a tar archive that `fill` adds entries to. */
+async function archiveOf(fill: (pack: Pack) => Promise<void>): Promise<Buffer> {
+  const pack = tarPack();
+  const parts: Buffer[] = [];
+  const collected = (async () => {
+    for await (const part of pack as AsyncIterable<Buffer>) parts.push(part);
+  })();
+  try {
+    await fill(pack);
+  } catch (e) {
+    pack.destroy(e as Error);
+    await collected.catch(() => {});
+    throw e;
+  }
+  pack.finalize();
+  await collected;
+  return Buffer.concat(parts);
+}
+
+/** The two zero blocks that end a tar archive. */
+const TAR_END_LENGTH = 1024;
+
 const longName = `pg/${"d".repeat(90)}/${"f".repeat(90)}`;
-function sample(): Buffer {
-  return Buffer.concat([
-    tarHeader({ name: "pg", type: "directory", size: 0, mode: 0o700, mtime: 0 }),
-    ...tarFile("pg/PG_VERSION", Buffer.from("18\n")),
-    ...tarFile("pg/empty", Buffer.alloc(0)),
-    ...tarFile(longName, Buffer.from("x".repeat(1500))),
-    TAR_END,
-  ]);
+function sample(): Promise<Buffer> {
+  return archiveOf(async (pack) => {
+    await addEntry(pack, { name: "pg", type: "directory", size: 0, mode: 0o700, mtime: 0 });
+    await addBuffer(pack, "pg/PG_VERSION", Buffer.from("18\n"));
+    await addBuffer(pack, "pg/empty", Buffer.alloc(0));
+    await addBuffer(pack, longName, Buffer.from("x".repeat(1500)));
+  });
 }
 
 describe("tar", () => {
   test("what the writer writes, the reader reads back: directories, empty files, names over 100 bytes, content across chunks", async () => {
-    const found = await entriesOf(sample());
+    const found = await entriesOf(await sample());
     expect(found.map((f) => [f.entry.name, f.entry.type, f.entry.size, f.content.length])).toEqual([
       ["pg", "directory", 0, 0],
       ["pg/PG_VERSION", "file", 3, 3],
@@ -57,20 +80,44 @@ describe("tar", () => {
     expect(found[3].content).toBe("x".repeat(1500));
   });
 
-  test.skipIf(spawnSync("tar", ["--version"]).error)("the system's tar lists the archive", () => {
+  test.skipIf(spawnSync("tar", ["--version"]).error)("the system's tar lists the archive", async () => {
     const file = path.join(tempDir(), "sample.tar");
-    fs.writeFileSync(file, sample());
+    fs.writeFileSync(file, await sample());
     const listed = spawnSync("tar", ["-tf", file], { encoding: "utf8" });
     expect(listed.status).toBe(0);
     expect(listed.stdout.trim().split("\n")).toEqual(["pg/", "pg/PG_VERSION", "pg/empty", longName]);
+    // as the backup file is written: gzip-compressed (`tar -tzf FILE` lists it), and extracted as written
+    const gzipped = path.join(tempDir(), "sample.tar.gz");
+    fs.writeFileSync(gzipped, zlib.gzipSync(fs.readFileSync(file)));
+    expect(spawnSync("tar", ["-tzf", gzipped], { encoding: "utf8" }).stdout).toBe(listed.stdout);
+    const into = tempDir();
+    expect(spawnSync("tar", ["-xzf", gzipped, "-C", into]).status).toBe(0);
+    expect(fs.readFileSync(path.join(into, "pg/PG_VERSION"), "utf8")).toBe("18\n");
+    expect(fs.readFileSync(path.join(into, longName), "utf8")).toBe("x".repeat(1500));
+    expect(fs.statSync(path.join(into, "pg/PG_VERSION")).mode & 0o777).toBe(0o600);
   });
 
   test("a damaged header, a cut archive and a missing end are errors", async () => {
-    const damaged = sample();
+    const whole = await sample();
+    const damaged = Buffer.from(whole);
     damaged[600] ^= 1; // inside the second header
     await expect(entriesOf(damaged)).rejects.toThrow(/bad header/);
-    await expect(entriesOf(sample().subarray(0, 1800))).rejects.toThrow(/ends early/);
-    await expect(entriesOf(sample().subarray(0, sample().length - TAR_END.length))).rejects.toThrow(/ends early/);
+    await expect(entriesOf(whole.subarray(0, 1800))).rejects.toThrow(/ends early/);
+    await expect(entriesOf(whole.subarray(0, whole.length - TAR_END_LENGTH))).rejects.toThrow(/ends early/);
+  });
+
+  test("an entry that is neither a file nor a directory is refused; the entry handler's own error is the one reported", async () => {
+    const withLink = await archiveOf(async (pack) => {
+      await addBuffer(pack, "pg/PG_VERSION", Buffer.from("18\n"));
+      await new Promise<void>((resolve, reject) =>
+        pack.entry({ name: "pg/link", type: "symlink", linkname: "PG_VERSION" }, (e) => (e ? reject(e) : resolve())),
+      );
+    });
+    await expect(entriesOf(withLink)).rejects.toThrow(/unsupported tar entry type "symlink" for pg\/link/);
+    const refusing = readTar(chunked(await sample(), 700), async (entry) => {
+      throw new Error(`refused ${entry.name}`);
+    });
+    await expect(refusing).rejects.toThrow("refused pg");
   });
 });
 
@@ -78,12 +125,9 @@ describe("copying a data directory", () => {
   test("a file that shrinks while it is copied keeps the size announced in its header, zero-padded", async () => {
     const file = path.join(tempDir(), "16384");
     fs.writeFileSync(file, Buffer.alloc(8192 * 3, 7));
-    const parts: Buffer[] = [];
-    const entry = fileEntry(file, "pg/base/1/16384");
-    parts.push((await entry.next()).value as Buffer); // the header: the file is open, its size taken
+    const opened = await openFile(file); // the file is open, its size taken
     fs.truncateSync(file, 8192); // VACUUM truncates the relation meanwhile
-    for await (const p of entry) parts.push(p);
-    const [found] = await entriesOf(Buffer.concat([...parts, TAR_END]));
+    const [found] = await entriesOf(await archiveOf((pack) => addOpenFile(pack, "pg/base/1/16384", opened!)));
     expect(found.entry.size).toBe(8192 * 3);
     expect(found.content.length).toBe(8192 * 3);
     expect(
@@ -100,10 +144,10 @@ describe("copying a data directory", () => {
 
   test("a file removed before it is opened is left out, unless required", async () => {
     const gone = path.join(tempDir(), "gone");
-    const parts: Buffer[] = [];
-    for await (const p of fileEntry(gone, "pg/gone")) parts.push(p);
-    expect(parts).toEqual([]);
-    await expect(fileEntry(gone, "pg/gone", true).next()).rejects.toThrow(/ENOENT/);
+    const archive = await archiveOf((pack) => addFile(pack, gone, "pg/gone"));
+    expect(archive).toEqual(Buffer.alloc(TAR_END_LENGTH)); // nothing but the archive's end
+    expect(await entriesOf(archive)).toEqual([]);
+    await expect(addFile(tarPack(), gone, "pg/gone", true)).rejects.toThrow(/ENOENT/);
   });
 
   test("files of the running server and the content of rebuilt directories are left out; pg_control comes last, by itself", () => {
