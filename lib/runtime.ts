@@ -70,6 +70,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     stops.push(startAuthJobs());
   }
 
+  // what /metrics reads at scrape time (lib/metrics/sources.ts)
+  const { metrics } = await import("./metrics/index.ts");
+  const { oldestDueSeconds } = await import("./webhooks/due.ts");
+  const { pendingRollupDays } = await import("./analytics/store/rollup-build.ts");
+  const [pipeline, handler] = [clicks?.pipeline, shortLinks];
+  metrics().setSources({
+    pools: () => ({ prisma: db.prismaPool, redirects: db.redirects, analytics: db.analytics, ratelimit: db.rateLimit }),
+    clickBacklog: pipeline && (() => pipeline.backlog),
+    redirectCacheEntries: handler ? () => handler.cacheEntries() : undefined,
+    oldestDueDeliverySeconds: () => oldestDueSeconds(),
+    rollupLagDays: () => pendingRollupDays(db.analytics),
+  });
+
   let closing: Promise<void> | null = null;
   const runtime: Runtime = {
     config,
@@ -77,6 +90,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     shortLinks,
     close() {
       closing ??= (async () => {
+        metrics().setSources(undefined);
         await Promise.allSettled(stops.map((stop) => stop()));
         await shortLinks?.close();
         await clicks?.stop();

@@ -6,6 +6,7 @@ import { authenticateApiKey } from "../keys/index.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
+import { recordApiRequest, recordRateLimited } from "./metrics.ts";
 import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
 
 // The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
@@ -52,6 +53,13 @@ export function bearerToken(header: string | null): string | null {
 
 export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extends z.ZodType | undefined = undefined>(spec: Spec<BS, QS>) {
   return async function handle(req: Request, ctx?: RouteContext): Promise<Response> {
+    const started = performance.now();
+    const response = await answer(req, ctx);
+    recordApiRequest(req, response.status, started);
+    return response;
+  };
+
+  async function answer(req: Request, ctx?: RouteContext): Promise<Response> {
     const where = `${req.method} ${safePath(req)}`;
     let rate: RateDecision | null = null;
     try {
@@ -61,7 +69,10 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
       if (plan.rateLimit !== null) {
         rate = await consumeRateBudget(auth.keyId, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
-        if (!rate.allowed) return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+        if (!rate.allowed) {
+          recordRateLimited();
+          return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+        }
       }
       const url = new URL(req.url);
       const query = parseWith(spec.query ?? emptyQuery, queryObject(url, spec.repeatable), "query ");
@@ -77,7 +88,7 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
     } catch (e) {
       return failureResponse(e, where, rateLimitHeaders(rate));
     }
-  };
+  }
 }
 
 const emptyQuery = z.strictObject({});
