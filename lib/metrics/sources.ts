@@ -4,7 +4,7 @@ import type pg from "pg";
 // Gauges read at scrape time only (prom-client calls their collect() while it renders /metrics):
 // sizes and depths held in memory, the database pools' counts, and two answers of the database,
 // each read with a timeout. What they read is handed over by lib/runtime.ts (setSources), so this
-// base module needs no service; without a runtime they show nothing (or 0 when unlabelled).
+// base module needs no service; without a runtime, sizes show 0 and the database answers NaN.
 
 export type MetricSources = {
   /** the process's pg pools by name (lib/db/client.ts), Prisma's included */
@@ -25,8 +25,9 @@ export const SOURCE_TIMEOUT_MS = 2000;
 type Read = () => Promise<number>;
 
 /**
- * A database read for a gauge: one at a time (a scrape during an outage does not queue a second
- * query behind a stuck one), NaN when it fails or takes longer than SOURCE_TIMEOUT_MS.
+ * A database read for a gauge: one at a time (callers while it runs share it, and a scrape during
+ * an outage does not queue a second query behind a stuck one), NaN when it fails or takes longer
+ * than SOURCE_TIMEOUT_MS; `up` says which.
  */
 function guarded(read: () => Read | undefined, up: Gauge<"source">, source: string) {
   let running: Promise<number> | null = null;
@@ -53,11 +54,15 @@ function guarded(read: () => Read | undefined, up: Gauge<"source">, source: stri
 
 export function registerSourceGauges(registry: Registry, sources: () => MetricSources | undefined): void {
   const registers = [registry];
-  const up = new Gauge({
+  const up: Gauge<"source"> = new Gauge({
     name: "linkhop_metrics_source_up",
-    help: "1 when the last scrape read this source of the database in time, else 0 (its gauge then shows NaN)",
+    help: "1 when this scrape read this source of the database in time, else 0 (its gauge then shows NaN)",
     labelNames: ["source"],
     registers,
+    // the reads below are shared by the gauges of one scrape, so this waits for the same queries
+    async collect() {
+      await Promise.all([oldestDue(), rollupLag()]);
+    },
   });
   const oldestDue = guarded(() => sources()?.oldestDueDeliverySeconds, up, "webhook_oldest_due");
   const rollupLag = guarded(() => sources()?.rollupLagDays, up, "analytics_rollup_lag");
