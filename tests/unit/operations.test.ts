@@ -1,6 +1,7 @@
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { describe, expect, it } from "vitest";
 import { apiRouteLabel } from "../../lib/api/metrics.ts";
+import { ConfigError, parseConfig } from "../../lib/config/index.ts";
 import { hasBearerToken } from "../../lib/http/operations.ts";
 import { operationsPathOf } from "../../lib/http/operations-paths.ts";
 import { generateCode, isReservedAlias, RESERVED_PATHS } from "../../lib/links/short-code.ts";
@@ -112,5 +113,32 @@ describe("metrics token", () => {
     expect(hasBearerToken(token, token)).toBe(false);
     expect(hasBearerToken(`Bearer ${token}x`, token)).toBe(false);
     expect(hasBearerToken(`Basic ${token}`, token)).toBe(false);
+  });
+});
+
+describe("configuration", () => {
+  it("metrics are off and shutdowns do not drain unless configured", () => {
+    const c = parseConfig({});
+    expect([c.METRICS_PORT, c.METRICS_HOST, c.METRICS_TOKEN, c.SHUTDOWN_DRAIN_MS]).toEqual([undefined, "127.0.0.1", undefined, 0]);
+    const set = parseConfig({ METRICS_PORT: "9464", METRICS_HOST: "0.0.0.0", METRICS_TOKEN: "x".repeat(16), SHUTDOWN_DRAIN_MS: "10000" });
+    expect([set.METRICS_PORT, set.METRICS_HOST, set.METRICS_TOKEN, set.SHUTDOWN_DRAIN_MS]).toEqual([
+      9464,
+      "0.0.0.0",
+      "x".repeat(16),
+      10000,
+    ]);
+    expect(parseConfig({ METRICS_PORT: "", METRICS_TOKEN: "" })).toMatchObject({ METRICS_PORT: undefined, METRICS_TOKEN: undefined });
+  });
+
+  it("a bad value stops the start naming the variable", () => {
+    for (const [name, value] of [
+      ["METRICS_PORT", "70000"],
+      ["METRICS_PORT", "metrics"],
+      ["METRICS_TOKEN", "short"],
+      ["SHUTDOWN_DRAIN_MS", "-1"],
+    ]) {
+      expect(() => parseConfig({ [name]: value })).toThrow(ConfigError);
+      expect(() => parseConfig({ [name]: value })).toThrow(name);
+    }
   });
 });
