@@ -15,7 +15,8 @@ import type { ShortLinkHandler } from "./redirects/http.ts";
 //   4. background work settles: Inngest hand-offs, notices, reset mails, a running maintenance
 //   5. every database pool closes (lib/db/client.ts); later use fails instead of reconnecting
 //
-// server.ts stops accepting connections before 1 and stops the embedded PostgreSQL after 5.
+// server.ts stops accepting connections (after /readyz has answered 503 for SHUTDOWN_DRAIN_MS) and
+// waits for the requests in flight before 1, and stops the embedded PostgreSQL after 5.
 
 export type RuntimeOptions = {
   /** the short-link handler in front of Next (server.ts) */
