@@ -1,7 +1,9 @@
 // Linkhop's single entry: config -> database (embedded or DATABASE_URL) and migrations -> the
 // runtime (lib/runtime.ts: pools, click pipeline, caches, background jobs) -> one HTTP server where
 // short-link requests take a lean path (lib/redirects) and everything else goes to Next.js ->
-// graceful shutdown (stop accepting, runtime.close(), stop the embedded PostgreSQL).
+// graceful shutdown (/readyz 503, SHUTDOWN_DRAIN_MS of serving, stop accepting, the requests in
+// flight answered, runtime.close(), stop the embedded PostgreSQL). /healthz, /readyz and /metrics
+// are answered first, on every host (lib/http/operations.ts).
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -85,8 +87,19 @@ async function main() {
       if (!res.headersSent) res.writeHead(500).end();
     });
   const securityHeaders = appSecurityHeaders(cfg.APP_URL);
+  // /healthz, /readyz, /metrics before anything else, on every host (lib/http/operations.ts)
+  const { answerOperations, startMetricsServer } = await import("./lib/http/operations.ts");
+  const { databaseProbe } = await import("./lib/db/readiness.ts");
+  const { closeServer } = await import("./lib/http/drain.ts");
+  let stopping = false;
+  const operations = { probe: databaseProbe(database.url), stopping: () => stopping, metricsToken: cfg.METRICS_TOKEN };
+  const metricsServer = cfg.METRICS_PORT === undefined ? null : await startMetricsServer(cfg.METRICS_HOST, cfg.METRICS_PORT);
+  if (metricsServer) log.info(`metrics on http://${cfg.METRICS_HOST}:${metricsServer.port}/metrics`);
 
   const server = http.createServer((req, res) => {
+    // draining (see shutdown): each answer closes its connection, so clients reconnect elsewhere
+    if (stopping) res.setHeader("Connection", "close");
+    if (answerOperations(req, res, operations)) return;
     if (shortLinks.handles(req)) {
       shortLinks.handle(req, res);
       return;
@@ -131,17 +144,23 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
   const port = (server.address() as { port: number }).port;
   log.info(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
-  process.send?.({ ready: true, port });
+  process.send?.({ ready: true, port, metricsPort: metricsServer?.port });
 
-  let stopping = false;
+  // From the moment a shutdown begins /readyz answers 503. On SIGTERM (what process managers and
+  // orchestrators send) the process goes on serving for SHUTDOWN_DRAIN_MS, so a load balancer that
+  // probes /readyz takes it out before it stops accepting; then the requests in flight are
+  // answered (up to 5 s) before runtime.close() closes the pools they may still need.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 20_000);
+    const drainMs = signal === "SIGTERM" ? cfg.SHUTDOWN_DRAIN_MS : 0;
+    log.info(`${signal}: shutting down${drainMs ? `, serving ${drainMs} ms more while load balancers drain` : ""}`);
+    const force = setTimeout(() => process.exit(1), drainMs + 25_000);
     force.unref();
-    server.close();
-    server.closeIdleConnections?.();
+    if (drainMs) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    await closeServer(server, 5_000);
+    await metricsServer?.close();
+    await operations.probe.close();
     await runtime.close();
     await database.stop();
     log.info("stopped");

@@ -19,6 +19,7 @@ export type SharedName =
   | "after-commit" // lib/events: what happens to new deliveries after commit (set by the runtime)
   | "scheduler-wake" // lib/webhooks/handoff.ts: wakes the built-in scheduler (set while it runs)
   | "background-work" // lib/background.ts: promises a clean exit waits for
+  | "metrics" // lib/metrics: the Prometheus registry and the process's metrics
   | "mailer" // lib/mail: the SMTP transport
   | "inngest" // lib/webhooks/inngest-client.ts: the Inngest client
   | "dialer-pools" // lib/net/dialer.ts: keep-alive agents per checked address

@@ -15,7 +15,8 @@ import type { ShortLinkHandler } from "./redirects/http.ts";
 //   4. background work settles: Inngest hand-offs, notices, reset mails, a running maintenance
 //   5. every database pool closes (lib/db/client.ts); later use fails instead of reconnecting
 //
-// server.ts stops accepting connections before 1 and stops the embedded PostgreSQL after 5.
+// server.ts stops accepting connections (after /readyz has answered 503 for SHUTDOWN_DRAIN_MS) and
+// waits for the requests in flight before 1, and stops the embedded PostgreSQL after 5.
 
 export type RuntimeOptions = {
   /** the short-link handler in front of Next (server.ts) */
@@ -70,6 +71,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     stops.push(startAuthJobs());
   }
 
+  // what /metrics reads at scrape time (lib/metrics/sources.ts)
+  const { metrics } = await import("./metrics/index.ts");
+  const { oldestDueSeconds } = await import("./webhooks/due.ts");
+  const { pendingRollupDays } = await import("./analytics/store/rollup-build.ts");
+  const [pipeline, handler] = [clicks?.pipeline, shortLinks];
+  metrics().setSources({
+    pools: () => ({ prisma: db.prismaPool, redirects: db.redirects, analytics: db.analytics, ratelimit: db.rateLimit }),
+    clickBacklog: pipeline && (() => pipeline.backlog),
+    redirectCacheEntries: handler ? () => handler.cacheEntries() : undefined,
+    oldestDueDeliverySeconds: () => oldestDueSeconds(),
+    rollupLagDays: () => pendingRollupDays(db.analytics),
+  });
+
   let closing: Promise<void> | null = null;
   const runtime: Runtime = {
     config,
@@ -77,6 +91,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     shortLinks,
     close() {
       closing ??= (async () => {
+        metrics().setSources(undefined);
         await Promise.allSettled(stops.map((stop) => stop()));
         await shortLinks?.close();
         await clicks?.stop();

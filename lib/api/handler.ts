@@ -7,6 +7,7 @@ import { hasFeature, planOf } from "../plans/index.ts";
 import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
 import { withRequestLog, type ApiRequest } from "./request-log.ts";
+import { recordApiRequest, recordRateLimited } from "./metrics.ts";
 import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
 
 // The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
@@ -64,7 +65,10 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
       if (plan.rateLimit !== null) {
         rate = await consumeRateBudget(auth.keyId, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
-        if (!rate.allowed) return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+        if (!rate.allowed) {
+          recordRateLimited();
+          return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
+        }
       }
       const url = new URL(req.url);
       const query = parseWith(spec.query ?? emptyQuery, queryObject(url, spec.repeatable), "query ");
@@ -81,7 +85,12 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       return failureResponse(e, where, rateLimitHeaders(rate), request.id);
     }
   };
-  return (req: Request, ctx?: RouteContext) => withRequestLog(req, (request) => answerRequest(req, ctx, request));
+  return async (req: Request, ctx?: RouteContext) => {
+    const started = performance.now();
+    const response = await withRequestLog(req, (request) => answerRequest(req, ctx, request));
+    recordApiRequest(req, response.status, started);
+    return response;
+  };
 }
 
 const emptyQuery = z.strictObject({});

@@ -115,6 +115,14 @@ const schema = z.object({
   RATE_LIMIT_POOL_SIZE: z.coerce.number().int().min(1).default(4),
   // how often the click pipeline writes what it buffered (lib/redirects/click-pipeline.ts)
   CLICK_FLUSH_MS: z.coerce.number().int().min(50).default(1000),
+  // Prometheus metrics (lib/metrics): on a port of their own (unset: none) bound to METRICS_HOST,
+  // and on the main port only for requests with `Authorization: Bearer <METRICS_TOKEN>`
+  METRICS_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.preprocess(unsetIfEmpty, z.string().min(1).default("127.0.0.1")),
+  METRICS_TOKEN: z.preprocess(unsetIfEmpty, z.string().min(16, "at least 16 characters (e.g. openssl rand -hex 32)").optional()),
+  // on SIGTERM, /readyz answers 503 at once and the process goes on serving this long before it
+  // stops accepting connections, so a load balancer probing /readyz takes it out first (server.ts)
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   // a CSV export (lib/analytics/reports/export.ts) holds an analytics connection while it streams: it is
   // ended after this long, however slowly the client reads, and only this many run at once per
   // process (default: half of ANALYTICS_POOL_SIZE, at least 1), so reports and click writes keep theirs

@@ -23,6 +23,8 @@ export type DbOrTx = Db | Tx;
 export type Database = {
   url: string;
   prisma: Db;
+  /** Prisma's own pool, made here so /metrics can read its counts (the adapter ends it on $disconnect) */
+  prismaPool: pg.Pool;
   redirects: pg.Pool;
   analytics: pg.Pool;
   rateLimit: pg.Pool;
@@ -35,9 +37,11 @@ function openDatabase(url: string): Database {
     p.on("error", (e) => log("db").error({ pool: name, err: e }, `idle database connection of the ${name} pool failed`));
     return p;
   };
+  const prismaPool = new pg.Pool({ connectionString: url, max: cfg.DATABASE_POOL_SIZE });
   return {
     url,
-    prisma: new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: cfg.DATABASE_POOL_SIZE }) }),
+    prisma: new PrismaClient({ adapter: new PrismaPg(prismaPool, { disposeExternalPool: true }) }),
+    prismaPool,
     redirects: pool("redirects", cfg.REDIRECT_POOL_SIZE),
     analytics: pool("analytics", cfg.ANALYTICS_POOL_SIZE),
     // every request of a key updates the same row: waiting for the WAL flush while holding its lock

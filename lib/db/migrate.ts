@@ -24,12 +24,17 @@ export function migrationsDir(): string {
   return path.resolve(process.env.LINKHOP_MIGRATIONS_DIR ?? "prisma/migrations");
 }
 
-export async function applyMigrations(url: string, dir = migrationsDir()): Promise<string[]> {
-  const names = fs
+/** The migrations this build ships (folder names, in the order they apply). */
+export function shippedMigrations(dir = migrationsDir()): string[] {
+  return fs
     .readdirSync(dir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
     .map((d) => d.name)
     .sort();
+}
+
+export async function applyMigrations(url: string, dir = migrationsDir()): Promise<string[]> {
+  const names = shippedMigrations(dir);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const applied: string[] = [];

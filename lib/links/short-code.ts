@@ -1,6 +1,7 @@
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
 import type { Link, Prisma } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
+import { OPERATIONS_PATHS } from "../http/operations-paths.ts";
 import { randomBase62 } from "../keys/random.ts";
 
 // The code rule: a link's code is unique per domain, and never one of the app's own paths.
@@ -53,6 +54,8 @@ export const RESERVED_PATHS = new Set([
   "twitter-image",
   "sitemap.xml",
   "manifest.webmanifest",
+  // /healthz, /readyz, /metrics: answered by server.ts on every host (lib/http/operations-paths.ts)
+  ...OPERATIONS_PATHS,
 ]);
 
 /**

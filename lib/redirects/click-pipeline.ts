@@ -4,6 +4,7 @@ import { geoLookup, type GeoLookup } from "../analytics/ingest/geo.ts";
 import type { ClickEvent } from "../analytics/model.ts";
 import { utcDay } from "../analytics/model.ts";
 import { logTaggedLine } from "../log/index.ts";
+import { metrics } from "../metrics/index.ts";
 
 // The one path of a click after the redirect has answered:
 //
@@ -99,6 +100,7 @@ export class ClickPipeline {
       await this.flush();
     }
     if (this.backlog > 0 || this.totals.size > 0) {
+      metrics().clicks.givenUp.inc({ reason: "shutdown" }, this.backlog);
       this.log(
         `[clicks] gave up on ${this.backlog} click events at shutdown (and ${this.uncountedClicks} clicks on link counters): the database did not take them`,
       );
@@ -110,6 +112,7 @@ export class ClickPipeline {
 
   private async flushOnce(): Promise<void> {
     if (this.dropped) {
+      metrics().clicks.givenUp.inc({ reason: "overflow" }, this.dropped);
       this.log(`[analytics] dropped ${this.dropped} click events: more than ${this.maxPending} were waiting for the database`);
       this.dropped = 0;
     }
@@ -119,14 +122,18 @@ export class ClickPipeline {
     this.hits = [];
     this.failed = [];
     this.totals = new Map();
+    const started = performance.now();
     try {
       await this.writer.write({ totals, events: await this.enrich(hits) });
       this.attempts = 0;
+      metrics().clicks.flushDuration.observe({ result: "ok" }, (performance.now() - started) / 1000);
     } catch (e) {
+      metrics().clicks.flushDuration.observe({ result: "error" }, (performance.now() - started) / 1000);
       for (const [id, n] of totals) this.totals.set(id, (this.totals.get(id) ?? 0) + n);
       this.attempts++;
       const why = (e as Error).message;
       if (this.attempts >= this.maxAttempts) {
+        metrics().clicks.givenUp.inc({ reason: "failed_writes" }, hits.length);
         this.log(`[analytics] gave up on ${hits.length} click events after ${this.attempts} failed writes: ${why}`);
         this.attempts = 0;
       } else {

@@ -5,6 +5,7 @@ import type { ClickHit } from "../analytics/ingest/enrich.ts";
 import { config } from "../config/index.ts";
 import { clientAddress } from "../http/client-address.ts";
 import { RESERVED_PATHS } from "../links/short-code.ts";
+import { metrics, type RedirectOutcome } from "../metrics/index.ts";
 import type pg from "pg";
 import { DomainTable, LinkCache } from "./cache.ts";
 import type { ClickPipeline } from "./click-pipeline.ts";
@@ -19,7 +20,7 @@ import {
   type TargetKind,
 } from "./lifecycle.ts";
 import { listenForChanges } from "./notify.ts";
-import { PAGES, passwordForm, type PageName } from "./pages.ts";
+import { PAGE_OUTCOME, PAGES, passwordForm, type PageName } from "./pages.ts";
 import {
   checkLinkPassword,
   formToken,
@@ -49,10 +50,15 @@ export type ShortLinkHandler = {
   handles(req: IncomingMessage): boolean;
   handle(req: IncomingMessage, res: ServerResponse): void;
   close(): Promise<void>;
+  /** links (and "no such link" answers) in the cache, for /metrics */
+  cacheEntries(): number;
 };
 
 const ROUTE = Symbol("linkhop.route");
 type RoutedRequest = IncomingMessage & { [ROUTE]?: Route };
+// when the request came in (performance.now()), for the latency histogram
+const STARTED = Symbol("linkhop.started");
+type TimedResponse = ServerResponse & { [STARTED]?: number };
 
 const HTML = "text/html; charset=utf-8";
 
@@ -79,6 +85,12 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   const dev = process.env.LINKHOP_DEV === "1";
   const isAppPath = (segment: string) => RESERVED_PATHS.has(segment) || appSegments.has(segment) || (dev && segment.startsWith("__"));
   const routing = { shortDomain, customDomainId: (host: string) => domains.idOf(host), isAppPath };
+  const recorded = metrics().redirects;
+  function record(res: ServerResponse, outcome: RedirectOutcome) {
+    recorded.outcomes.inc(outcome);
+    const started = (res as TimedResponse)[STARTED];
+    if (started !== undefined) recorded.duration.observeSince(started);
+  }
 
   let domainRetry: NodeJS.Timeout | undefined;
   const reloadDomains = () => {
@@ -110,6 +122,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
 
   function send(res: ServerResponse, status: number, page: PageName | Buffer, head: boolean, extra?: Record<string, string>) {
     const body = typeof page === "string" ? PAGES[page] : page;
+    record(res, typeof page === "string" ? PAGE_OUTCOME[page] : "password");
     res.writeHead(status, {
       "Content-Type": HTML,
       "Content-Length": body.length,
@@ -122,14 +135,15 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     res.end(head ? undefined : body);
   }
 
-  function redirect(res: ServerResponse, location: string) {
+  function redirect(res: ServerResponse, location: string, outcome: RedirectOutcome = "redirect") {
+    record(res, outcome);
     res.writeHead(302, { Location: location, "Cache-Control": "no-store", "Content-Length": 0 });
     res.end();
   }
 
   function sendBlocked(res: ServerResponse, link: RedirectLink, reason: Blocked, head: boolean) {
     const answer = blockedAnswer(link, reason);
-    if (answer.kind === "fallback") redirect(res, answer.url);
+    if (answer.kind === "fallback") redirect(res, answer.url, PAGE_OUTCOME[reason]);
     else send(res, answer.status, answer.reason, head);
   }
 
@@ -142,7 +156,10 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
         "X-Request-Id": requestId,
         ...(status === 503 ? { "Retry-After": "5" } : {}),
       });
-    else res.destroy();
+    else {
+      record(res, "error");
+      res.destroy();
+    }
   }
 
   function hitOf(req: IncomingMessage, link: RedirectLink, target: TargetKind, now: number, bot: boolean): ClickHit {
@@ -262,6 +279,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     },
 
     handle(req, res) {
+      (res as TimedResponse)[STARTED] = performance.now();
       const route = (req as RoutedRequest)[ROUTE] ?? routeRequest(req.method, req.headers.host, req.url, routing);
       const head = req.method === "HEAD";
       try {
@@ -273,7 +291,11 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
               return;
             }
             const cached = links.get(domainKey, code, Date.now());
-            if (cached !== undefined) return answer(req, res, cached, code);
+            if (cached !== undefined) {
+              recorded.cacheHits.inc();
+              return answer(req, res, cached, code);
+            }
+            recorded.cacheMisses.inc();
             links.fetch(domainKey, code).then(
               (link) => answer(req, res, link, code),
               (e) => fail(res, e),
@@ -298,6 +320,8 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
       clearTimeout(domainRetry);
       await listener.close();
     },
+
+    cacheEntries: () => links.entries,
   };
 }
 

@@ -1,3 +1,5 @@
+import type { RedirectOutcome } from "../metrics/index.ts";
+
 // The few pages a short-link host shows, as static HTML strings: no React, no assets, no scripts.
 // Built once; the password form is the only page with a variable part.
 
@@ -77,3 +79,20 @@ export function passwordForm(code: string, wrong: boolean, qr = false, token = "
     ),
   );
 }
+
+/** What each page answers, as linkhop_redirects_total counts it (lib/metrics; the password form is "password"). */
+export const PAGE_OUTCOME: Record<PageName, RedirectOutcome> = {
+  not_found: "not_found",
+  unknown_host: "not_found",
+  inactive: "inactive",
+  denied: "denylisted",
+  not_started: "not_started",
+  expired: "expired",
+  cap_reached: "capped",
+  too_many_guesses: "password",
+  link_busy: "password",
+  method_not_allowed: "bad_request",
+  payload_too_large: "bad_request",
+  unavailable: "error",
+  error: "error",
+};

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { OPERATIONS_PATHS } from "../http/operations-paths.ts";
 
 // Which requests are short-link requests. Decided from the Host header and the path alone, without
 // the database, because it runs for every request the server gets (the custom-domain table is
@@ -119,7 +120,8 @@ const NOT_FOUND: Route = { kind: "not_found" };
 const METHOD_NOT_ALLOWED: Route = { kind: "method_not_allowed" };
 
 /**
- * - A verified, active custom domain serves only short links: every path is answered here.
+ * - A verified, active custom domain serves only short links: every path is answered here, except
+ *   the operations endpoints (/healthz, /readyz, /metrics), which are never codes.
  * - SHORT_DOMAIN (possibly shared with the app): one-segment paths that are not app paths are
  *   codes; everything else goes to Next, so the app keeps working on that host.
  * - Any other host (APP_URL's host when it differs, an IP address, an unknown name): code-shaped
@@ -139,6 +141,7 @@ export function routeRequest(
   const domainId = ctx.customDomainId(withoutPort(host));
   if (domainId !== undefined) {
     if (!readOnly && method !== "POST") return METHOD_NOT_ALLOWED;
+    if (code !== null && OPERATIONS_PATHS.has(code)) return NEXT; // server.ts answers them first
     return code ? { kind: "link", domainKey: domainId, code } : NOT_FOUND;
   }
   if (code === null || ctx.isAppPath(code)) return NEXT;

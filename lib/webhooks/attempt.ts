@@ -1,6 +1,7 @@
 import { config } from "../config/index.ts";
 import { db, type Tx } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
+import { metrics } from "../metrics/index.ts";
 import { postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
@@ -69,6 +70,7 @@ export async function attemptDelivery(deliveryId: number, opts: AttemptOptions =
     return await attempt(deliveryId, opts);
   } catch (e) {
     log("webhooks").error({ deliveryId, err: e }, `delivery ${deliveryId}: attempt failed internally`);
+    metrics().webhooks.attempts.inc({ outcome: "internal_error" });
     // The claim (if any) stays until it expires, which spaces out retries of an internal failure.
     return result(deliveryId, {
       outcome: "internal_error",
@@ -111,6 +113,8 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   const loaded = await loadAndRecheck(deliveryId, opts);
   if (!("delivery" in loaded)) return loaded;
   const sent = await send(loaded.delivery);
+  metrics().webhooks.attempts.inc({ outcome: sent.outcome });
+  metrics().webhooks.duration.observe(sent.durationMs / 1000);
   const { retryInMs, done, disabledBecause } = await recordAttempt(deliveryId, (tx) => recordResult(tx, loaded, sent, opts));
   if (disabledBecause) notifyEndpointDisabledSoon(loaded.delivery.endpointId, disabledBecause);
 

@@ -1,3 +1,4 @@
+import { db } from "../db/client.ts";
 import { Prisma } from "../db/generated/client.ts";
 
 // The one rule of when a delivery is due for its next automatic attempt, in the three forms its
@@ -37,4 +38,14 @@ export function dueWhere(now: Date, slackMs = 0): Prisma.DeliveryWhereInput {
     nextAttemptAt: { lte: new Date(now.getTime() + slackMs) },
     OR: [{ lockedUntil: null }, { lockedUntil: { lt: now } }],
   };
+}
+
+/**
+ * How long the oldest due delivery has been due, in seconds (0 when none is): a scheduler that
+ * keeps up holds this near 0 (linkhop_webhook_oldest_due_seconds, read at scrape time).
+ */
+export async function oldestDueSeconds(now = new Date()): Promise<number> {
+  const rows = await db().$queryRaw<{ due: Date | null }[]>`SELECT min("nextAttemptAt") AS due FROM "Delivery" WHERE ${dueSql(now)}`;
+  const due = rows[0]?.due;
+  return due ? Math.max(0, (now.getTime() - due.getTime()) / 1000) : 0;
 }

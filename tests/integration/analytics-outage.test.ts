@@ -1,11 +1,12 @@
-import net from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { metrics } from "../../lib/metrics/index.ts";
 import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
 import { postgresClickWriter } from "../../lib/redirects/clicks.ts";
 import { createTestDatabase } from "../support/db.ts";
+import { tcpRelay as relay } from "../support/tcp-relay.ts";
 
 // A PostgreSQL outage while click events are written: the batch is kept and written once the
 // database is back; when it stays away the click pipeline gives up with a log line naming the count.
@@ -13,37 +14,6 @@ import { createTestDatabase } from "../support/db.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: pg.Client;
-
-/** A TCP relay to PostgreSQL that can be cut (every connection reset, new ones refused) and restored. */
-async function relay(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let up = true;
-  const server = net.createServer((client) => {
-    if (!up) return client.destroy();
-    const upstream = net.connect(Number(target.port), target.hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on("close", () => sockets.delete(s));
-      s.on("error", () => {});
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = new URL(target);
-  url.hostname = "127.0.0.1";
-  url.port = String((server.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    cut() {
-      up = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore() {
-      up = true;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 const hit = (linkId: number, i: number): ClickHit => ({
   at: Date.now() - i,
@@ -58,6 +28,9 @@ const hit = (linkId: number, i: number): ClickHit => ({
   bot: false,
   qr: false,
 });
+
+/** linkhop_click_events_given_up_total{reason} of this process */
+const givenUp = async (reason: string) => (await metrics().clicks.givenUp.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
 
 const stored = async (linkId: number) =>
   (await sql.query(`select count(*)::int as n from analytics.click_event where link_id = $1`, [linkId])).rows[0].n as number;
@@ -116,6 +89,7 @@ test("an outage that outlasts the retries is logged with the number of events gi
     maxAttempts: 3,
     log: (l) => logs.push(l),
   });
+  const before = { failed: await givenUp("failed_writes"), shutdown: await givenUp("shutdown") };
   try {
     r.cut();
     for (let i = 0; i < 12; i++) pipeline.add(hit(102, i), false);
@@ -124,11 +98,13 @@ test("an outage that outlasts the retries is logged with the number of events gi
     await pipeline.flush();
     expect(logs.at(-1)).toMatch(/gave up on 12 click events after 3 failed writes/);
     expect(pipeline.backlog).toBe(0);
+    expect(await givenUp("failed_writes")).toBe(before.failed + 12);
 
     // at shutdown there is no later flush: what cannot be written is named in the log
     for (let i = 0; i < 5; i++) pipeline.add(hit(102, 50 + i), false);
     await pipeline.flushForExit(2, 10);
     expect(logs.at(-1)).toMatch(/gave up on 5 click events at shutdown/);
+    expect(await givenUp("shutdown")).toBe(before.shutdown + 5);
     r.restore();
     expect(await stored(102)).toBe(0);
   } finally {

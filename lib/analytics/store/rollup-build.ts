@@ -156,6 +156,18 @@ export async function buildLinkDay(client: pg.PoolClient, day: number): Promise<
 }
 
 /**
+ * Complete UTC days not built yet, from the oldest partition's month (as buildPendingRollups
+ * counts them) to yesterday: 0 while the hourly job keeps up (linkhop_analytics_rollup_lag_days).
+ */
+export async function pendingRollupDays(pool: pg.Pool, now = Date.now()): Promise<number> {
+  const months = await listMonthPartitions(pool);
+  if (!months.length) return 0;
+  const first = utcDay(Date.UTC(months[0].year, months[0].month - 1, 1));
+  const today = utcDay(now);
+  return Math.max(0, today - first - (await builtDays(pool, first, today)).size);
+}
+
+/**
  * Builds every complete UTC day not built yet, from the oldest partition's month (nothing is older)
  * to yesterday. Returns the days built.
  */
