@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DatabaseProbe } from "../db/readiness.ts";
+import { log } from "../log/index.ts";
 import { metrics } from "../metrics/index.ts";
 import { operationsPathOf } from "./operations-paths.ts";
 
@@ -34,7 +35,7 @@ async function replyMetrics(req: IncomingMessage, res: ServerResponse) {
     const m = metrics();
     reply(req, res, 200, await m.render(), { "Content-Type": m.contentType });
   } catch (e) {
-    console.error(`[metrics] cannot render: ${(e as Error)?.stack ?? e}`);
+    log("metrics").error({ err: e }, "cannot render the metrics");
     if (!res.headersSent) reply(req, res, 500, "metrics unavailable\n");
   }
 }
