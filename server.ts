@@ -141,11 +141,8 @@ async function main() {
     );
   });
 
-  await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
-  const port = (server.address() as { port: number }).port;
-  log.info(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
-  process.send?.({ ready: true, port, metricsPort: metricsServer?.port });
-
+  // Signals are handled from before the server listens: a parent that sees `ready` and stops the
+  // process at once must get the graceful shutdown, not the default action of SIGTERM.
   // From the moment a shutdown begins /readyz answers 503. On SIGTERM (what process managers and
   // orchestrators send) the process goes on serving for SHUTDOWN_DRAIN_MS, so a load balancer that
   // probes /readyz takes it out before it stops accepting; then the requests in flight are
@@ -176,6 +173,11 @@ async function main() {
       if (e.code === "EPIPE") void shutdown("output closed");
     });
   }
+
+  await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
+  const port = (server.address() as { port: number }).port;
+  log.info(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
+  process.send?.({ ready: true, port, metricsPort: metricsServer?.port });
 }
 
 main().catch(async (e) => {
