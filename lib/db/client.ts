@@ -34,7 +34,12 @@ function openDatabase(url: string): Database {
   const cfg = config();
   const pool = (name: string, max: number, options?: string) => {
     const p = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000, options, allowExitOnIdle: true });
-    p.on("error", (e) => log("db").error({ pool: name, err: e }, `idle database connection of the ${name} pool failed`));
+    p.on("error", (e) => {
+      // after end(): a connection still closing when the database server stops (its Terminate not yet
+      // processed) reports the server's shutdown; nothing is lost
+      if (p.ending) return;
+      log("db").error({ pool: name, err: e }, `idle database connection of the ${name} pool failed`);
+    });
     return p;
   };
   const prismaPool = new pg.Pool({ connectionString: url, max: cfg.DATABASE_POOL_SIZE });
