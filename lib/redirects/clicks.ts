@@ -1,3 +1,4 @@
+import { inPgTransaction } from "../db/pg-transaction.ts";
 import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
@@ -19,26 +20,14 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
       if (!batch.totals.size && !batch.events.length) return;
       // partitions first, on the store's own connection: no connection is held idle meanwhile
       await events.prepare(batch.events);
-      const client = await pool.connect();
-      // a connection lost between two statements is reported as an event, not by the next query:
-      // without a listener it would be an uncaught exception (the failed query below says it too)
-      const lost = () => {};
-      client.on("error", lost);
-      let broken: Error | undefined;
       try {
-        await client.query("begin");
-        await addLinkClicks(client, batch.totals);
-        await events.insertIn(client, batch.events);
-        await client.query("commit");
+        await inPgTransaction(pool, async (client) => {
+          await addLinkClicks(client, batch.totals);
+          await events.insertIn(client, batch.events);
+        });
       } catch (e) {
-        broken = e as Error;
-        await client.query("rollback").catch(() => {});
         events.forgetPartitions();
         throw e;
-      } finally {
-        client.off("error", lost);
-        // a connection that failed mid-transaction is not given back for reuse
-        client.release(broken);
       }
     },
   };

@@ -1,3 +1,4 @@
+import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type pg from "pg";
 import {
   DAY_MS,
@@ -38,23 +39,11 @@ export class PostgresClickStore implements ClickStore {
   async record(batch: ClickEvent[]): Promise<void> {
     if (!batch.length) return;
     await this.prepare(batch);
-    const client = await this.pool.connect();
-    // a connection lost between statements is an event: without a listener, an uncaught exception
-    const lost = () => {};
-    client.on("error", lost);
-    let broken: Error | undefined;
     try {
-      await client.query("begin");
-      await this.insertIn(client, batch);
-      await client.query("commit");
+      await inPgTransaction(this.pool, (client) => this.insertIn(client, batch));
     } catch (e) {
-      broken = e as Error;
-      await client.query("rollback").catch(() => {});
       this.forgetPartitions();
       throw e;
-    } finally {
-      client.off("error", lost);
-      client.release(broken);
     }
   }
 

@@ -1,3 +1,4 @@
+import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type pg from "pg";
 import type { Queryable } from "./sql-params.ts";
 
@@ -26,22 +27,14 @@ const monthStart = (m: MonthKey) => `${m.year}-${String(m.month).padStart(2, "0"
 
 /** Creates the month's partition unless it exists. Serialised across processes by an advisory lock. */
 export async function ensureMonthPartition(pool: pg.Pool, m: MonthKey): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
+  await inPgTransaction(pool, async (client) => {
     await client.query("select pg_advisory_xact_lock(72120418)");
     // identifiers and bounds come from numbers only (partitionName, monthStart): nothing to inject
     await client.query(
       `create table if not exists analytics.${partitionName(m)} partition of analytics.click_event
        for values from ('${monthStart(m)}') to ('${monthStart(nextMonth(m))}')`,
     );
-    await client.query("commit");
-  } catch (e) {
-    await client.query("rollback").catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** The existing monthly partitions, oldest first. */

@@ -1,3 +1,4 @@
+import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type pg from "pg";
 import { utcDay } from "../model.ts";
 import { CASELESS_FILTERS, dimValueSql, FILTER_DIMS, LINK_DIMS, linkValueSql, PAIR_DIMS, ROLLUP_DIMS } from "./dimensions.ts";
@@ -58,9 +59,7 @@ export const ROLLUP_LOCK = 72120419;
 
 /** (Re)builds one UTC day of every workspace in one transaction, and marks it built. */
 export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number> {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
+  return inPgTransaction(pool, async (client) => {
     await client.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
     // the grouping sorts one day's events per set: in memory, not on disk
     await client.query("set local work_mem = '64MB'");
@@ -76,14 +75,8 @@ export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number
       text: `insert into analytics.click_day_done (day) values (date '1970-01-01' + $1::int) on conflict (day) do update set built_at = now()`,
       values: [day],
     });
-    await client.query("commit");
     return rowCount ?? 0;
-  } catch (e) {
-    await client.query("rollback").catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Built days in [fromDay, toDay). */
@@ -104,17 +97,7 @@ export async function builtDays(q: Queryable, fromDay: number, toDay: number): P
  * lock first makes this delete wait for that build's commit.
  */
 export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    await unmarkRollupDaysIn(client, days);
-    await client.query("commit");
-  } catch (e) {
-    await client.query("rollback").catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  await inPgTransaction(pool, (client) => unmarkRollupDaysIn(client, days));
 }
 
 /** unmarkRollupDays inside the caller's transaction (the click flush's, lib/redirects/clicks.ts). */
