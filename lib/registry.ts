@@ -14,7 +14,7 @@ export type SharedName =
   | "config" // lib/config: the parsed environment
   | "log" // lib/log: the process's logger and its children per area
   | "plans" // lib/plans: the plan table (built in or PLANS_FILE)
-  | "database" // lib/db/pools.ts: the Prisma client and the pg pools
+  | "database" // lib/db/client.ts: the Prisma client and the pg pools
   | "runtime" // lib/runtime.ts: the process's runtime (server.ts, the admin CLI)
   | "after-commit" // lib/events: what happens to new deliveries after commit (set by the runtime)
   | "scheduler-wake" // lib/webhooks/handoff.ts: wakes the built-in scheduler (set while it runs)
