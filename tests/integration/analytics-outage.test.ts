@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { clickHit } from "../support/click-hits.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { metrics } from "../../lib/metrics/index.ts";
 import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
@@ -15,19 +16,7 @@ import { tcpRelay as relay } from "../support/tcp-relay.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: pg.Client;
 
-const hit = (linkId: number, i: number): ClickHit => ({
-  at: Date.now() - i,
-  workspaceId: 1,
-  linkId,
-  domain: "short.test",
-  target: "destination",
-  address: `81.2.69.${i % 250}`,
-  userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
-  referrer: undefined,
-  countryHeader: undefined,
-  bot: false,
-  qr: false,
-});
+const hit = (linkId: number, i: number): ClickHit => clickHit(1, linkId, i);
 
 /** linkhop_click_events_given_up_total{reason} of this process */
 const givenUp = async (reason: string) => (await metrics().clicks.givenUp.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
+import { clickHit } from "../support/click-hits.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
 import { postgresClickWriter, type ClickEventTable } from "../../lib/redirects/clicks.ts";
@@ -26,20 +26,6 @@ afterAll(async () => {
   const { disconnectDb } = await import("../../lib/db/client.ts");
   await disconnectDb();
   await database?.drop();
-});
-
-const hit = (workspaceId: number, linkId: number, i: number): ClickHit => ({
-  at: Date.now() - i,
-  workspaceId,
-  linkId,
-  domain: "short.test",
-  target: "destination",
-  address: `81.2.69.${i % 250}`,
-  userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0",
-  referrer: undefined,
-  countryHeader: undefined,
-  bot: false,
-  qr: false,
 });
 
 async function stored(linkId: number) {
@@ -69,7 +55,7 @@ test("counters and events are one transaction: when the events fail after the co
   };
   const logs: string[] = [];
   const pipeline = new ClickPipeline(postgresClickWriter(pool, failingOnce), { geo: () => null, log: (l) => logs.push(l) });
-  for (let i = 0; i < 6; i++) pipeline.add(hit(ws.id, link.id, i), true);
+  for (let i = 0; i < 6; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
   await pipeline.flush();
   expect(logs.at(-1)).toMatch(/writing 6 click events failed \(1 in a row\), kept/);
   expect(await stored(link.id)).toEqual({ clicks: 0, events: 0 });
@@ -83,8 +69,8 @@ test("counters and events are one transaction: when the events fail after the co
 test("a capped link's click (counted on the request path) and a bot visit add events, not counters", async () => {
   const capped = await createLink(ws.id, { code: "pipe2", maxClicks: 10, clicks: 3 });
   const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
-  pipeline.add(hit(ws.id, capped.id, 0), false);
-  pipeline.add({ ...hit(ws.id, capped.id, 1), bot: true }, false);
+  pipeline.add(clickHit(ws.id, capped.id, 0), false);
+  pipeline.add({ ...clickHit(ws.id, capped.id, 1), bot: true }, false);
   await pipeline.flush();
   expect(await stored(capped.id)).toEqual({ clicks: 3, events: 2 });
 });
