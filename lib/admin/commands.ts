@@ -24,6 +24,14 @@ function str(f: Flags, name: string, required = true): string | undefined {
   return v;
 }
 
+/** A flag without a value (--revoke): present or not. */
+function bool(f: Flags, name: string): boolean {
+  const v = f[name];
+  if (v === undefined) return false;
+  if (v !== true) throw ServiceError.validation(`--${name} takes no value.`);
+  return true;
+}
+
 /** The workspace named by --slug, as the operator (above every role; lib/workspaces/access.ts). */
 async function workspaceOf(f: Flags, permission: Permission) {
   return (await authorize("operator", str(f, "slug")!, permission)).workspace;
@@ -64,6 +72,29 @@ export const commands: Record<string, Command> = {
   "workspace:plan": { flags: ["slug", "plan"], run: (f) => setPlan(str(f, "slug")!, str(f, "plan")!) },
   "workspace:deactivate": { flags: ["slug"], run: (f) => setActive(str(f, "slug")!, false) },
   "workspace:activate": { flags: ["slug"], run: (f) => setActive(str(f, "slug")!, true) },
+  // instance administrators (lib/instance): grant with --email, take back with --revoke as well
+  "instance:admin": {
+    flags: ["email", "revoke"],
+    run: async (f) => {
+      const { setInstanceAdmin } = await import("../instance/admins.ts");
+      return setInstanceAdmin({ email: str(f, "email"), revoke: bool(f, "revoke") });
+    },
+  },
+  "instance:admins": {
+    flags: [],
+    run: async () => {
+      const { listInstanceAdmins } = await import("../instance/admins.ts");
+      return { admins: await listInstanceAdmins() };
+    },
+  },
+  // who may sign up: open, invite or closed (what the Instance page sets)
+  "instance:signup": {
+    flags: ["mode"],
+    run: async (f) => {
+      const { setSignupMode } = await import("../instance/signup.ts");
+      return setSignupMode({ mode: str(f, "mode") });
+    },
+  },
   "member:add": {
     flags: ["slug", "email", "role"],
     run: async (f) => ({ member: await addMember({ slug: str(f, "slug"), email: str(f, "email"), role: str(f, "role") }) }),

@@ -6,6 +6,7 @@ import Google from "next-auth/providers/google";
 import { z } from "zod";
 import { db } from "../db/client.ts";
 import { verifyPassword } from "./password.ts";
+import { CLOSED_MESSAGE, INVITE_ONLY_MESSAGE } from "../instance/signup.ts";
 import { OAuthRefused, providerVerifiedEmail, signInWithOAuth } from "./oauth.ts";
 import { oidcProvider } from "./oidc.ts";
 import { safeNextPath } from "./next-path.ts";
@@ -72,6 +73,8 @@ const OAUTH_MESSAGES: Record<string, string> = {
     "The provider does not confirm that this email address is yours. Verify it with the provider first, or sign in with your password.",
   oauth_account_unverified:
     "A Linkhop account with this email address exists, but its address is not verified. Sign in with its password and verify the address first; then this sign-in works.",
+  signup_closed: CLOSED_MESSAGE,
+  signup_invite_only: INVITE_ONLY_MESSAGE,
 };
 
 /** The message for the login page's `?error=&code=` (where Auth.js sends a refused HTTP sign-in). */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
+import { SignUpRefused } from "../instance/signup.ts";
 import { signUp } from "../workspaces/index.ts";
 import { sendVerificationMail } from "./verification.ts";
 import { log } from "../log/index.ts";
@@ -14,7 +15,8 @@ import { log } from "../log/index.ts";
 export type OAuthIdentity = { provider: string; providerAccountId: string; email: string; name: string | null; emailVerified: boolean };
 
 /** Why an OAuth sign-in is refused; the login page words each (app/(auth)/login). */
-export type OAuthRefusal = "oauth_no_email" | "oauth_unverified_email" | "oauth_account_unverified";
+export type OAuthRefusal =
+  "oauth_no_email" | "oauth_unverified_email" | "oauth_account_unverified" | "signup_closed" | "signup_invite_only";
 
 export class OAuthRefused extends ServiceError {
   constructor(readonly reason: OAuthRefusal) {
@@ -43,7 +45,11 @@ export async function signInWithOAuth(identity: OAuthIdentity) {
     if (!user.emailVerifiedAt) throw new OAuthRefused("oauth_account_unverified");
   } else {
     // An OAuth-only account: a random password nobody knows, so sign-up's one path is reused.
-    const created = await signUp({ email, password: randomBytes(24).toString("base64url"), name: name ?? undefined });
+    // A new account: only when the instance's sign-up mode allows it (lib/instance/signup.ts).
+    const created = await signUp({ email, password: randomBytes(24).toString("base64url"), name: name ?? undefined }).catch((e) => {
+      if (e instanceof SignUpRefused) throw new OAuthRefused(e.mode === "closed" ? "signup_closed" : "signup_invite_only");
+      throw e;
+    });
     user = await db().user.update({
       where: { id: created.user.id },
       data: { passwordHash: null, emailVerifiedAt: emailVerified ? new Date() : null },

@@ -130,6 +130,16 @@ const schema = z.object({
   ANALYTICS_EXPORTS_MAX: z.coerce.number().int().min(1).optional(),
   // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
   TRUST_PROXY: flag,
+  // instance administrators by address (lib/instance), besides those granted by the admin CLI;
+  // an address counts once its owner has verified it, so nobody becomes one by signing up first
+  INSTANCE_ADMINS: z
+    .string()
+    .optional()
+    .transform((v) => [...new Set((v ?? "").split(",").map((s) => s.trim().toLowerCase()))].filter(Boolean))
+    .pipe(z.array(z.email("a comma-separated list of email addresses"))),
+  // who may create an account until the Instance page sets it: anyone, only holders of a pending
+  // invitation, or nobody (accounts then come from the admin CLI's user:create)
+  SIGNUP_MODE: z.preprocess(unsetIfEmpty, z.enum(["open", "invite", "closed"]).default("open")),
   // sign-ups per client address and hour (lib/auth/throttle.ts)
   SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(30),
   AUTH_GITHUB_ID: z.string().optional(),

@@ -6,11 +6,13 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { isPlanId, plans } from "../plans/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
+import { assertSignUpAllowed } from "../instance/signup.ts";
 
 import { authorize, findWorkspace } from "./access.ts";
 
 export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
 export { workspaceOverview, workspaceUsage } from "./overview.ts";
+export { DIRECTORY_PAGE_SIZE, workspaceDirectory, type DirectoryRow } from "./directory.ts";
 export { assertSecondFactor, isSecondFactorRefusal, SECOND_FACTOR_REQUIRED_MESSAGE, setSecondFactorRequired } from "./second-factor.ts";
 export {
   atLeast,
@@ -63,12 +65,16 @@ async function uniqueSlug(tx: Tx, base: string): Promise<string> {
   return `${clean}-${randomBytes(6).toString("hex")}`;
 }
 
-/** Sign-up: the user, their first workspace (plan free) and the owner membership, in one transaction. */
+/**
+ * Sign-up: the user, their first workspace (plan free) and the owner membership, in one
+ * transaction, when the instance's sign-up mode allows it (lib/instance/signup.ts).
+ */
 export async function signUp(input: unknown) {
   const { email, password, name } = parse(signUpSchema, input);
   const passwordHash = await hashPassword(password);
   try {
     return await db().$transaction(async (tx) => {
+      await assertSignUpAllowed(tx, email);
       const user = await tx.user.create({ data: { email, name: name || null, passwordHash } });
       const slug = await uniqueSlug(tx, email.split("@")[0]);
       const workspace = await tx.workspace.create({

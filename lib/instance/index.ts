@@ -1,0 +1,13 @@
+export { INSTANCE_PERMISSIONS, authorizeInstance, type InstanceActor, type InstancePermission } from "./access.ts";
+export { instanceAdminContacts, isInstanceAdmin, listInstanceAdmins, setInstanceAdmin, type InstanceAdminState } from "./admins.ts";
+export {
+  CLOSED_MESSAGE,
+  INVITE_ONLY_MESSAGE,
+  SIGNUP_MODES,
+  SignUpRefused,
+  assertSignUpAllowed,
+  setSignupMode,
+  signupSetting,
+  type SignupMode,
+  type SignupSetting,
+} from "./signup.ts";
