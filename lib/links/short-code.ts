@@ -45,6 +45,7 @@ export const RESERVED_PATHS = new Set([
   "static",
   "public",
   "account",
+  "instance",
   "forgot-password",
   "reset-password",
   // files Next generates from app/ metadata conventions

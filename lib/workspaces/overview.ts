@@ -28,3 +28,14 @@ async function createdInMonth(workspaceId: number, now: Date): Promise<number> {
   const usage = await db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId, month: monthOf(now) } } });
   return usage?.created ?? 0;
 }
+
+/** Addresses of the workspace's owners (at most five), for "ask your workspace owner". */
+export async function ownerContacts(workspaceId: number): Promise<string[]> {
+  const rows = await db().membership.findMany({
+    where: { workspaceId, role: "owner" },
+    orderBy: { id: "asc" },
+    take: 5,
+    select: { user: { select: { email: true } } },
+  });
+  return rows.map((r) => r.user.email);
+}

@@ -4,6 +4,7 @@ import { planOf } from "@/lib/plans";
 import { signOutAction } from "@/app/(auth)/actions";
 import { VerifyEmailNotice } from "@/app/(auth)/account/verify-notice";
 import { unverifiedEmailOf } from "@/lib/auth/verification";
+import { isInstanceAdmin } from "@/lib/instance";
 import { workspacePage } from "@/lib/actions/workspace";
 import { NavLinks } from "./nav-links";
 import { WorkspaceSwitcher } from "./workspace-switcher";
@@ -13,7 +14,17 @@ export const dynamic = "force-dynamic";
 export default async function WorkspaceLayout({ children, params }: { children: React.ReactNode; params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const { workspace, role, userId, can } = await workspacePage(slug);
-  const [all, unverifiedEmail] = await Promise.all([workspacesOf(userId), unverifiedEmailOf(userId)]);
+  const [all, unverifiedEmail, instanceAdmin] = await Promise.all([
+    workspacesOf(userId),
+    unverifiedEmailOf(userId),
+    isInstanceAdmin(userId),
+  ]);
+  // only instance administrators are shown the way to the Instance page (lib/instance)
+  const instanceLink = instanceAdmin && (
+    <Link href="/instance" className="text-sm text-slate-600 hover:text-slate-900">
+      Instance
+    </Link>
+  );
   const plan = planOf(workspace.plan);
   return (
     <div className="min-h-screen md:flex">
@@ -23,6 +34,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
             Linkhop
           </Link>
           <div className="flex gap-3 md:hidden">
+            {instanceLink}
             <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
               Account
             </Link>
@@ -40,6 +52,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
         </div>
         <NavLinks slug={slug} canManage={can("webhooks.view")} />
         <div className="hidden gap-4 p-4 md:absolute md:bottom-0 md:flex">
+          {instanceLink}
           <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
             Account
           </Link>

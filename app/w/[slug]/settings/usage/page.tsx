@@ -6,6 +6,7 @@ import { ProgressBar } from "@/components/progress";
 import { Badge, Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { workspaceUsage } from "@/lib/workspaces";
+import { ChangePlan } from "./change-plan";
 
 export const metadata: Metadata = { title: "Plan and usage" };
 
@@ -22,7 +23,7 @@ const FEATURE_LABEL: Record<Feature, string> = {
 
 export default async function UsagePage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
-  const { workspace } = await workspacePage(slug);
+  const { workspace, userId, can } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
   const now = clockNow();
   const { createdThisMonth: created, liveKeys, endpoints } = await workspaceUsage(workspace.id, now);
@@ -41,6 +42,9 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
           </Link>
         }
       />
+      <div id="change-plan" className="mb-4 scroll-mt-4">
+        <ChangePlan slug={slug} workspaceId={workspace.id} userId={userId} canManage={can("workspace.manage")} />
+      </div>
       <div className="grid gap-4 lg:grid-cols-2">
         <Card title="Links created this month">
           <p className="text-3xl font-semibold">
@@ -140,10 +144,6 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
               </tbody>
             </table>
           </div>
-          <p className="mt-3 text-xs text-slate-500">
-            Plans are changed by the administrator of this Linkhop installation (
-            <code className="font-mono">npm run admin -- workspace:plan --slug {slug} --plan team</code>).
-          </p>
         </Card>
       </div>
     </>
