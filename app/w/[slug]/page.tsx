@@ -1,8 +1,14 @@
 import Link from "next/link";
-import { planOf } from "@/lib/plans";
+import { analyticsReport } from "@/lib/analytics/reports/report";
+import { listLinks } from "@/lib/links";
+import { hasFeature, planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
-import { workspaceOverview } from "@/lib/workspaces";
+import { workspaceOverview, workspaceUsage } from "@/lib/workspaces";
+import { ClicksCard, fmt, RecentLinksCard, TopLinksCard } from "./overview-sections";
+
+/** Newest links shown; top links come from the analytics report's links panel (bounded there). */
+const RECENT = 5;
 
 export default async function WorkspaceHome({
   params,
@@ -13,14 +19,47 @@ export default async function WorkspaceHome({
 }) {
   const { slug } = await params;
   const { joined } = await searchParams;
-  const { workspace } = await workspacePage(slug);
+  const { workspace, can } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
-  const { links, createdThisMonth, members } = await workspaceOverview(workspace.id);
+  const [{ links, createdThisMonth, members }, { liveKeys }, report, recent] = await Promise.all([
+    workspaceOverview(workspace.id),
+    workspaceUsage(workspace.id),
+    analyticsReport(workspace, { interval: "7d" }, { panels: ["links"] }),
+    listLinks(workspace, { size: RECENT }),
+  ]);
   const stats = [
-    { label: "Links", value: links, href: `/w/${slug}/links` },
-    { label: "Created this month", value: `${createdThisMonth} / ${plan.maxLinks}`, href: `/w/${slug}/settings/usage` },
-    { label: "Members", value: members, href: `/w/${slug}/members` },
+    { label: "Links", value: fmt(links), href: `/w/${slug}/links` },
+    { label: "Created this month", value: `${fmt(createdThisMonth)} of ${fmt(plan.maxLinks)}`, href: `/w/${slug}/settings/usage` },
+    { label: "Members", value: fmt(members), href: `/w/${slug}/members` },
   ];
+  // Each hint only while it is still to do, and only to whoever can do it.
+  const hints = [
+    links === 0 && (
+      <li key="link">
+        <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links/new`}>
+          Shorten your first link
+        </Link>
+      </li>
+    ),
+    liveKeys === 0 && can("keys.manage") && hasFeature(plan, "ApiAccess") && (
+      <li key="key">
+        <Link className="text-brand-600 hover:underline" href={`/w/${slug}/settings/api-keys`}>
+          Create an API key
+        </Link>{" "}
+        and call{" "}
+        <Link className="text-brand-600 hover:underline" href="/docs/api">
+          the API
+        </Link>
+      </li>
+    ),
+    members === 1 && can("members.manage") && (
+      <li key="invite">
+        <Link className="text-brand-600 hover:underline" href={`/w/${slug}/members`}>
+          Invite your team
+        </Link>
+      </li>
+    ),
+  ].filter(Boolean);
   return (
     <>
       {joined === "1" && (
@@ -33,34 +72,25 @@ export default async function WorkspaceHome({
         {stats.map((s) => (
           <Link key={s.label} href={s.href} className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm hover:border-brand-500">
             <p className="text-sm text-slate-600">{s.label}</p>
-            <p className="mt-1 text-2xl font-semibold">{s.value}</p>
+            <p className="mt-1 text-2xl font-semibold" data-testid={`overview-${s.label.toLowerCase().replace(/ /g, "-")}`}>
+              {s.value}
+            </p>
           </Link>
         ))}
       </div>
+      {hints.length > 0 && (
+        <div className="mt-6">
+          <Card title="Get started">
+            <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">{hints}</ol>
+          </Card>
+        </div>
+      )}
       <div className="mt-6">
-        <Card title="Get started">
-          <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
-            <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links`}>
-                Shorten your first link
-              </Link>
-            </li>
-            <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/settings/api-keys`}>
-                Create an API key
-              </Link>{" "}
-              and call{" "}
-              <Link className="text-brand-600 hover:underline" href="/docs/api">
-                the API
-              </Link>
-            </li>
-            <li>
-              <Link className="text-brand-600 hover:underline" href={`/w/${slug}/members`}>
-                Invite your team
-              </Link>
-            </li>
-          </ol>
-        </Card>
+        <ClicksCard slug={slug} report={report} />
+      </div>
+      <div className="mt-6 grid gap-4 lg:grid-cols-2">
+        <TopLinksCard slug={slug} report={report} />
+        <RecentLinksCard slug={slug} links={recent.links} />
       </div>
     </>
   );
