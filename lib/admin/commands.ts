@@ -99,12 +99,13 @@ export const commands: Record<string, Command> = {
     flags: ["slug", "email", "role"],
     run: async (f) => ({ member: await addMember({ slug: str(f, "slug"), email: str(f, "email"), role: str(f, "role") }) }),
   },
+  // --name is required: the keys list says what uses each key
   "key:create": {
     flags: ["slug", "name", "expires-in-days"],
     run: async (f) => {
       const { createApiKey } = await import("../keys/index.ts");
       const ws = await workspaceOf(f, "keys.manage");
-      const k = await createApiKey(ws, { name: str(f, "name", false), expiresInDays: str(f, "expires-in-days", false) ?? null });
+      const k = await createApiKey(ws, { name: str(f, "name")!, expiresInDays: str(f, "expires-in-days", false) ?? null });
       return { id: k.id, key: k.key };
     },
   },

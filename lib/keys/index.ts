@@ -40,7 +40,12 @@ export function keyStatus(key: Pick<ApiKey, "revokedAt" | "expiresAt">, now = ne
 }
 
 export const createKeySchema = z.strictObject({
-  name: z.string().trim().max(80, "Use at most 80 characters for the key name.").default(""),
+  // required, so a key in the list says what uses it (the app's form and the CLI's --name alike)
+  name: z
+    .string({ message: "Enter a name for the key, e.g. what uses it." })
+    .trim()
+    .min(1, "Enter a name for the key, e.g. what uses it.")
+    .max(80, "Use at most 80 characters for the key name."),
   expiresInDays: z.coerce
     .number({ message: "Expiry must be a whole number of days." })
     .int("Expiry must be a whole number of days.")

@@ -17,7 +17,7 @@ const UA = {
 
 test("analytics: figures from real clicks, filter by clicking a row, bots toggle, CSV export, phone width", async ({ page }, testInfo) => {
   const { slug } = await signUp(page);
-  const { key } = (await admin("key:create", { slug })) as { key: string };
+  const { key } = (await admin("key:create", { slug, name: "analytics" })) as { key: string };
   const auth = { Authorization: `Bearer ${key}` };
   const make = async (url: string) =>
     (await (await page.request.post(`${appUrl}/api/v1/links`, { headers: auth, data: { url } })).json()) as {

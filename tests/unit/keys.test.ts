@@ -37,11 +37,17 @@ describe("key status", () => {
 });
 
 describe("createKeySchema", () => {
-  it("takes an optional name and an optional expiry in whole days", () => {
-    expect(createKeySchema.parse({})).toEqual({ name: "", expiresInDays: null });
+  it("requires a name and takes an optional expiry in whole days", () => {
+    // a key without a name cannot be told apart in the list (issue 25): the app and the CLI both refuse it
+    for (const input of [{}, { name: "" }, { name: "   " }, { name: null }]) {
+      const r = createKeySchema.safeParse(input);
+      expect(r.success, JSON.stringify(input)).toBe(false);
+      expect(r.error?.issues[0].message).toBe("Enter a name for the key, e.g. what uses it.");
+    }
+    expect(createKeySchema.parse({ name: "CI" })).toEqual({ name: "CI", expiresInDays: null });
     expect(createKeySchema.parse({ name: "  CI  ", expiresInDays: "30" })).toEqual({ name: "CI", expiresInDays: 30 });
     for (const expiresInDays of ["0", "1.5", "abc", 3651, -1])
-      expect(createKeySchema.safeParse({ expiresInDays }).success, String(expiresInDays)).toBe(false);
+      expect(createKeySchema.safeParse({ name: "CI", expiresInDays }).success, String(expiresInDays)).toBe(false);
     expect(createKeySchema.safeParse({ name: "x".repeat(81) }).success).toBe(false);
   });
 });

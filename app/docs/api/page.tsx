@@ -171,9 +171,10 @@ export default function ApiReferencePage() {
         <h2 className="text-xl font-semibold">Authentication</h2>
         <p className="text-sm text-slate-700">
           Send <Code>Authorization: Bearer lh_…</Code> with every request. Keys are created in the app (workspace Settings, API keys) or
-          with <Code>npm run admin -- key:create --slug &lt;workspace&gt;</Code>; the key is shown once and stored only as a hash. A
-          missing, unknown, revoked or expired key, or an inactive workspace, all answer <Code>401 {'{"error":"unauthorized"}'}</Code>,
-          identical in every case. Requests and answers are JSON (<Code>Content-Type: application/json</Code>); unknown fields are refused.
+          with <Code>npm run admin -- key:create --slug &lt;workspace&gt; --name &lt;what uses it&gt;</Code>; the key is shown once and
+          stored only as a hash. A missing, unknown, revoked or expired key, or an inactive workspace, all answer{" "}
+          <Code>401 {'{"error":"unauthorized"}'}</Code>, identical in every case. Requests and answers are JSON (
+          <Code>Content-Type: application/json</Code>); unknown fields are refused.
         </p>
       </section>
 

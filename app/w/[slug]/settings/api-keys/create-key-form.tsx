@@ -26,12 +26,22 @@ export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap
   return (
     <form action={action} className="space-y-4">
       <input type="hidden" name="slug" value={slug} />
-      <FormError message={state?.error ?? (atCap ? capMessage : null)} />
+      <FormError message={state?.fields && Object.keys(state.fields).length > 0 ? null : (state?.error ?? (atCap ? capMessage : null))} />
       <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
-        <Field label="Name" htmlFor="key-name" hint="What uses this key, e.g. “CRM sync”.">
-          <input id="key-name" name="name" maxLength={80} className={inputClass} placeholder="CRM sync" />
+        <Field label="Name" htmlFor="key-name" hint="What uses this key, e.g. “CRM sync”." error={state?.fields?.name}>
+          <input
+            id="key-name"
+            name="name"
+            required
+            maxLength={80}
+            defaultValue={state?.name}
+            aria-invalid={state?.fields?.name ? true : undefined}
+            aria-describedby={state?.fields?.name ? "key-name-error" : undefined}
+            className={inputClass}
+            placeholder="CRM sync"
+          />
         </Field>
-        <Field label="Expires after (days)" htmlFor="key-expiry" hint="Leave empty for no expiry.">
+        <Field label="Expires after (days)" htmlFor="key-expiry" hint="Leave empty for no expiry." error={state?.fields?.expiresInDays}>
           <input
             id="key-expiry"
             name="expiresInDays"
