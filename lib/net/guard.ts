@@ -1,5 +1,5 @@
 import { classifyAddress } from "./address.ts";
-import { DnsError, stripBrackets, type Resolve } from "./resolve.ts";
+import { DnsError, NO_ANSWER, stripBrackets, type Resolve } from "./resolve.ts";
 
 // The address guard for outgoing webhook connections: checked when an endpoint is saved and again
 // before every attempt. The addresses it returns are the only ones the dialer may connect to, so
@@ -59,7 +59,11 @@ export async function checkDestination(raw: string, opts: GuardOptions): Promise
     addresses = await opts.resolve(shape.host);
   } catch (e) {
     const code = e instanceof DnsError ? e.code : ((e as { code?: string }).code ?? "error");
-    return refuse("dns", `The host ${shape.host} cannot be resolved (${code}).`);
+    // In words: the resolver's code (ENOTFOUND, ETIMEOUT) goes to the server log only.
+    const message = NO_ANSWER.has(code)
+      ? `The host ${shape.host} cannot be resolved: no DNS record was found for it. Check the spelling of the address.`
+      : `The host ${shape.host} cannot be resolved right now: the DNS server did not answer. Try again in a moment.`;
+    return refuse("dns", message, `${shape.host}: ${code}`);
   }
   if (!addresses.length) return refuse("dns", `The host ${shape.host} has no addresses.`);
   if (!opts.allowPrivate) {

@@ -16,7 +16,8 @@ export class DnsError extends Error {
   }
 }
 
-const NO_ANSWER = new Set(["ENODATA", "ENOTFOUND", "NXDOMAIN", "ENONAME"]);
+/** Codes meaning "the name has no address" (as opposed to "no answer came"). */
+export const NO_ANSWER = new Set(["ENODATA", "ENOTFOUND", "NXDOMAIN", "ENONAME"]);
 
 /** A resolver that asks `servers` ("host:port" or "host") directly. */
 export function resolverFor(servers: string[], timeoutMs = 3000): Resolve {

@@ -293,6 +293,9 @@ async function recordResult(
   } else if (delivered) {
     await tx.delivery.update({ where: { id: deliveryId }, data: { status: "delivered", nextAttemptAt: null, cancelReason: null } });
   }
+  // A test leaves the failure state alone (it is not an event the endpoint missed), but one that
+  // got through shows the endpoint's "Last delivered" at once.
+  if (d.isTest && delivered) await tx.webhookEndpoint.update({ where: { id: d.endpointId }, data: { lastSuccessAt: now } });
   const disabledBecause = d.isTest ? null : await updateEndpointHealth(tx, d.endpointId, { delivered, exhausted, at: s.startedAt, now });
   // Switching the endpoint off cancelled this delivery's remaining attempts too.
   if (disabledBecause) return { retryInMs: null, done: true, disabledBecause };

@@ -39,7 +39,8 @@ export type LogDelivery = {
   nextAttemptAt: Date | null;
   cancelReason: string | null;
   isTest: boolean;
-  event: { id: string; type: string; createdAt: Date };
+  /** body: the request body every attempt sends (the same bytes each time, Resend included) */
+  event: { id: string; type: string; createdAt: Date; body: string };
   attemptLog: LogAttempt[];
 };
 
@@ -66,7 +67,7 @@ export async function deliveryLog(
       nextAttemptAt: true,
       cancelReason: true,
       isTest: true,
-      event: { select: { id: true, type: true, createdAt: true } },
+      event: { select: { id: true, type: true, createdAt: true, body: true } },
       attemptLog: {
         orderBy: { id: "desc" },
         select: {

@@ -297,10 +297,17 @@ describe("endpoint selection and tenancy", () => {
     expect((await claimDueDeliveries(100, 1000)).map((c) => c.id)).not.toContain(testDelivery.id);
     // Test deliveries leave the endpoint's failure state alone.
     expect((await webhooks.getEndpoint(ws.id, a.id)).failingSince).toBeNull();
+    expect((await webhooks.getEndpoint(ws.id, a.id)).lastSuccessAt).toBeNull();
 
     failing = false;
     const again = await webhooks.resendDelivery(ws.id, testDelivery.id);
     expect(again).toMatchObject({ attempted: true, delivered: true });
+    // a test that got through is the endpoint's last delivery, and still no failure state
+    expect(await webhooks.getEndpoint(ws.id, a.id)).toMatchObject({
+      lastSuccessAt: expect.any(Date),
+      failingSince: null,
+      consecutiveFailures: 0,
+    });
     const [first, second] = receiver.requests.slice(before).filter((q) => q.path === "/test-a");
     expect(second.raw.equals(first.raw)).toBe(true);
     expect(second.headers["service-delivery"]).toBe(t.eventId);

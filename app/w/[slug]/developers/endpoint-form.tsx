@@ -7,6 +7,7 @@ import { useToast } from "@/components/toast";
 import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from "@/components/ui";
 import { runAction as run } from "@/components/run-action";
 import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
+import { LocalTestingHint } from "./local-testing-hint";
 
 function EndpointFields({
   value,
@@ -132,6 +133,7 @@ export function AddEndpointButton({
         >
           <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
           <FormError message={add.error?.message} />
+          <LocalTestingHint url={value.url} error={add.error?.message} />
           <div className="flex justify-end gap-2">
             <button type="button" className={secondaryButtonClass} onClick={() => setOpen(false)}>
               Cancel
@@ -178,6 +180,7 @@ export function EditEndpointForm({
     >
       <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
       <FormError message={save.error?.message} />
+      <LocalTestingHint url={value.url} error={save.error?.message} />
       <button className={buttonClass} disabled={save.isPending}>
         {save.isPending ? "Saving…" : "Save changes"}
       </button>

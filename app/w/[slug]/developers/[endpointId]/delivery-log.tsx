@@ -2,6 +2,7 @@ import Link from "next/link";
 import { DELIVERY_STATUSES, type LogDelivery, type LogFilter } from "@/lib/webhooks";
 import { Badge, Card, inputClass, secondaryButtonClass } from "@/components/ui";
 import { describeOutcome, formatTime } from "../format";
+import { RequestBody } from "./request-body";
 import { ResendButton } from "./resend-button";
 
 // The delivery log (server component): deliveries newest first, every attempt of each, filterable
@@ -130,6 +131,7 @@ export function DeliveryLog({
                   </table>
                 </div>
               )}
+              <RequestBody body={d.event.body} />
             </li>
           ))}
         </ul>
