@@ -1,8 +1,15 @@
 "use client";
 import { createContext, useCallback, useContext, useState } from "react";
 
-type Toast = { id: number; text: string; kind: "success" | "error" };
+/** warning: it mostly worked, and the text says what did not */
+type Toast = { id: number; text: string; kind: "success" | "warning" | "error" };
 const ToastContext = createContext<(text: string, kind?: Toast["kind"]) => void>(() => {});
+
+const TONE: Record<Toast["kind"], string> = {
+  success: "bg-slate-900 text-white",
+  warning: "bg-amber-100 text-amber-950 ring-1 ring-amber-400",
+  error: "bg-red-700 text-white",
+};
 
 export function useToast() {
   return useContext(ToastContext);
@@ -23,7 +30,8 @@ export function Toaster({ children }: { children: React.ReactNode }) {
           <div
             key={t.id}
             role="status"
-            className={`pointer-events-auto rounded-md px-4 py-2 text-sm shadow-lg ${t.kind === "error" ? "bg-red-600 text-white" : "bg-slate-900 text-white"}`}
+            data-kind={t.kind}
+            className={`pointer-events-auto rounded-md px-4 py-2 text-sm shadow-lg ${TONE[t.kind]}`}
           >
             {t.text}
           </div>

@@ -29,6 +29,24 @@ export function checkRow(r: ConvertedRow): ConvertedRow {
   };
 }
 
+/**
+ * The toast after an import: success when every row was created, a warning with the count and the
+ * failed rows when most were (48 of 50 is a good import, not an error), an error when none was.
+ */
+export function importToast(outcomes: Outcome[]): { text: string; kind: "success" | "warning" | "error" } {
+  const created = outcomes.filter((o) => o.status === 201).length;
+  const failed = outcomes.filter((o) => o.status !== 201).map((o) => o.row);
+  const links = (n: number) => `${n.toLocaleString("en")} link${n === 1 ? "" : "s"}`;
+  if (failed.length === 0) return { text: `Imported ${links(created)}.`, kind: "success" };
+  if (created === 0)
+    return { text: `Nothing was imported: all ${outcomes.length.toLocaleString("en")} rows failed. See the results below.`, kind: "error" };
+  const rows = failed.length <= 5 ? failed.join(", ") : `${failed.slice(0, 5).join(", ")} and ${failed.length - 5} more`;
+  return {
+    text: `Imported ${links(created)} of ${outcomes.length.toLocaleString("en")}; ${failed.length} failed (row${failed.length === 1 ? "" : "s"} ${rows}). See the results below.`,
+    kind: "warning",
+  };
+}
+
 export function reasonOf(body: ErrorBody): string {
   return describeErrorBody(body);
 }

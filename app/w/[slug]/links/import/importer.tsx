@@ -7,7 +7,7 @@ import { ProgressBar } from "@/components/progress";
 import { useToast } from "@/components/toast";
 import { Card } from "@/components/ui";
 import { importChunkAction, type ImportRowResult } from "../actions";
-import { checkRow, CHUNK, MAX_ROWS, reasonOf, recordAlias, recordUrl, type Outcome, type Parsed } from "./import-rows";
+import { checkRow, CHUNK, importToast, MAX_ROWS, reasonOf, recordAlias, recordUrl, type Outcome, type Parsed } from "./import-rows";
 import { PreviewStep } from "./preview-step";
 import { ResultsStep } from "./results-step";
 import { UploadStep } from "./upload-step";
@@ -101,8 +101,8 @@ export function Importer({ slug, allowed }: { slug: string; allowed: boolean }) 
     }
     results.sort((a, b) => a.row - b.row);
     setOutcomes(results);
-    const created = results.filter((o) => o.status === 201).length;
-    toast(`Import finished: ${created} created, ${results.length - created} failed`, created === results.length ? "success" : "error");
+    const { text, kind } = importToast(results);
+    toast(text, kind);
     router.refresh();
   }
 
