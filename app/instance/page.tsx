@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { instancePage } from "@/lib/actions/instance";
-import { signupSetting } from "@/lib/instance";
+import { listInstanceAdmins, signupSetting } from "@/lib/instance";
 import { plans } from "@/lib/plans";
 import { workspaceDirectory } from "@/lib/workspaces";
-import { Card, EmptyState, inputClass, PageHeader, secondaryButtonClass } from "@/components/ui";
+import { Badge, Card, EmptyState, inputClass, PageHeader, secondaryButtonClass } from "@/components/ui";
 import { SignupModeForm } from "./signup-mode-form";
 import { WorkspaceRows } from "./workspace-rows";
 
@@ -16,7 +16,11 @@ export default async function InstancePage({ searchParams }: { searchParams: Pro
   const sp = await searchParams;
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
   const q = (one(sp.q) ?? "").slice(0, 100);
-  const [directory, signup] = await Promise.all([workspaceDirectory({ q, page: one(sp.page) ?? "1" }), signupSetting()]);
+  const [directory, signup, admins] = await Promise.all([
+    workspaceDirectory({ q, page: one(sp.page) ?? "1" }),
+    signupSetting(),
+    listInstanceAdmins(),
+  ]);
   const pages = Math.max(1, Math.ceil(directory.total / directory.pageSize));
   const pageHref = (p: number) => `/instance?${new URLSearchParams({ ...(q ? { q } : {}), page: String(p) })}`;
   const planOptions = Object.values(plans()).map((p) => ({ id: p.id, name: p.name }));
@@ -64,6 +68,23 @@ export default async function InstancePage({ searchParams }: { searchParams: Pro
         </Card>
         <Card title="Sign-up">
           <SignupModeForm setting={signup} />
+        </Card>
+        <Card title="Instance administrators">
+          <ul className="space-y-1 text-sm" aria-label="Instance administrators">
+            {admins.map((a) => (
+              <li key={a.email} className="flex flex-wrap items-center gap-2">
+                <span>{a.email}</span>
+                {a.granted && <Badge tone="blue">admin CLI</Badge>}
+                {a.listed && <Badge>INSTANCE_ADMINS</Badge>}
+                {!a.instanceAdmin && <Badge tone="amber">address not verified yet</Badge>}
+              </li>
+            ))}
+          </ul>
+          <p className="mt-3 text-xs text-slate-600">
+            Granted with <code className="font-mono">npm run admin -- instance:admin --email &lt;address&gt;</code> (take back with{" "}
+            <code className="font-mono">--revoke</code>) or listed in INSTANCE_ADMINS, where an address counts once its owner has verified
+            it.
+          </p>
         </Card>
       </div>
     </>

@@ -24,7 +24,8 @@ test("the instance admin changes a workspace's plan and its limits change; deact
   expect(await admin("instance:admin", { email: operator.email })).toMatchObject({ email: operator.email, instanceAdmin: true });
   await opsPage.reload();
   await opsPage.getByRole("link", { name: "Instance", exact: true }).first().click();
-  await expect(opsPage.getByRole("heading", { name: "Instance" })).toBeVisible();
+  await expect(opsPage.getByRole("heading", { name: "Instance", exact: true })).toBeVisible();
+  await expect(opsPage.getByRole("list", { name: "Instance administrators" })).toContainText(operator.email);
   await opsPage.getByLabel("Find a workspace").fill(owner.slug);
   await opsPage.getByRole("button", { name: "Find" }).click();
   const row = opsPage.getByTestId(`instance-workspace-${owner.slug}`);

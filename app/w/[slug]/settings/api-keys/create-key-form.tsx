@@ -26,7 +26,7 @@ export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap
   return (
     <form action={action} className="space-y-4">
       <input type="hidden" name="slug" value={slug} />
-      <FormError message={state?.fields && Object.keys(state.fields).length > 0 ? null : (state?.error ?? (atCap ? capMessage : null))} />
+      <FormError message={state?.error ?? (atCap ? capMessage : null)} />
       <div className="grid gap-4 sm:grid-cols-[1fr_12rem]">
         <Field label="Name" htmlFor="key-name" hint="What uses this key, e.g. “CRM sync”." error={state?.fields?.name}>
           <input
@@ -45,6 +45,8 @@ export function CreateKeyForm({ slug, atCap, capMessage }: { slug: string; atCap
           <input
             id="key-expiry"
             name="expiresInDays"
+            aria-invalid={state?.fields?.expiresInDays ? true : undefined}
+            aria-describedby={state?.fields?.expiresInDays ? "key-expiry-error" : undefined}
             type="number"
             min={1}
             max={3650}
