@@ -42,6 +42,9 @@ export function ensureBaseImage(podman: string[], log: (msg: string) => void): s
     log(`base image ${name}: cached`);
     return name;
   }
+  if (spawnSync("sh", ["-c", "command -v debootstrap"], { stdio: "ignore" }).status !== 0) {
+    throw new Error(`no base image ${name} and no debootstrap to make it: apt-get install -y debootstrap (.ci/run does)`);
+  }
   const started = Date.now();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-base-"));
   try {

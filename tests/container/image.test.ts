@@ -107,7 +107,8 @@ describe("container image", { skip: podman ? false : "podman is not installed" }
   step(
     "builds from the Dockerfile on a locally made base",
     async () => {
-      const base = ensureBaseImage(podman, log);
+      // LINKHOP_TEST_NODE_IMAGE: build from that image instead (e.g. node:22-bookworm-slim where a registry is reachable).
+      const base = process.env.LINKHOP_TEST_NODE_IMAGE || ensureBaseImage(podman, log);
       const previous = podmanRun(podman, ["image", "inspect", "--format", "{{.Id}}", IMAGE]).stdout.trim();
       // The host's extra CA (a TLS-inspecting proxy between these machines and the npm registry).
       const ca = process.env.NODE_EXTRA_CA_CERTS && fs.existsSync(process.env.NODE_EXTRA_CA_CERTS) ? process.env.NODE_EXTRA_CA_CERTS : null;
