@@ -1,5 +1,6 @@
-// `npm test`: type check, unit, integration (real PostgreSQL, real HTTP), then Playwright (Debian
-// chromium). Stops at the first failing stage (`--keep-going` runs the rest anyway). Each stage
+// `npm test`: type check, unit, integration (real PostgreSQL, real HTTP), Playwright (Debian
+// chromium), then the container image (built and run with podman; skipped with one line where
+// podman is not installed: .ci/run installs it). Stops at the first failing stage (`--keep-going` runs the rest anyway). Each stage
 // has a time limit; a stage that passes it is stopped and fails with a message, so a hang cannot
 // block CI. Integration and e2e start the built app: when a source is newer than .next/BUILD_ID or
 // dist/ the app is rebuilt first (`--no-build` fails instead, naming the command).
@@ -7,8 +8,8 @@
 //   npm test                         all stages
 //   npm test -- unit integration     only these stages
 //   npm test -- --keep-going         run every stage even after a failure
-//   LINKHOP_TEST_TIMEOUT_E2E=1200    a stage's limit in seconds (TYPECHECK, UNIT, BUILD, INTEGRATION, E2E)
-import { spawn } from "node:child_process";
+//   LINKHOP_TEST_TIMEOUT_E2E=1200    a stage's limit in seconds (TYPECHECK, UNIT, BUILD, INTEGRATION, E2E, CONTAINER)
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,7 +19,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
 
 // Seconds. About three times what each stage takes on a loaded 2-core machine.
-const LIMITS = { typecheck: 300, unit: 300, build: 600, integration: 1200, e2e: 900 };
+const LIMITS = { typecheck: 300, unit: 300, build: 600, integration: 1200, e2e: 900, container: 1500 };
 const STAGES = [
   // Types, formatting (`npm run format` fixes what `prettier --check` reports), then the import
   // layering (.dependency-cruiser.cjs; `npm run check:layers` runs it alone).
@@ -29,6 +30,8 @@ const STAGES = [
   ["unit", ["npx", "vitest", "run", "--project", "unit"]],
   ["integration", ["npx", "vitest", "run", "--project", "integration"]],
   ["e2e", ["npx", "playwright", "test"]],
+  // Builds the Dockerfile from a locally made base and runs the image (tests/container/image.test.ts).
+  ["container", [process.execPath, "--import", "tsx", "--test", "--test-reporter", "spec", "tests/container/image.test.ts"]],
 ];
 // What the build is made of (the Next app, and server.ts with the lib/ modules compiled into
 // dist/): anything newer than .next/BUILD_ID or dist/inputs.json makes the build stale.
@@ -165,6 +168,9 @@ for (const [name, cmd] of plan) {
   } else if ((name === "integration" || name === "e2e") && results.some(([n, st]) => n === "build" && st !== 0)) {
     console.error(`[test] ${name}: not run, the build failed (it would test an old build)`);
     status = 1;
+  } else if (name === "container" && spawnSync("sh", ["-c", "command -v podman"], { stdio: "ignore" }).status !== 0) {
+    console.log("\n[test] container: skipped, podman is not installed (.ci/run installs it: apt-get install -y podman runc debootstrap)");
+    status = "skipped";
   } else if (name === "e2e" && !chromiumPath()) {
     console.error(
       "[test] no Chromium: set CHROMIUM_PATH, or put `chromium` on PATH (apt-get install -y chromium fonts-liberation; see .ci/run)",
@@ -175,7 +181,7 @@ for (const [name, cmd] of plan) {
     status = await run(name, cmd);
   }
   results.push([name, status, (Date.now() - t) / 1000]);
-  if (status !== 0 && !keepGoing) {
+  if (status !== 0 && status !== "skipped" && !keepGoing) {
     const rest = plan
       .slice(plan.findIndex(([n]) => n === name) + 1)
       .map(([n]) => n)
@@ -187,9 +193,10 @@ for (const [name, cmd] of plan) {
 
 console.log("\n[test] summary");
 for (const [name, status, secs] of results) {
-  const what = status === 0 ? "ok  " : status === "timeout" ? "TIME" : "FAIL";
+  const what = status === 0 ? "ok  " : status === "skipped" ? "skip" : status === "timeout" ? "TIME" : "FAIL";
   console.log(`  ${what} ${name} (${secs.toFixed(0)} s)`);
 }
-const failed = results.filter(([, s]) => s !== 0).length;
-console.log(`${results.length - failed} passed, ${failed} failed`);
+const skipped = results.filter(([, s]) => s === "skipped").length;
+const failed = results.filter(([, s]) => s !== 0 && s !== "skipped").length;
+console.log(`${results.length - failed - skipped} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 process.exit(failed ? 1 : 0);
