@@ -110,8 +110,9 @@ describe("container image", { skip: podman ? false : "podman is not installed" }
       // LINKHOP_TEST_NODE_IMAGE: build from that image instead (e.g. node:22-bookworm-slim where a registry is reachable).
       const base = process.env.LINKHOP_TEST_NODE_IMAGE || ensureBaseImage(podman, log);
       const previous = podmanRun(podman, ["image", "inspect", "--format", "{{.Id}}", IMAGE]).stdout.trim();
-      // The host's extra CA (a TLS-inspecting proxy between these machines and the npm registry).
-      const ca = process.env.NODE_EXTRA_CA_CERTS && fs.existsSync(process.env.NODE_EXTRA_CA_CERTS) ? process.env.NODE_EXTRA_CA_CERTS : null;
+      // The host's CAs (a TLS-inspecting proxy may sit between these machines and the npm
+      // registry): NODE_EXTRA_CA_CERTS when set, else the system bundle, which trusts what the host does.
+      const ca = [process.env.NODE_EXTRA_CA_CERTS, "/etc/ssl/certs/ca-certificates.crt"].find((f) => f && fs.existsSync(f)) ?? null;
       const caArgs = ca
         ? ["-v", `${fs.realpathSync(ca)}:/etc/ssl/build-ca.pem:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/etc/ssl/build-ca.pem"]
         : [];
