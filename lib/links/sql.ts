@@ -117,3 +117,40 @@ export async function insertLink(q: Queryable | Pick<pg.ClientBase, "query">, c:
   });
   return rows[0] ?? null;
 }
+
+/** Of `hosts`, those that are a verified custom domain of any workspace (a destination there would be a short link). */
+export async function verifiedDomainHosts(q: Queryable, hosts: string[]): Promise<string[]> {
+  const { rows } = await q.query<{ host: string }>({
+    name: "links_verified_domain_hosts",
+    text: `select "host" from "Domain" where "host" = any($1::text[]) and "verifiedAt" is not null`,
+    values: [hosts],
+  });
+  return rows.map((r) => r.host);
+}
+
+/**
+ * A page of the workspace's links, newest first (createdAt desc, id desc), after the cursor's link
+ * when given: `size` + 1 rows (the extra one tells whether there is a next page), each with its
+ * custom domain's host and tag names. The list without filters (list.ts); filtered lists use Prisma.
+ */
+export async function listLinksPage(
+  q: Queryable,
+  workspaceId: number,
+  size: number,
+  after: { createdAt: Date; id: number } | undefined,
+): Promise<LinkWithDomainAndTags[]> {
+  const select = `
+    select ${SELECT_LINK}, d."host" as "customHost",
+      coalesce((select array_agg(t."name") from "LinkTag" lt join "Tag" t on t."id" = lt."tagId" where lt."linkId" = l."id"), '{}') as "tagNames"
+    from "Link" l left join "Domain" d on d."id" = l."domainId"
+    where l."workspaceId" = $1`;
+  const order = `order by l."createdAt" desc, l."id" desc limit $2`;
+  const { rows } = after
+    ? await q.query<Row>({
+        name: "links_page_after",
+        text: `${select} and (l."createdAt", l."id") < ($3::timestamptz, $4::int) ${order}`,
+        values: [workspaceId, size + 1, after.createdAt, after.id],
+      })
+    : await q.query<Row>({ name: "links_page_first", text: `${select} ${order}`, values: [workspaceId, size + 1] });
+  return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
+}

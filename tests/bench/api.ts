@@ -27,7 +27,9 @@
 // pg_stat_statements, and the calls of every statement (BEGIN and COMMIT included, this script's own
 // reads excluded) during the measured seconds are divided by the requests answered in them. Background
 // jobs' statements in those seconds count too (a handful a second: the scheduler's poll, the listener's
-// health check). BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
+// health check). BENCH_SQL_DETAIL=1 prints each case's statements per request by statement. The "CPU
+// ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
+// case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
 // those; BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
 // Prints figures only; it never passes or fails on timing.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -147,11 +149,12 @@ async function prepareDatabase(dir: string) {
   await client.query(`analyze`);
   // the statements counter: every call but this client's own reads (and its reset)
   const statements = async () => {
-    const { rows } = await client.query(
-      `select coalesce(sum(calls), 0)::bigint as n from pg_stat_statements
-       where dbid = (select oid from pg_database where datname = current_database()) and query not ilike '%pg_stat_statements%'`,
+    const { rows } = await client.query<{ query: string; n: string }>(
+      `select query, sum(calls)::bigint as n from pg_stat_statements
+       where dbid = (select oid from pg_database where datname = current_database()) and query not ilike '%pg_stat_statements%'
+       group by query`,
     );
-    return Number(rows[0].n);
+    return new Map(rows.map((r) => [r.query, Number(r.n)]));
   };
   return { embedded, keys, statements, close: () => client.end(), postmasterPid: postmasterPid(path.join(dir, "pg", "pg")) };
 }
@@ -160,13 +163,18 @@ async function prepareDatabase(dir: string) {
 
 type Case = { name: string; port: "app" | "bare" | "next"; clients: number; next: () => BenchRequest };
 
+/** Server and PostgreSQL CPU per request, in µs. */
+const cpuPerRequest = (r: LoadResult) => (r.cpu ? ((r.cpu.server + r.cpu.postgres) / r.rps) * 1e6 : NaN);
+
 function print(r: LoadResult, floor: LoadResult | undefined) {
   const us = (cores: number) => `${((cores / r.rps) * 1e6).toFixed(0)} µs`;
+  const cpuRatio = floor ? (cpuPerRequest(floor) / cpuPerRequest(r)).toFixed(2) : "";
   const others = Object.entries(r.statuses).filter(([s]) => !/^2/.test(s) && s !== "401");
   const ratio = floor ? (r.rps / floor.rps).toFixed(2) : "";
   console.log(
     `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} req/s  ${ratio.padStart(5)} of floor   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms` +
       (r.cpu ? `   CPU/req: server ${us(r.cpu.server)}, postgres ${us(r.cpu.postgres)}, generator ${us(r.cpu.generator)}` : "") +
+      ` (CPU ratio ${cpuRatio})` +
       (r.counted !== null ? `   SQL/req ${(r.counted / r.requests).toFixed(2)}` : "") +
       (r.errors || others.length ? `   (${r.errors} socket errors, statuses ${JSON.stringify(r.statuses)})` : ""),
   );
@@ -271,6 +279,18 @@ async function main() {
     const oneFloor = med.get("1 client: floor");
     console.log(`\nmedian of ${ROUNDS} round(s); "of floor" = throughput / the route-handler floor's in this server:`);
     for (const c of cases) print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor);
+    console.log(
+      `("CPU ratio": the floor's server + PostgreSQL CPU per request / the case's: the throughput ratio a CPU-bound run would show, less sensitive to other load on the machine)`,
+    );
+    if (process.env.BENCH_SQL_DETAIL === "1") {
+      console.log("\nSQL statements per request, by statement (median round):");
+      for (const c of cases.filter((x) => x.port !== "bare")) {
+        const r = med.get(c.name)!;
+        console.log(`  ${c.name}`);
+        for (const [query, n] of r.countedByName.slice(0, 8))
+          console.log(`    ${(n / r.requests).toFixed(2).padStart(6)}  ${query.replace(/\s+/g, " ").slice(0, 110)}`);
+      }
+    }
     const rounds = (name: string) =>
       results.get(name)?.map((r, i) => (r.rps / results.get("floor: route handler (server.ts)")![i].rps).toFixed(2));
     console.log("\nper-round ratios to the route-handler floor:");

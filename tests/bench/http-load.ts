@@ -17,8 +17,9 @@ export type LoadResult = {
   statuses: Record<number, number>;
   /** cores busy during the measured seconds: generator, server under test, PostgreSQL */
   cpu: CpuSnapshot | null;
-  /** what `during` measured over the same seconds (e.g. SQL statements), when given */
+  /** what `during` counted over the same seconds (e.g. SQL statements), in total and per name, when given */
   counted: number | null;
+  countedByName: [name: string, count: number][];
 };
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -70,8 +71,8 @@ export type LoadOptions = {
   seconds: number;
   next: () => BenchRequest;
   probe: CpuProbe;
-  /** read before and after the measured seconds; the difference is `counted` */
-  during?: () => Promise<number>;
+  /** counters read before and after the measured seconds; the differences are `counted` */
+  during?: () => Promise<Map<string, number>>;
 };
 
 export async function load(o: LoadOptions): Promise<LoadResult> {
@@ -121,7 +122,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     });
   const all = Array.from({ length: o.clients }, runOne);
   await sleep(o.warmupSeconds * 1000);
-  const countedBefore = o.during ? await o.during() : 0;
+  const countedBefore = o.during ? await o.during() : new Map<string, number>();
   const cpuBefore = cpuSnapshot(o.probe);
   recording = true;
   const start = process.hrtime.bigint();
@@ -129,7 +130,11 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
   recording = false;
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
   const cpuAfter = cpuSnapshot(o.probe);
-  const countedAfter = o.during ? await o.during() : 0;
+  const countedAfter = o.during ? await o.during() : new Map<string, number>();
+  const countedByName = [...countedAfter]
+    .map(([name, n]): [string, number] => [name, n - (countedBefore.get(name) ?? 0)])
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
   stopped = true;
   await Promise.all(all);
   latencies.sort((x, y) => x - y);
@@ -143,6 +148,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
     errors,
     statuses,
     cpu: coresBusy(cpuBefore, cpuAfter, elapsed),
-    counted: o.during ? countedAfter - countedBefore : null,
+    counted: o.during ? countedByName.reduce((sum, [, n]) => sum + n, 0) : null,
+    countedByName,
   };
 }

@@ -3,7 +3,7 @@ import { db } from "../../lib/db/client.ts";
 import { reserveLinkAllowance } from "../../lib/links/allowance.ts";
 import { consumeLiveKeyRateBudget, consumeRateBudget } from "../../lib/ratelimit/index.ts";
 import { database } from "../../lib/db/client.ts";
-import { findLinksByCode } from "../../lib/links/sql.ts";
+import { findLinksByCode, listLinksPage, verifiedDomainHosts } from "../../lib/links/sql.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The two atomic database steps of the API, called directly against real PostgreSQL under
@@ -183,5 +183,55 @@ describe("findLinksByCode", () => {
     // another workspace's link is not found
     expect(await findLinksByCode(pool, ws.id, "theirs", null)).toEqual([]);
     expect(await findLinksByCode(pool, ws.id, "nothing", null)).toEqual([]);
+  });
+});
+
+describe("listLinksPage", () => {
+  it("pages the workspace's links newest first by (createdAt, id), as Prisma orders them, with hosts and tags", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-page-1", name: "P", plan: "team" } });
+    const other = await db().workspace.create({ data: { slug: "sql-page-2", name: "Q", plan: "team" } });
+    const domain = await db().domain.create({
+      data: { workspaceId: ws.id, host: "page.sql.test", txtToken: "t", verifiedAt: new Date(), verifiedHost: "page.sql.test" },
+    });
+    const at = new Date("2026-05-01T00:00:00.000Z");
+    // two links share a creation time: the id decides between them
+    for (let i = 0; i < 7; i++)
+      await db().link.create({
+        data: {
+          workspaceId: ws.id,
+          code: `p${i}`,
+          url: `https://example.com/${i}`,
+          createdAt: new Date(at.getTime() + Math.floor(i / 2) * 1000),
+          ...(i === 3 ? { domainId: domain.id, domainKey: domain.id } : {}),
+        },
+      });
+    await db().link.create({ data: { workspaceId: other.id, code: "p-other", url: "https://example.com/o" } });
+    const tag = await db().tag.create({ data: { workspaceId: ws.id, name: "T", nameKey: "t" } });
+    const tagged = await db().link.findFirstOrThrow({ where: { workspaceId: ws.id, code: "p5" } });
+    await db().linkTag.create({ data: { linkId: tagged.id, tagId: tag.id } });
+
+    const expected = await db().link.findMany({ where: { workspaceId: ws.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const pool = database().prismaPool;
+    const first = await listLinksPage(pool, ws.id, 3, undefined);
+    expect(first.map((f) => f.link)).toEqual(expected.slice(0, 4));
+    const last = expected[2];
+    const second = await listLinksPage(pool, ws.id, 3, { createdAt: last.createdAt, id: last.id });
+    expect(second.map((f) => f.link)).toEqual(expected.slice(3, 7));
+    const all = await listLinksPage(pool, ws.id, 100, undefined);
+    expect(all.find((f) => f.link.code === "p3")?.customHost).toBe("page.sql.test");
+    expect(all.find((f) => f.link.code === "p5")?.tagNames).toEqual(["T"]);
+    expect(all.filter((f) => f.customHost === null)).toHaveLength(6);
+  });
+});
+
+describe("verifiedDomainHosts", () => {
+  it("names the hosts that are a verified custom domain of any workspace", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-hosts-1", name: "H", plan: "team" } });
+    await db().domain.create({
+      data: { workspaceId: ws.id, host: "v.sql.test", txtToken: "t", verifiedAt: new Date(), verifiedHost: "v.sql.test" },
+    });
+    await db().domain.create({ data: { workspaceId: ws.id, host: "pending.sql.test", txtToken: "t" } });
+    const found = await verifiedDomainHosts(database().prismaPool, ["v.sql.test", "pending.sql.test", "none.sql.test"]);
+    expect(found).toEqual(["v.sql.test"]);
   });
 });
