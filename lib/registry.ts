@@ -26,6 +26,7 @@ export type SharedName =
   | "resolvers" // lib/net/resolve.ts: DNS resolvers per DNS_SERVERS
   | "geo" // lib/analytics: the IP location database
   | "key-touches" // lib/keys: when this process last wrote each key's lastUsedAt
+  | "api-key-cache" // lib/keys/cache.ts: key lookups kept while notifications keep them exact
   | "exports-running"; // lib/analytics: CSV exports streaming now
 
 const KEY = Symbol.for("linkhop.registry");

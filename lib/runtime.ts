@@ -10,7 +10,8 @@ import type { ShortLinkHandler } from "./redirects/http.ts";
 //
 //   1. background jobs stop: no new webhook claims, sweeps, maintenance or pruning; attempts
 //      already running finish (the built-in scheduler waits for them)
-//   2. the short-link handler stops listening for cache invalidations (its LISTEN connection)
+//   2. the short-link handler and the API key cache stop listening for invalidations (their LISTEN
+//      connections; the key cache stops caching)
 //   3. the click pipeline writes what it still holds (counters and click events, one transaction)
 //   4. background work settles: Inngest hand-offs, notices, reset mails, a running maintenance
 //   5. every database pool closes (lib/db/client.ts); later use fails instead of reconnecting
@@ -50,6 +51,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const stops: Stop[] = [];
   let shortLinks: ShortLinkHandler | null = null;
+  let apiKeys: { close(): Promise<void> } | null = null;
   let clicks: ReturnType<typeof import("./redirects/clicks.ts").startClickPipeline> | null = null;
   const { clickStore } = await import("./analytics/store/instance.ts");
   if (options.serve) {
@@ -58,6 +60,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     clicks = startClickPipeline(db.redirects, clickStore(), config);
     const { createShortLinkHandler } = await import("./redirects/http.ts");
     shortLinks = await createShortLinkHandler({ pool: db.redirects, databaseUrl: db.url, clicks: clicks.pipeline });
+    // the API authenticates from a key cache kept exact by notifications (lib/keys/cache.ts)
+    const { startApiKeyCache } = await import("./keys/cache.ts");
+    const keyCache = startApiKeyCache(db.url);
+    await keyCache.ready;
+    apiKeys = keyCache;
   }
   if (options.jobs) {
     // analytics: the coming partitions before the first click; retention and rollups hourly
@@ -93,7 +100,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       closing ??= (async () => {
         metrics().setSources(undefined);
         await Promise.allSettled(stops.map((stop) => stop()));
-        await shortLinks?.close();
+        await Promise.all([shortLinks?.close(), apiKeys?.close()]);
         await clicks?.stop();
         setAfterCommit(undefined);
         await backgroundSettled();

@@ -2,9 +2,10 @@ import { z } from "zod";
 import { ServiceError } from "../errors.ts";
 import { config } from "../config/index.ts";
 import type { Workspace } from "../db/generated/client.ts";
-import { authenticateApiKey } from "../keys/index.ts";
+import { authenticateApiKey, findLiveApiKey, type AuthenticatedKey } from "../keys/index.ts";
+import { forgetApiKeys } from "../keys/cache.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
-import { consumeRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
+import { consumeLiveKeyRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
 import { withRequestLog, type ApiRequest } from "./request-log.ts";
 import { recordApiRequest, recordRateLimited } from "./metrics.ts";
@@ -58,17 +59,27 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
     const where = `${req.method} ${safePath(req)}`;
     let rate: RateDecision | null = null;
     try {
-      const auth = await authenticateApiKey(bearerToken(req.headers.get("authorization")));
-      if (!auth) return unauthorizedResponse();
-      request.workspaceId = auth.workspace.id;
-      const plan = planOf(auth.workspace.plan);
-      if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
-      if (plan.rateLimit !== null) {
-        rate = await consumeRateBudget(auth.keyId, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
-        if (!rate.allowed) {
+      const token = bearerToken(req.headers.get("authorization"));
+      // The key comes from the process's key cache (lib/keys/cache.ts). On a plan with a rate, the
+      // rate statement confirms it in the same round trip; when it does not (revoked, expired,
+      // switched off or another plan, and the notification not here yet) the database decides.
+      let auth: AuthenticatedKey | null = await authenticateApiKey(token);
+      for (let attempt = 1; ; attempt++) {
+        if (!auth) return unauthorizedResponse();
+        request.workspaceId = auth.workspace.id;
+        const plan = planOf(auth.workspace.plan);
+        if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
+        if (plan.rateLimit === null) break;
+        rate = await consumeLiveKeyRateBudget(auth.keyId, auth.workspace.plan, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
+        if (rate && !rate.allowed) {
           recordRateLimited();
           return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
         }
+        if (rate) break;
+        // the database changed again between its two answers: refuse rather than go round
+        if (attempt === 2) return unauthorizedResponse();
+        forgetApiKeys();
+        auth = await authenticateApiKey(token, findLiveApiKey);
       }
       const url = new URL(req.url);
       const query = parseWith(spec.query ?? emptyQuery, queryObject(url, spec.repeatable), "query ");

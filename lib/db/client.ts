@@ -15,8 +15,9 @@ export type DbOrTx = Db | Tx;
 //   redirects  REDIRECT_POOL_SIZE (6)    the redirect path: cache misses, capped clicks, the click flush
 //   analytics  ANALYTICS_POOL_SIZE (4)   reports, exports, rollups (a long report never queues a redirect)
 //   rateLimit  RATE_LIMIT_POOL_SIZE (4)  the API's rate budget, with synchronous_commit=off (lib/ratelimit)
-// plus one LISTEN connection of the redirect cache (lib/redirects/notify.ts). Pools connect on
-// demand, so a process opens at most the sum (25 with the defaults), usually far fewer. They are
+// plus the LISTEN connections of the redirect cache (lib/redirects/notify.ts) and the API key cache
+// (lib/keys/cache.ts), in a process that serves (lib/runtime.ts). Pools connect on
+// demand, so a process opens at most the sum plus the two (26 with the defaults), usually far fewer. They are
 // kept in the process registry (one set for server.ts's module graph and Next's) and closed by
 // runtime.close() (lib/runtime.ts).
 

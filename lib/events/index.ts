@@ -88,6 +88,12 @@ function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
   }
 }
 
+/** The after-commit hand-off of a transaction that recorded events without withEvents (events/sql.ts). */
+export function handOffAfterCommit(deliveryIds: number[]): void {
+  const hook = peekShared<AfterCommit>("after-commit");
+  if (hook) handOff(deliveryIds, hook);
+}
+
 /**
  * One transaction for one use case, with an `emit` that records events in it; deliveries are
  * handed off after commit only, so a rolled-back change sends nothing.

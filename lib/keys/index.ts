@@ -7,6 +7,7 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
 import { planOf } from "../plans/index.ts";
 import { randomBase62 } from "./random.ts";
+import { cachedLookup, forgetApiKeys } from "./cache.ts";
 import { log } from "../log/index.ts";
 
 // API keys (README "Keys"): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
@@ -99,6 +100,8 @@ export async function revokeApiKey(workspace: Pick<Workspace, "id">, id: number)
   const key = await db().apiKey.findFirst({ where: { id, workspaceId: workspace.id }, select: { id: true, revokedAt: true } });
   if (!key) throw ServiceError.notFound(`No API key ${id} in this workspace.`);
   if (!key.revokedAt) await db().apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
+  // this process at once; the others when the trigger's notification reaches them (cache.ts)
+  forgetApiKeys();
   return { id, revoked: true };
 }
 
@@ -119,7 +122,7 @@ export async function listApiKeys(workspace: Pick<Workspace, "id">): Promise<Key
 
 export type AuthenticatedKey = { keyId: number; workspace: Workspace };
 
-type LiveKeyRow = { id: number; lastUsedAt: Date | null; workspace: Workspace };
+type LiveKeyRow = { id: number; lastUsedAt: Date | null; expiresAt: Date | null; workspace: Workspace };
 /** Finds the live key of an active workspace with this hash (the one lookup of authentication). */
 export type KeyLookup = (hash: string, now: Date) => Promise<LiveKeyRow | null>;
 
@@ -133,18 +136,22 @@ const DECOY_KEY = "lh_" + "!".repeat(40);
 export const findLiveApiKey: KeyLookup = (hash, now) =>
   db().apiKey.findFirst({
     where: { hash, revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }], workspace: { active: true } },
-    select: { id: true, lastUsedAt: true, workspace: true },
+    select: { id: true, lastUsedAt: true, expiresAt: true, workspace: true },
   });
+
+/** findLiveApiKey behind the process's key cache (cache.ts): what the API authenticates with. */
+export const cachedLiveApiKey: KeyLookup = cachedLookup(findLiveApiKey);
 
 /**
  * The key and workspace for a presented key, or null when the key is missing, malformed, unknown,
  * revoked or expired, or the workspace is inactive. Callers answer every null the same way, and
- * every case does the same work (one hash of a key-sized string, one lookup that finds nothing),
- * so the answer time does not tell a key that exists from one that does not.
+ * every case does the same work (one hash of a key-sized string, one lookup that finds nothing;
+ * through the cache, a known and an unknown hash alike are looked up once and then kept), so the
+ * answer time does not tell a key that exists from one that does not.
  */
 export async function authenticateApiKey(
   presented: string | null | undefined,
-  lookup: KeyLookup = findLiveApiKey,
+  lookup: KeyLookup = cachedLiveApiKey,
 ): Promise<AuthenticatedKey | null> {
   const wellFormed = typeof presented === "string" && API_KEY_PATTERN.test(presented);
   const row = await lookup(hashApiKey(wellFormed ? presented : DECOY_KEY), new Date());

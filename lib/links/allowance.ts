@@ -1,4 +1,5 @@
 import { now } from "../clock.ts";
+import type pg from "pg";
 import { db, type Tx } from "../db/client.ts";
 
 // The monthly link allowance (plan maxLinks, quota key MaxLinks): links created per workspace per
@@ -27,6 +28,27 @@ export type Reservation = {
   current: number;
 };
 
+/** A transaction: Prisma's (bulk create, the app) or a raw `pg` connection's (the API's single create). */
+export type AllowanceTx = Tx | Pick<pg.ClientBase, "query">;
+
+/** One statement in `tx`, with named (prepared) statements on a `pg` connection. */
+async function run<R>(tx: AllowanceTx, name: string, text: string, values: (string | number)[]): Promise<R[]> {
+  if ("$queryRawUnsafe" in tx) return tx.$queryRawUnsafe<R[]>(text, ...values);
+  return (await tx.query({ name, text, values })).rows as R[];
+}
+
+const RESERVE_IF_IT_FITS = `
+  INSERT INTO "MonthlyUsage" AS u ("workspaceId", "month", "created")
+  VALUES ($1::int, $2::text, $3::int)
+  ON CONFLICT ("workspaceId", "month") DO UPDATE SET "created" = u."created" + $3::int
+    WHERE u."created" + $3::int <= $4::int
+  RETURNING "created"`;
+const ENSURE_ROW = `
+  INSERT INTO "MonthlyUsage" ("workspaceId", "month", "created") VALUES ($1::int, $2::text, 0)
+  ON CONFLICT ("workspaceId", "month") DO NOTHING`;
+const LOCK_ROW = `SELECT "created" FROM "MonthlyUsage" WHERE "workspaceId" = $1::int AND "month" = $2::text FOR UPDATE`;
+const ADD = `UPDATE "MonthlyUsage" SET "created" = "created" + $3::int WHERE "workspaceId" = $1::int AND "month" = $2::text`;
+
 /**
  * Takes up to `wanted` units of the workspace's allowance for `month`, in the caller's transaction.
  * Fast path, one statement: a conditional upsert that adds `wanted` when it fits under `limit`.
@@ -34,32 +56,21 @@ export type Reservation = {
  * Either way the row stays locked until commit, so concurrent reservations queue behind it.
  */
 export async function reserveLinkAllowance(
-  tx: Tx,
+  tx: AllowanceTx,
   workspaceId: number,
   limit: number,
   wanted: number,
   month = monthOf(),
 ): Promise<Reservation> {
   if (wanted > 0 && wanted <= limit) {
-    const rows = await tx.$queryRaw<{ created: number }[]>`
-      INSERT INTO "MonthlyUsage" AS u ("workspaceId", "month", "created")
-      VALUES (${workspaceId}::int, ${month}, ${wanted}::int)
-      ON CONFLICT ("workspaceId", "month") DO UPDATE SET "created" = u."created" + ${wanted}::int
-        WHERE u."created" + ${wanted}::int <= ${limit}::int
-      RETURNING "created"`;
+    const rows = await run<{ created: number }>(tx, "allowance_reserve", RESERVE_IF_IT_FITS, [workspaceId, month, wanted, limit]);
     if (rows.length) return { granted: wanted, current: Number(rows[0].created) };
   } else {
-    await tx.$executeRaw`
-      INSERT INTO "MonthlyUsage" ("workspaceId", "month", "created") VALUES (${workspaceId}::int, ${month}, 0)
-      ON CONFLICT ("workspaceId", "month") DO NOTHING`;
+    await run(tx, "allowance_ensure_row", ENSURE_ROW, [workspaceId, month]);
   }
-  const [row] = await tx.$queryRaw<{ created: number }[]>`
-    SELECT "created" FROM "MonthlyUsage" WHERE "workspaceId" = ${workspaceId}::int AND "month" = ${month} FOR UPDATE`;
+  const [row] = await run<{ created: number }>(tx, "allowance_lock_row", LOCK_ROW, [workspaceId, month]);
   const before = Number(row.created);
   const granted = Math.max(0, Math.min(wanted, limit - before));
-  if (granted > 0) {
-    await tx.$executeRaw`
-      UPDATE "MonthlyUsage" SET "created" = "created" + ${granted}::int WHERE "workspaceId" = ${workspaceId}::int AND "month" = ${month}`;
-  }
+  if (granted > 0) await run(tx, "allowance_add", ADD, [workspaceId, month, granted]);
   return { granted, current: before + granted };
 }

@@ -3,6 +3,7 @@ import type { Link } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { monthOf, reserveLinkAllowance } from "./allowance.ts";
+import { createUntaggedLink } from "./create-one.ts";
 import { hashPasswords, precheckRows, prepareRows, tagNew, type PreparedRow } from "./create-rows.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import { linkValidation, parseLinkInput } from "./rules.ts";
@@ -28,6 +29,8 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     if (verdicts[0] === "taken") throw ServiceError.aliasTaken(row.alias!);
     await hashPasswords([row]);
   }
+  // without tags: one transaction of raw statements (create-one.ts); tags are created through Prisma
+  if (row.tags.length === 0) return createUntaggedLink(workspace, row, plan, month);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertWithCodes(tx, [row]);
     const link =

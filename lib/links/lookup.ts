@@ -1,4 +1,4 @@
-import { db, type DbOrTx } from "../db/client.ts";
+import { database, db, type DbOrTx } from "../db/client.ts";
 import type { Link, Workspace } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
@@ -6,6 +6,8 @@ import { resolveQueryDomain, type ResolvedDomain } from "./link-domain.ts";
 import { tagNamesOf } from "./link-tags.ts";
 import { codeSchema } from "./schemas.ts";
 import { hostOf, linkWithHost, type LinkWithHost } from "./serialize.ts";
+import { findLinksByCode } from "./sql.ts";
+import { byTagName } from "../tags/service.ts";
 
 // Finding one of the caller's links, as get, update and delete do.
 
@@ -80,5 +82,22 @@ export async function customHosts(client: DbOrTx, links: Pick<Link, "domainId">[
 
 /** One link of the workspace (GET /api/v1/links/{code}). */
 export async function getLink(workspace: LinkWorkspace, ref: LinkRef): Promise<LinkWithHost> {
-  return findOwnLink(db(), workspace, await resolveRef(workspace, ref));
+  const resolved = await resolveRef(workspace, ref);
+  if ("id" in resolved) return findOwnLink(db(), workspace, resolved);
+  return findOwnLinkByCode(workspace, resolved.code, resolved.domain);
+}
+
+/** findOwnLink by code without a lock, in one statement (sql.ts): the API's get-link. */
+async function findOwnLinkByCode(workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined): Promise<LinkWithHost> {
+  if (!codeSchema.safeParse(code).success) throw ServiceError.notFound();
+  const found = await findLinksByCode(database().prismaPool, workspace.id, code, domain?.domainKey ?? null);
+  if (found.length === 0) throw ServiceError.notFound();
+  if (found.length > 1)
+    throw ServiceError.ambiguous(
+      code,
+      found.map((f) => (f.link.domainId === null ? null : f.customHost)),
+    );
+  const { link, customHost, tagNames } = found[0];
+  const tags = tagNames.map((name) => ({ name })).sort(byTagName);
+  return { ...linkWithHost(link, link.domainId === null ? hostOf(link) : customHost!), tagNames: tags.map((t) => t.name) };
 }

@@ -1,12 +1,13 @@
 import type { z } from "zod";
 import { config } from "../config/index.ts";
-import { db, type DbOrTx } from "../db/client.ts";
+import { database, type DbOrTx } from "../db/client.ts";
 import { issueText, joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
 import { defaultResolve, isThisMachineName, reachesThisMachine } from "../net/index.ts";
 import type { ResolvedDomain } from "./link-domain.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
+import { verifiedDomainHosts } from "./sql.ts";
 
 // The link rules that are not shapes: destinations, plan features and schedules (codes are in
 // short-code.ts, domains in link-domain.ts). A refusal is a ServiceError (validation issues name
@@ -93,15 +94,18 @@ async function namesReachingHere(hostnames: string[], own: string[]): Promise<Se
  * workspace, by name, and for a short-link host on this machine by address too (isServiceHost).
  * Returns one issue per refused URL.
  */
-export async function refusedDestinations(inputs: Partial<DestinationFields>[], client: DbOrTx = db()): Promise<Issue[][]> {
+export async function refusedDestinations(inputs: Partial<DestinationFields>[], client?: DbOrTx): Promise<Issue[][]> {
   const cfg = config();
   const parsed = inputs.map((i) => destinationsOf(i).map((d) => ({ ...d, u: new URL(d.url) })));
   const hostnames = [...new Set(parsed.flat().map((d) => bareHost(d.u.hostname)))];
-  const verified = hostnames.length
-    ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map(
-        (d) => d.host,
-      )
-    : [];
+  // in a caller's transaction through Prisma; otherwise one prepared statement (sql.ts)
+  const verified = !hostnames.length
+    ? []
+    : client
+      ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map(
+          (d) => d.host,
+        )
+      : await verifiedDomainHosts(database().prismaPool, hostnames);
   const own = [cfg.shortDomain, cfg.appHost, ...verified];
   const here = await namesReachingHere(hostnames, own);
   return parsed.map((list) =>

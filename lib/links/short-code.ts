@@ -80,7 +80,7 @@ export function generateCode(): string {
 }
 
 /** Rounds of drawing generated codes for the rows whose codes collided, before giving up. */
-const CODE_ATTEMPTS = 10;
+export const CODE_ATTEMPTS = 10;
 
 /** One (domainKey, code) pair as one string: the unique index's key. */
 export const codeKey = (domainKey: number, code: string) => `${domainKey}\u0000${code}`;

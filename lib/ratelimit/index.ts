@@ -19,13 +19,30 @@ export type RateDecision = {
 // are unchanged; a crash can forget the last fraction of a second of counts, which only ever grants a
 // few extra requests. Links and everything else keep durable commits (Prisma's pool).
 
-const CONSUME = `
-  INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
-  VALUES ($1::int, now(), 1)
+// The window's update, shared by both statements below: restart an ended window, else count one more.
+const ON_CONFLICT = `
   ON CONFLICT ("keyId") DO UPDATE SET
     "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN now() ELSE w."startedAt" END,
     "count" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN 1 ELSE LEAST(w."count" + 1, $3::int + 1) END
   RETURNING "count"`;
+
+const CONSUME = `
+  INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
+  VALUES ($1::int, now(), 1)${ON_CONFLICT}`;
+
+// The same, counted only while the key is live, its workspace active and on plan $4: the API
+// authenticates from a process cache (lib/keys/cache.ts), and this statement, which every
+// rate-limited request runs anyway, confirms in the same round trip that what the cache said still
+// holds. Nothing is counted for a key that is no longer live.
+const CONSUME_LIVE_KEY = `
+  INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
+  SELECT k."id", now(), 1 FROM "ApiKey" k JOIN "Workspace" ws ON ws."id" = k."workspaceId"
+  WHERE k."id" = $1::int AND k."revokedAt" IS NULL AND (k."expiresAt" IS NULL OR k."expiresAt" > now())
+    AND ws."active" AND ws."plan" = $4::text${ON_CONFLICT}`;
+
+function decision(count: number, limit: number): RateDecision {
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };
+}
 
 /**
  * Counts one request against the key's budget in ONE atomic statement: insert the key's window,
@@ -33,11 +50,34 @@ const CONSUME = `
  * row lock taken by ON CONFLICT DO UPDATE serializes concurrent requests of one key, so exactly
  * `limit` requests per window are allowed. The count stops at limit + 1 (refusals need no more),
  * and the clock is the database's (now(): the statement's start), the same for every app process.
+ * A named (prepared) statement: parsed and planned once per connection.
  */
 export async function consumeRateBudget(keyId: number, limit: number, windowSeconds: number): Promise<RateDecision> {
-  const { rows } = await database().rateLimit.query<{ count: number }>(CONSUME, [keyId, windowSeconds, limit]);
-  const count = Number(rows[0].count);
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };
+  const { rows } = await database().rateLimit.query<{ count: number }>({
+    name: "ratelimit_consume",
+    text: CONSUME,
+    values: [keyId, windowSeconds, limit],
+  });
+  return decision(Number(rows[0].count), limit);
+}
+
+/**
+ * consumeRateBudget for a key the caller believes live on `plan`; null (nothing counted) when the
+ * database says otherwise: the key was revoked or has expired, its workspace was switched off or
+ * moved to another plan.
+ */
+export async function consumeLiveKeyRateBudget(
+  keyId: number,
+  plan: string,
+  limit: number,
+  windowSeconds: number,
+): Promise<RateDecision | null> {
+  const { rows } = await database().rateLimit.query<{ count: number }>({
+    name: "ratelimit_consume_live_key",
+    text: CONSUME_LIVE_KEY,
+    values: [keyId, windowSeconds, limit, plan],
+  });
+  return rows.length ? decision(Number(rows[0].count), limit) : null;
 }
 
 /** The rate-limit headers an authenticated response owes (none when the plan has no rate). */

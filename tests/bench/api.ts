@@ -1,27 +1,58 @@
-// API throughput (`npm run bench:api`, after a build: `NEXT_DIST_DIR=.next-x node scripts/build.mjs`,
-// then the same NEXT_DIST_DIR here). The real server.ts on a fresh embedded PostgreSQL; the load
-// generator runs in this process (node:http, keep-alive) with BENCH_CLIENTS (default 16) clients,
-// each sending its next request when the last one answered, for BENCH_SECONDS (default 5) after
-// BENCH_WARMUP_SECONDS (default 1) of warm-up, in BENCH_ROUNDS rounds (default 3; median round).
-//   create-link: POST /api/v1/links { url }
-//   get-link:    GET /api/v1/links/{code}
-// each on a plan with a rate limit (a budget too large to refuse anything: the limiter runs on every
-// request) and on the same plan without a rate (no limiter), to show what the limiter costs.
+// API throughput beside its floors (`npm run bench:api`, after a build: `npm run build`, or
+// `NEXT_DIST_DIR=.next-x node scripts/build.mjs` and the same NEXT_DIST_DIR here). The real server.ts
+// on a fresh embedded PostgreSQL; the load generator (tests/bench/http-load.ts, raw keep-alive
+// sockets) runs in this process with BENCH_CLIENTS (default 16) clients, each sending its next
+// request when the last one answered, for BENCH_SECONDS (default 5) after BENCH_WARMUP_SECONDS
+// (default 1), in BENCH_ROUNDS rounds (default 3; each case reports its median round; rounds run
+// every case back to back, so a change in the machine's other load hits all of them).
+//
+// The two floors, measured in the same run:
+//   route-handler floor  GET /api/bench-floor in this server: a route handler of the same build that
+//                        answers a constant JSON body (app/api/bench-floor); every API case is printed
+//                        with its throughput as a ratio of this one
+//   bare node:http       a node:http server answering the same constant: the machine's floor
+//   next start floor     the same route under a plain `next start` of the same build (BENCH_NEXT_START=0
+//                        leaves it out): what server.ts costs in front of Next
+// The API cases, on a plan with a rate limit too large to refuse anything (the limiter runs on every
+// request) and plenty of links:
+//   401                  GET /api/v1/links with no key
+//   get-link             GET /api/v1/links/{code}
+//   list                 GET /api/v1/links?size=10
+//   create-link          POST /api/v1/links { url } (16 clients in one workspace: one allowance row)
+//   ... (no rate limit)  get-link and create-link on the same plan without a rate: the limiter's cost
+// then, with one client: the floor, get-link and create-link (latency without queueing).
+//
+// Per case: CPU per request of the server, PostgreSQL (all its processes) and the load generator
+// (Linux /proc, as bench:redirect), and SQL statements per request: the embedded PostgreSQL runs with
+// pg_stat_statements, and the calls of every statement (BEGIN and COMMIT included, this script's own
+// reads excluded) during the measured seconds are divided by the requests answered in them. Background
+// jobs' statements in those seconds count too (a handful a second: the scheduler's poll, the listener's
+// health check). BENCH_SQL_DETAIL=1 prints each case's statements per request by statement. The "CPU
+// ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
+// case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
+// those; BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
 // Prints figures only; it never passes or fails on timing.
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { createRequire } from "node:module";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "../../lib/keys/index.ts";
 import { startApp } from "../support/app.ts";
+import { postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
+import { load, type BenchRequest, type LoadResult } from "./http-load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 16);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ONLY = process.env.BENCH_CASES?.split(",").filter(Boolean);
+const NEXT_START = process.env.BENCH_NEXT_START !== "0";
+const CPU_PROFILE = process.env.BENCH_SERVER_CPU_PROFILE;
 
 const ALL = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains", "BulkLinks", "Webhooks"];
 const PLANS = {
@@ -30,89 +61,72 @@ const PLANS = {
     unlimited: { name: "Unlimited", rateLimit: null, liveKeys: 10, maxLinks: 1_000_000_000, webhookEndpoints: 0, features: ALL },
   },
 };
+const FLOOR_BODY = JSON.stringify({ ok: true });
 
-type Result = { name: string; requests: number; rps: number; p50: number; p99: number; statuses: Record<number, number> };
+// ---- the machine's floor: node:http answering the route handler's constant --------------------
 
-async function load(
-  name: string,
-  port: number,
-  request: () => { method: string; path: string; body?: string },
-  key: string,
-  seconds: number,
-): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  let recording = false;
-  let stopped = false;
-  const one = () =>
-    new Promise<void>((resolve, reject) => {
-      const r = request();
-      const started = performance.now();
-      const req = http.request(
-        {
-          host: "127.0.0.1",
-          port,
-          path: r.path,
-          method: r.method,
-          agent,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(r.body ? { "content-type": "application/json", "content-length": Buffer.byteLength(r.body) } : {}),
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on("end", () => {
-            if (recording) {
-              latencies.push(performance.now() - started);
-              statuses[res.statusCode!] = (statuses[res.statusCode!] ?? 0) + 1;
-            }
-            resolve();
-          });
-        },
-      );
-      req.on("error", reject);
-      req.end(r.body);
-    });
-  const clients = Array.from({ length: CLIENTS }, async () => {
-    while (!stopped) await one();
+const BARE_SERVER = `
+const http = require("node:http");
+const body = ${JSON.stringify(FLOOR_BODY)};
+const server = http.createServer((req, res) => {
+  res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.end(body);
+});
+server.keepAliveTimeout = 65000;
+server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
+process.on("SIGTERM", () => process.exit(0));
+`;
+
+function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  return new Promise((resolve) => child.once("message", (m: { port: number }) => resolve({ port: m.port, child })));
+}
+
+// ---- the same build under a plain `next start` ----------------------------------------------
+
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function startNextStart(env: Record<string, string>): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+  const child = spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: path.resolve(import.meta.dirname, "../.."),
+    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
   });
-  await new Promise((r) => setTimeout(r, WARMUP * 1000));
-  recording = true;
-  const t0 = performance.now();
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  recording = false;
-  const elapsed = (performance.now() - t0) / 1000;
-  stopped = true;
-  await Promise.all(clients);
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { name, requests: latencies.length, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), statuses };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ok = await fetch(`http://127.0.0.1:${port}/api/bench-floor`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return { port, child };
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("next start did not answer in 60 s");
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
-function median(results: Result[]): Result {
-  return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)];
-}
+// ---- the database: pg_stat_statements on, two workspaces with keys and links ------------------
 
-function print(r: Result) {
-  console.log(
-    `${r.name.padEnd(30)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(1).padStart(6)} ms   p99 ${r.p99.toFixed(1).padStart(6)} ms   (${r.requests} requests, statuses ${JSON.stringify(r.statuses)})`,
-  );
-}
-
-async function main() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-api-"));
-  const plansFile = path.join(dir, "plans.json");
-  fs.writeFileSync(plansFile, JSON.stringify(PLANS));
-  const embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
+async function prepareDatabase(dir: string) {
+  let embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
+  const admin = new pg.Client({ connectionString: embedded.url });
+  await admin.connect();
+  await admin.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+  await admin.end();
+  await embedded.stop();
+  embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
   await applyMigrations(embedded.url);
-
-  // Two workspaces, one per plan, each with a key and one link to read.
-  const keys: Record<string, string> = {};
   const client = new pg.Client({ connectionString: embedded.url });
   await client.connect();
+  await client.query(`create extension if not exists pg_stat_statements`);
+  const keys: Record<string, string> = {};
   for (const plan of ["limited", "unlimited"]) {
     const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ($1, $1, $1) returning id`, [plan]);
     const key = generateApiKey();
@@ -121,54 +135,181 @@ async function main() {
       keyPrefix(key),
       hashApiKey(key),
     ]);
+    // one link to read, and 200 more so a list page is full
     await client.query(`insert into "Link" ("workspaceId", code, url) values ($1, $2, 'https://example.com/read')`, [
       ws.rows[0].id,
       `read-${plan}`,
     ]);
+    await client.query(
+      `insert into "Link" ("workspaceId", code, url) select $1, $2 || i, 'https://example.com/l/' || i from generate_series(1, 200) i`,
+      [ws.rows[0].id, `l-${plan}-`],
+    );
     keys[plan] = key;
   }
-  await client.end();
-
-  const app = await startApp(embedded.url, { PLANS_FILE: plansFile, APP_URL: "http://app.bench" });
-  try {
-    console.log(
-      `Linkhop API benchmark: ${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP} s warm-up, median of ${ROUNDS} rounds, ${os.cpus().length} cores (shared with the load generator)\n`,
+  await client.query(`analyze`);
+  // the statements counter: every call but this client's own reads (and its reset)
+  const statements = async () => {
+    const { rows } = await client.query<{ query: string; n: string }>(
+      `select query, sum(calls)::bigint as n from pg_stat_statements
+       where dbid = (select oid from pg_database where datname = current_database()) and query not ilike '%pg_stat_statements%'
+       group by query`,
     );
-    let n = 0;
-    const cases = [
-      {
-        name: "create-link (rate limited)",
-        plan: "limited",
-        req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }),
-      },
-      {
-        name: "create-link (no rate limit)",
-        plan: "unlimited",
-        req: () => ({ method: "POST", path: "/api/v1/links", body: JSON.stringify({ url: `https://example.com/bench/${n++}` }) }),
-      },
-      { name: "get-link (rate limited)", plan: "limited", req: () => ({ method: "GET", path: "/api/v1/links/read-limited" }) },
-      { name: "get-link (no rate limit)", plan: "unlimited", req: () => ({ method: "GET", path: "/api/v1/links/read-unlimited" }) },
-    ];
-    // Warm the routes up once (first requests compile and connect).
-    for (const c of cases) await load(c.name, app.port, c.req, keys[c.plan], 1);
-    const results = new Map<string, Result[]>();
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const c of cases)
-        results.set(c.name, [...(results.get(c.name) ?? []), await load(c.name, app.port, c.req, keys[c.plan], SECONDS)]);
+    return new Map(rows.map((r) => [r.query, Number(r.n)]));
+  };
+  return { embedded, keys, statements, close: () => client.end(), postmasterPid: postmasterPid(path.join(dir, "pg", "pg")) };
+}
+
+// ---- the run ----------------------------------------------------------------------------------
+
+type Case = { name: string; port: "app" | "bare" | "next"; clients: number; next: () => BenchRequest };
+
+/** Server and PostgreSQL CPU per request, in µs. */
+const cpuPerRequest = (r: LoadResult) => (r.cpu ? ((r.cpu.server + r.cpu.postgres) / r.rps) * 1e6 : NaN);
+
+function print(r: LoadResult, floor: LoadResult | undefined) {
+  const us = (cores: number) => `${((cores / r.rps) * 1e6).toFixed(0)} µs`;
+  const cpuRatio = floor ? (cpuPerRequest(floor) / cpuPerRequest(r)).toFixed(2) : "";
+  const others = Object.entries(r.statuses).filter(([s]) => !/^2/.test(s) && s !== "401");
+  const ratio = floor ? (r.rps / floor.rps).toFixed(2) : "";
+  console.log(
+    `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} req/s  ${ratio.padStart(5)} of floor   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms` +
+      (r.cpu ? `   CPU/req: server ${us(r.cpu.server)}, postgres ${us(r.cpu.postgres)}, generator ${us(r.cpu.generator)}` : "") +
+      ` (CPU ratio ${cpuRatio})` +
+      (r.counted !== null ? `   SQL/req ${(r.counted / r.requests).toFixed(2)}` : "") +
+      (r.errors || others.length ? `   (${r.errors} socket errors, statuses ${JSON.stringify(r.statuses)})` : ""),
+  );
+}
+
+async function main() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-api-"));
+  const plansFile = path.join(dir, "plans.json");
+  fs.writeFileSync(plansFile, JSON.stringify(PLANS));
+  const db = await prepareDatabase(dir);
+  const appEnv = { PLANS_FILE: plansFile, APP_URL: "http://app.bench", DATABASE_URL: db.embedded.url };
+  const bare = await startBareServer();
+  const app = await startApp(db.embedded.url, { ...appEnv, NODE_OPTIONS: serverNodeOptions(CPU_PROFILE) ?? process.env.NODE_OPTIONS });
+  const nextStart = NEXT_START
+    ? await startNextStart({ ...appEnv, AUTH_SECRET: "test-secret-test-secret-test-secret", AUTH_TRUST_HOST: "true" })
+    : null;
+  process.on("exit", () => {
+    bare.child.kill();
+    nextStart?.child.kill();
+    app.process.kill("SIGKILL");
+  });
+  const ports = { app: app.port, bare: bare.port, next: nextStart?.port ?? 0 };
+  const probes: Record<Case["port"], CpuProbe> = {
+    app: { serverPid: app.process.pid!, postmasterPid: db.postmasterPid },
+    bare: { serverPid: bare.child.pid!, postmasterPid: db.postmasterPid },
+    next: { serverPid: nextStart?.child.pid ?? 0, postmasterPid: db.postmasterPid },
+  };
+  const auth = (plan: string) => ({ Authorization: `Bearer ${db.keys[plan]}` });
+  let n = 0;
+  const create = (plan: string) => () => ({
+    method: "POST",
+    path: "/api/v1/links",
+    headers: auth(plan),
+    body: JSON.stringify({ url: `https://example.com/bench/${n++}` }),
+  });
+  const floor = () => ({ method: "GET", path: "/api/bench-floor" });
+  const all: Case[] = [
+    { name: "floor: route handler (server.ts)", port: "app", clients: CLIENTS, next: floor },
+    { name: "floor: bare node:http", port: "bare", clients: CLIENTS, next: floor },
+    ...(nextStart ? [{ name: "floor: route handler (next start)", port: "next" as const, clients: CLIENTS, next: floor }] : []),
+    { name: "401 (no key)", port: "app", clients: CLIENTS, next: () => ({ method: "GET", path: "/api/v1/links" }) },
+    {
+      name: "get-link",
+      port: "app",
+      clients: CLIENTS,
+      next: () => ({ method: "GET", path: "/api/v1/links/read-limited", headers: auth("limited") }),
+    },
+    {
+      name: "list (size 10)",
+      port: "app",
+      clients: CLIENTS,
+      next: () => ({ method: "GET", path: "/api/v1/links?size=10", headers: auth("limited") }),
+    },
+    { name: "create-link", port: "app", clients: CLIENTS, next: create("limited") },
+    {
+      name: "get-link (no rate limit)",
+      port: "app",
+      clients: CLIENTS,
+      next: () => ({ method: "GET", path: "/api/v1/links/read-unlimited", headers: auth("unlimited") }),
+    },
+    { name: "create-link (no rate limit)", port: "app", clients: CLIENTS, next: create("unlimited") },
+    { name: "1 client: floor", port: "app", clients: 1, next: floor },
+    {
+      name: "1 client: get-link",
+      port: "app",
+      clients: 1,
+      next: () => ({ method: "GET", path: "/api/v1/links/read-limited", headers: auth("limited") }),
+    },
+    { name: "1 client: create-link", port: "app", clients: 1, next: create("limited") },
+  ];
+  const cases = all.filter((c) => !ONLY || c.name.startsWith("floor: route handler (server") || ONLY.some((o) => c.name.startsWith(o)));
+
+  console.log(
+    `Linkhop API benchmark: ${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP} s warm-up, median of ${ROUNDS} rounds, ` +
+      `${os.cpus().length} cores shared with the load generator (load average now ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}), Node ${process.version}\n`,
+  );
+  try {
+    const run = (c: Case, seconds: number) =>
+      load({
+        name: c.name,
+        port: ports[c.port],
+        clients: c.clients,
+        warmupSeconds: WARMUP,
+        seconds,
+        next: c.next,
+        probe: probes[c.port],
+        during: c.port === "bare" ? undefined : db.statements,
+      });
+    // first requests compile routes and open connections
+    for (const c of cases) await run(c, 1);
+    const results = new Map<string, LoadResult[]>();
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const c of cases) results.set(c.name, [...(results.get(c.name) ?? []), await run(c, SECONDS)]);
+      console.log(`round ${round}/${ROUNDS} done (load average ${os.loadavg()[0].toFixed(1)})`);
     }
+    const median = (list: LoadResult[]) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
     const med = new Map([...results].map(([k, v]) => [k, median(v)]));
-    for (const r of med.values()) print(r);
-    console.log("");
-    for (const op of ["create-link", "get-link"]) {
-      const limited = med.get(`${op} (rate limited)`)!;
-      const free = med.get(`${op} (no rate limit)`)!;
-      console.log(
-        `${op}: rate limiter cost: throughput ratio limited/unlimited ${(limited.rps / free.rps).toFixed(2)}, p50 ${limited.p50 - free.p50 >= 0 ? "+" : ""}${(limited.p50 - free.p50).toFixed(1)} ms`,
-      );
+    const routeFloor = med.get("floor: route handler (server.ts)");
+    const oneFloor = med.get("1 client: floor");
+    console.log(`\nmedian of ${ROUNDS} round(s); "of floor" = throughput / the route-handler floor's in this server:`);
+    for (const c of cases) print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor);
+    console.log(
+      `("CPU ratio": the floor's server + PostgreSQL CPU per request / the case's: the throughput ratio a CPU-bound run would show, less sensitive to other load on the machine)`,
+    );
+    if (process.env.BENCH_SQL_DETAIL === "1") {
+      console.log("\nSQL statements per request, by statement (median round):");
+      for (const c of cases.filter((x) => x.port !== "bare")) {
+        const r = med.get(c.name)!;
+        console.log(`  ${c.name}`);
+        for (const [query, n] of r.countedByName.slice(0, 8))
+          console.log(`    ${(n / r.requests).toFixed(2).padStart(6)}  ${query.replace(/\s+/g, " ").slice(0, 110)}`);
+      }
     }
+    const rounds = (name: string) =>
+      results.get(name)?.map((r, i) => (r.rps / results.get("floor: route handler (server.ts)")![i].rps).toFixed(2));
+    console.log("\nper-round ratios to the route-handler floor:");
+    for (const c of cases.filter((x) => x.clients > 1)) console.log(`  ${c.name.padEnd(34)} ${rounds(c.name)?.join(" ")}`);
+    const created = med.get("create-link");
+    if (created) console.log(`create-link at ${CLIENTS} clients in one workspace: p99 / p50 = ${(created.p99 / created.p50).toFixed(2)}`);
+    const oneGet = med.get("1 client: get-link");
+    const oneCreate = med.get("1 client: create-link");
+    if (oneFloor && oneGet) console.log(`1 client: get-link p50 - floor p50 = ${(oneGet.p50 - oneFloor.p50).toFixed(2)} ms`);
+    if (oneFloor && oneCreate) console.log(`1 client: create-link p50 - floor p50 = ${(oneCreate.p50 - oneFloor.p50).toFixed(2)} ms`);
+    const viaNext = med.get("floor: route handler (next start)");
+    if (routeFloor && viaNext)
+      console.log(`route-handler floor: server.ts / next start = ${(routeFloor.rps / viaNext.rps).toFixed(2)} (throughput)`);
   } finally {
+    bare.child.kill();
+    nextStart?.child.kill();
     await app.stop();
-    await embedded.stop();
+    await db.close();
+    await db.embedded.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -21,6 +21,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { startApp } from "../support/app.ts";
+import { coresBusy, cpuSnapshot, postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
@@ -43,52 +44,6 @@ type Result = {
   /** CPU seconds per measured second: generator, server under test, PostgreSQL */
   cpu: { generator: number; server: number; serverSystem: number; postgres: number } | null;
 };
-
-// ---- CPU accounting (Linux only; null elsewhere) ------------------------------------------------
-
-const TICKS = 100; // USER_HZ on Linux
-
-/** User and system CPU seconds of a process and its reaped children ([0, 0] when gone). */
-function processTimes(pid: number): [user: number, system: number] {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // fields 14-17 (utime, stime, cutime, cstime) are 11-14 after the name
-    return [(Number(f[11]) + Number(f[13])) / TICKS, (Number(f[12]) + Number(f[14])) / TICKS];
-  } catch {
-    return [0, 0];
-  }
-}
-
-const processCpu = (pid: number) => processTimes(pid)[0] + processTimes(pid)[1];
-
-/** The postmaster and all its live child processes (backends, writers), summed. */
-function postgresCpu(postmaster: number): number {
-  let total = processCpu(postmaster);
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "latin1");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === postmaster) total += processCpu(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total;
-}
-
-type CpuProbe = { serverPid: number; postmasterPid: number | null };
-
-function cpuSnapshot(p: CpuProbe) {
-  const own = process.cpuUsage();
-  return {
-    generator: (own.user + own.system) / 1e6,
-    server: processCpu(p.serverPid),
-    serverSystem: processTimes(p.serverPid)[1],
-    postgres: p.postmasterPid ? postgresCpu(p.postmasterPid) : 0,
-  };
-}
 
 // ---- load generator ---------------------------------------------------------------------------
 
@@ -176,14 +131,13 @@ async function load(name: string, port: number, nextPath: () => string, host: st
     });
   const all = Array.from({ length: CONNECTIONS }, runOne);
   await sleep(WARMUP_SECONDS * 1000);
-  const onLinux = fs.existsSync("/proc/self/stat");
-  const cpuBefore = onLinux ? cpuSnapshot(probe) : null;
+  const cpuBefore = cpuSnapshot(probe);
   recording = true;
   const start = process.hrtime.bigint();
   await sleep(SECONDS * 1000);
   recording = false;
   const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  const cpuAfter = onLinux ? cpuSnapshot(probe) : null;
+  const cpuAfter = cpuSnapshot(probe);
   stopped = true;
   await Promise.all(all);
   latencies.sort((x, y) => x - y);
@@ -197,15 +151,7 @@ async function load(name: string, port: number, nextPath: () => string, host: st
     errors,
     statuses,
     redirectsIncludingWarmup: redirects,
-    cpu:
-      cpuBefore && cpuAfter
-        ? {
-            generator: (cpuAfter.generator - cpuBefore.generator) / elapsed,
-            server: (cpuAfter.server - cpuBefore.server) / elapsed,
-            serverSystem: (cpuAfter.serverSystem - cpuBefore.serverSystem) / elapsed,
-            postgres: (cpuAfter.postgres - cpuBefore.postgres) / elapsed,
-          }
-        : null,
+    cpu: coresBusy(cpuBefore, cpuAfter, elapsed),
   };
 }
 
@@ -240,38 +186,6 @@ function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
   return new Promise((resolve) => child.once("message", (m: { port: number }) => resolve({ port: m.port, child })));
 }
 
-// ---- profiling the server: --cpu-prof is not allowed in NODE_OPTIONS, a preloaded module is ----
-
-/** NODE_OPTIONS for the server: BENCH_SERVER_NODE_OPTIONS, plus a profiler preload when asked. */
-function serverNodeOptions(): string | undefined {
-  const parts = [process.env.BENCH_SERVER_NODE_OPTIONS ?? ""];
-  if (CPU_PROFILE) {
-    const preloadDir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-prof-"));
-    process.on("exit", () => fs.rmSync(preloadDir, { recursive: true, force: true }));
-    const preload = path.join(preloadDir, "profile.mjs");
-    // the same-thread inspector session answers synchronously, so the profile can be taken in "exit"
-    fs.writeFileSync(
-      preload,
-      `import { Session } from "node:inspector";
-import fs from "node:fs";
-const session = new Session();
-session.connect();
-session.post("Profiler.enable");
-session.post("Profiler.setSamplingInterval", { interval: 200 });
-session.post("Profiler.start");
-process.on("exit", () => {
-  session.post("Profiler.stop", (err, r) => {
-    if (!err) fs.writeFileSync(${JSON.stringify(path.resolve(CPU_PROFILE))}, JSON.stringify(r.profile));
-  });
-});
-`,
-    );
-    parts.push(`--import ${preload}`);
-  }
-  const options = parts.join(" ").trim();
-  return options || undefined;
-}
-
 // ---- Linkhop on a fresh database ------------------------------------------------------------
 
 async function prepareDatabase(): Promise<{ url: string; postmasterPid: number | null; stop: () => Promise<void> }> {
@@ -290,10 +204,9 @@ async function prepareDatabase(): Promise<{ url: string; postmasterPid: number |
   );
   await client.query(`analyze "Link"`);
   await client.end();
-  const pidFile = path.join(dir, "pg", "postmaster.pid");
   return {
     url: embedded.url,
-    postmasterPid: fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, "utf8").split("\n")[0]) : null,
+    postmasterPid: postmasterPid(path.join(dir, "pg")),
     stop: async () => {
       await embedded.stop();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -339,7 +252,7 @@ async function main() {
   const app = await startApp(database.url, {
     SHORT_DOMAIN: SHORT,
     APP_URL: "http://app.bench",
-    NODE_OPTIONS: serverNodeOptions() ?? process.env.NODE_OPTIONS,
+    NODE_OPTIONS: serverNodeOptions(CPU_PROFILE) ?? process.env.NODE_OPTIONS,
   }).catch(async (e) => {
     bare.child.kill();
     await database.stop();

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { reserveLinkAllowance } from "../../lib/links/allowance.ts";
-import { consumeRateBudget } from "../../lib/ratelimit/index.ts";
+import { consumeLiveKeyRateBudget, consumeRateBudget } from "../../lib/ratelimit/index.ts";
+import { database } from "../../lib/db/client.ts";
+import { findLinksByCode, listLinksPage, verifiedDomainHosts } from "../../lib/links/sql.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The two atomic database steps of the API, called directly against real PostgreSQL under
@@ -108,5 +110,128 @@ describe("reserveLinkAllowance", () => {
       wants.map((w) => inTx<{ granted: number }>((tx) => reserveLinkAllowance(tx as never, ws.id, 37, w, "2026-11"))),
     );
     expect(results.reduce((n, r) => n + r.granted, 0)).toBe(37);
+  });
+});
+
+describe("consumeLiveKeyRateBudget", () => {
+  it("counts like consumeRateBudget while the key is live on that plan; otherwise counts nothing and answers null", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-live-1", name: "L", plan: "team" } });
+    const key = await db().apiKey.create({ data: { workspaceId: ws.id, prefix: "lh_live", hash: "hash-live-1" } });
+    expect(await consumeLiveKeyRateBudget(key.id, "team", 3, 60)).toEqual({ allowed: true, limit: 3, remaining: 2 });
+    expect(await consumeLiveKeyRateBudget(key.id, "pro", 3, 60)).toBeNull();
+    await db().workspace.update({ where: { id: ws.id }, data: { active: false } });
+    expect(await consumeLiveKeyRateBudget(key.id, "team", 3, 60)).toBeNull();
+    await db().workspace.update({ where: { id: ws.id }, data: { active: true } });
+    await db().apiKey.update({ where: { id: key.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect(await consumeLiveKeyRateBudget(key.id, "team", 3, 60)).toBeNull();
+    await db().apiKey.update({ where: { id: key.id }, data: { expiresAt: null, revokedAt: new Date() } });
+    expect(await consumeLiveKeyRateBudget(key.id, "team", 3, 60)).toBeNull();
+    // only the first call counted
+    expect((await db().rateWindow.findUniqueOrThrow({ where: { keyId: key.id } })).count).toBe(1);
+  });
+
+  it("allows exactly `limit` of many concurrent requests, like consumeRateBudget", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-live-2", name: "L2", plan: "team" } });
+    const key = await db().apiKey.create({ data: { workspaceId: ws.id, prefix: "lh_live", hash: "hash-live-2" } });
+    const decisions = await Promise.all(Array.from({ length: 50 }, () => consumeLiveKeyRateBudget(key.id, "team", 20, 60)));
+    expect(decisions.filter((d) => d?.allowed)).toHaveLength(20);
+    expect(decisions.filter((d) => d && !d.allowed)).toHaveLength(30);
+  });
+});
+
+describe("findLinksByCode", () => {
+  it("reads every column of a link as Prisma does, with its custom domain's host and its tag names", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-links-1", name: "K", plan: "team" } });
+    const other = await db().workspace.create({ data: { slug: "sql-links-2", name: "O", plan: "team" } });
+    const domain = await db().domain.create({
+      data: { workspaceId: ws.id, host: "go.sql.test", txtToken: "t", verifiedAt: new Date(), verifiedHost: "go.sql.test" },
+    });
+    const onDefault = await db().link.create({
+      data: {
+        workspaceId: ws.id,
+        code: "same",
+        url: "https://example.com/a",
+        title: "A",
+        notes: "n",
+        folder: "f/g",
+        startsOn: new Date("2026-01-01T00:00:00.123Z"),
+        expiresOn: new Date("2030-01-01T00:00:00Z"),
+        maxClicks: 5,
+        fallbackUrl: "https://example.com/f",
+        passwordHash: "x",
+        targeting: { ios: "https://example.com/ios", geo: { DE: "https://example.com/de" } },
+      },
+    });
+    const onCustom = await db().link.create({
+      data: { workspaceId: ws.id, domainId: domain.id, domainKey: domain.id, code: "same", url: "https://example.com/b" },
+    });
+    await db().link.create({ data: { workspaceId: other.id, code: "theirs", url: "https://example.com/c" } });
+    const tags = await Promise.all(
+      ["beta", "Alpha"].map((name) => db().tag.create({ data: { workspaceId: ws.id, name, nameKey: name.toLowerCase() } })),
+    );
+    await db().linkTag.createMany({ data: tags.map((t) => ({ linkId: onDefault.id, tagId: t.id })) });
+
+    const pool = database().prismaPool;
+    const both = await findLinksByCode(pool, ws.id, "same", null);
+    expect(both.map((f) => f.link)).toEqual([onDefault, onCustom]);
+    expect(both.map((f) => f.customHost)).toEqual([null, "go.sql.test"]);
+    expect(both[0].tagNames.sort()).toEqual(["Alpha", "beta"]);
+    expect(both[1].tagNames).toEqual([]);
+    const one = await findLinksByCode(pool, ws.id, "same", domain.id);
+    expect(one.map((f) => f.link)).toEqual([onCustom]);
+    expect(await findLinksByCode(pool, ws.id, "same", 0)).toHaveLength(1);
+    // another workspace's link is not found
+    expect(await findLinksByCode(pool, ws.id, "theirs", null)).toEqual([]);
+    expect(await findLinksByCode(pool, ws.id, "nothing", null)).toEqual([]);
+  });
+});
+
+describe("listLinksPage", () => {
+  it("pages the workspace's links newest first by (createdAt, id), as Prisma orders them, with hosts and tags", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-page-1", name: "P", plan: "team" } });
+    const other = await db().workspace.create({ data: { slug: "sql-page-2", name: "Q", plan: "team" } });
+    const domain = await db().domain.create({
+      data: { workspaceId: ws.id, host: "page.sql.test", txtToken: "t", verifiedAt: new Date(), verifiedHost: "page.sql.test" },
+    });
+    const at = new Date("2026-05-01T00:00:00.000Z");
+    // two links share a creation time: the id decides between them
+    for (let i = 0; i < 7; i++)
+      await db().link.create({
+        data: {
+          workspaceId: ws.id,
+          code: `p${i}`,
+          url: `https://example.com/${i}`,
+          createdAt: new Date(at.getTime() + Math.floor(i / 2) * 1000),
+          ...(i === 3 ? { domainId: domain.id, domainKey: domain.id } : {}),
+        },
+      });
+    await db().link.create({ data: { workspaceId: other.id, code: "p-other", url: "https://example.com/o" } });
+    const tag = await db().tag.create({ data: { workspaceId: ws.id, name: "T", nameKey: "t" } });
+    const tagged = await db().link.findFirstOrThrow({ where: { workspaceId: ws.id, code: "p5" } });
+    await db().linkTag.create({ data: { linkId: tagged.id, tagId: tag.id } });
+
+    const expected = await db().link.findMany({ where: { workspaceId: ws.id }, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+    const pool = database().prismaPool;
+    const first = await listLinksPage(pool, ws.id, 3, undefined);
+    expect(first.map((f) => f.link)).toEqual(expected.slice(0, 4));
+    const last = expected[2];
+    const second = await listLinksPage(pool, ws.id, 3, { createdAt: last.createdAt, id: last.id });
+    expect(second.map((f) => f.link)).toEqual(expected.slice(3, 7));
+    const all = await listLinksPage(pool, ws.id, 100, undefined);
+    expect(all.find((f) => f.link.code === "p3")?.customHost).toBe("page.sql.test");
+    expect(all.find((f) => f.link.code === "p5")?.tagNames).toEqual(["T"]);
+    expect(all.filter((f) => f.customHost === null)).toHaveLength(6);
+  });
+});
+
+describe("verifiedDomainHosts", () => {
+  it("names the hosts that are a verified custom domain of any workspace", async () => {
+    const ws = await db().workspace.create({ data: { slug: "sql-hosts-1", name: "H", plan: "team" } });
+    await db().domain.create({
+      data: { workspaceId: ws.id, host: "v.sql.test", txtToken: "t", verifiedAt: new Date(), verifiedHost: "v.sql.test" },
+    });
+    await db().domain.create({ data: { workspaceId: ws.id, host: "pending.sql.test", txtToken: "t" } });
+    const found = await verifiedDomainHosts(database().prismaPool, ["v.sql.test", "pending.sql.test", "none.sql.test"]);
+    expect(found).toEqual(["v.sql.test"]);
   });
 });

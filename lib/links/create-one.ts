@@ -1,0 +1,65 @@
+import { database } from "../db/client.ts";
+import { inPgTransaction } from "../db/pg-transaction.ts";
+import { ServiceError } from "../errors.ts";
+import { handOffAfterCommit } from "../events/index.ts";
+import { recordEventSql } from "../events/sql.ts";
+import type { Plan } from "../plans/index.ts";
+import { reserveLinkAllowance } from "./allowance.ts";
+import type { PreparedRow } from "./create-rows.ts";
+import type { LinkWorkspace } from "./lookup.ts";
+import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
+import { CODE_ATTEMPTS, generateCode, isReservedAlias } from "./short-code.ts";
+import { insertLink, type NewLinkColumns } from "./sql.ts";
+
+// A single create without tags (the API's POST /api/v1/links, and the app's) as one transaction on a
+// raw `pg` connection: begin, the insert, the event with its deliveries (one statement, only on a plan
+// with webhooks), the allowance, commit. Prisma's interactive transaction costs several times the
+// CPU of these statements (`npm run bench:api`). The rules are the ones of a create with tags
+// (create.ts): the code index decides a taken code, the allowance row is taken last so its lock,
+// which serializes the workspace's creates, is held only from there to commit, and a refusal
+// rolls everything back.
+
+/** Creates the row's link (link.created); the row has no tags. */
+export async function createUntaggedLink(workspace: LinkWorkspace, row: PreparedRow, plan: Plan, month: string): Promise<LinkWithHost> {
+  const deliveries: number[] = [];
+  const link = await inPgTransaction(database().prismaPool, async (client) => {
+    deliveries.length = 0;
+    const inserted = await insertWithCode(client, row);
+    const link = inserted && { ...linkWithHost(inserted, row.domain.host), tagNames: [] };
+    if (link) deliveries.push(...(await recordEventSql(client, workspace, "link.created", { link: webhookLink(link) })));
+    const reservation = await reserveLinkAllowance(client, workspace.id, plan.maxLinks, 1, month);
+    if (reservation.granted === 0) throw ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
+    if (!link) throw ServiceError.aliasTaken(row.alias!);
+    return link;
+  });
+  handOffAfterCommit(deliveries);
+  return link;
+}
+
+/** The row's insert with its alias (null when taken or reserved), or a generated code drawn again on a collision. */
+async function insertWithCode(client: Parameters<typeof insertLink>[0], row: PreparedRow) {
+  if (row.alias !== undefined && isReservedAlias(row.alias)) return null;
+  const d = row.data;
+  for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+    const columns: NewLinkColumns = {
+      workspaceId: d.workspaceId,
+      domainId: d.domainId ?? null,
+      domainKey: row.domain.domainKey,
+      code: row.alias ?? generateCode(),
+      url: d.url,
+      title: d.title ?? "",
+      notes: d.notes ?? null,
+      folder: d.folder ?? "",
+      active: d.active ?? true,
+      startsOn: (d.startsOn as Date | null | undefined) ?? null,
+      expiresOn: (d.expiresOn as Date | null | undefined) ?? null,
+      maxClicks: d.maxClicks ?? null,
+      fallbackUrl: d.fallbackUrl ?? null,
+      passwordHash: d.passwordHash ?? null,
+      targeting: d.targeting ?? null,
+    };
+    const link = await insertLink(client, columns);
+    if (link || row.alias !== undefined) return link;
+  }
+  throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,156 @@
+import type pg from "pg";
+import type { Link } from "../db/generated/client.ts";
+
+// The link statements of the API's hot reads, through `pg` with named (prepared) statements instead
+// of Prisma: get-link is one statement (the link or links with that code, the custom domain's host
+// and the tag names) instead of two or three Prisma queries, each of which costs more CPU in the
+// client than PostgreSQL spends answering it (measured by `npm run bench:api`).
+
+export type Queryable = Pick<pg.Pool, "query">;
+
+/** Every column of Link, as the Prisma model names them (no @map: the columns have these names). */
+const LINK_COLUMNS = [
+  "id",
+  "workspaceId",
+  "domainId",
+  "domainKey",
+  "code",
+  "url",
+  "title",
+  "notes",
+  "folder",
+  "active",
+  "startsOn",
+  "expiresOn",
+  "maxClicks",
+  "fallbackUrl",
+  "passwordHash",
+  "targeting",
+  "clicks",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly (keyof Link)[];
+
+const SELECT_LINK = LINK_COLUMNS.map((c) => `l."${c}"`).join(", ");
+
+/** A link with the host of its custom domain (null on the default domain) and its tag names, unsorted. */
+export type LinkWithDomainAndTags = { link: Link; customHost: string | null; tagNames: string[] };
+
+type Row = Link & { customHost: string | null; tagNames: string[] };
+
+const BY_CODE = `
+  select ${SELECT_LINK}, d."host" as "customHost",
+    coalesce((select array_agg(t."name") from "LinkTag" lt join "Tag" t on t."id" = lt."tagId" where lt."linkId" = l."id"), '{}') as "tagNames"
+  from "Link" l left join "Domain" d on d."id" = l."domainId"
+  where l."workspaceId" = $1 and l."code" = $2`;
+
+/**
+ * The workspace's links with this code, on the domain of `domainKey` (at most one) or, with null,
+ * on any of its domains, in domain key order.
+ */
+export async function findLinksByCode(
+  q: Queryable,
+  workspaceId: number,
+  code: string,
+  domainKey: number | null,
+): Promise<LinkWithDomainAndTags[]> {
+  const { rows } =
+    domainKey === null
+      ? await q.query<Row>({ name: "links_by_code", text: `${BY_CODE} order by l."domainKey"`, values: [workspaceId, code] })
+      : await q.query<Row>({
+          name: "links_by_code_on_domain",
+          text: `${BY_CODE} and l."domainKey" = $3`,
+          values: [workspaceId, code, domainKey],
+        });
+  return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
+}
+
+/** The columns a create sets (the others take their defaults). */
+export type NewLinkColumns = {
+  workspaceId: number;
+  domainId: number | null;
+  domainKey: number;
+  code: string;
+  url: string;
+  title: string;
+  notes: string | null;
+  folder: string;
+  active: boolean;
+  startsOn: Date | null;
+  expiresOn: Date | null;
+  maxClicks: number | null;
+  fallbackUrl: string | null;
+  passwordHash: string | null;
+  targeting: unknown;
+};
+
+const INSERT = `
+  insert into "Link" as l ("workspaceId", "domainId", "domainKey", "code", "url", "title", "notes", "folder", "active",
+    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting")
+  values ($1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
+    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb)
+  on conflict ("domainKey", "code") do nothing
+  returning ${SELECT_LINK}`;
+
+/** Inserts one link; null when its code is taken on its domain (the unique index decides, nothing is aborted). */
+export async function insertLink(q: Queryable | Pick<pg.ClientBase, "query">, c: NewLinkColumns): Promise<Link | null> {
+  const { rows } = await q.query<Link>({
+    name: "links_insert",
+    text: INSERT,
+    values: [
+      c.workspaceId,
+      c.domainId,
+      c.domainKey,
+      c.code,
+      c.url,
+      c.title,
+      c.notes,
+      c.folder,
+      c.active,
+      c.startsOn,
+      c.expiresOn,
+      c.maxClicks,
+      c.fallbackUrl,
+      c.passwordHash,
+      c.targeting === undefined || c.targeting === null ? null : JSON.stringify(c.targeting),
+    ],
+  });
+  return rows[0] ?? null;
+}
+
+/** Of `hosts`, those that are a verified custom domain of any workspace (a destination there would be a short link). */
+export async function verifiedDomainHosts(q: Queryable, hosts: string[]): Promise<string[]> {
+  const { rows } = await q.query<{ host: string }>({
+    name: "links_verified_domain_hosts",
+    text: `select "host" from "Domain" where "host" = any($1::text[]) and "verifiedAt" is not null`,
+    values: [hosts],
+  });
+  return rows.map((r) => r.host);
+}
+
+/**
+ * A page of the workspace's links, newest first (createdAt desc, id desc), after the cursor's link
+ * when given: `size` + 1 rows (the extra one tells whether there is a next page), each with its
+ * custom domain's host and tag names. The list without filters (list.ts); filtered lists use Prisma.
+ */
+export async function listLinksPage(
+  q: Queryable,
+  workspaceId: number,
+  size: number,
+  after: { createdAt: Date; id: number } | undefined,
+): Promise<LinkWithDomainAndTags[]> {
+  const select = `
+    select ${SELECT_LINK}, d."host" as "customHost",
+      coalesce((select array_agg(t."name") from "LinkTag" lt join "Tag" t on t."id" = lt."tagId" where lt."linkId" = l."id"), '{}') as "tagNames"
+    from "Link" l left join "Domain" d on d."id" = l."domainId"
+    where l."workspaceId" = $1`;
+  const order = `order by l."createdAt" desc, l."id" desc limit $2`;
+  const { rows } = after
+    ? await q.query<Row>({
+        name: "links_page_after",
+        text: `${select} and (l."createdAt", l."id") < ($3::timestamptz, $4::int) ${order}`,
+        values: [workspaceId, size + 1, after.createdAt, after.id],
+      })
+    : await q.query<Row>({ name: "links_page_first", text: `${select} ${order}`, values: [workspaceId, size + 1] });
+  return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
+}

@@ -1,0 +1,131 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { revokeApiKey } from "../../lib/keys/index.ts";
+import { setActive, setPlan } from "../../lib/workspaces/index.ts";
+import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
+
+// The API key cache (lib/keys/cache.ts) across real processes on one database: two app processes
+// (dist/server.js) answer from their caches, and a key revoked, a workspace switched off or a plan
+// changed by another process (this one, through the services) is honoured by both within one
+// second (the triggers' notifications). The plan "open" has no rate limit, so no rate statement
+// confirms the cached key: the notification alone must do it. On a plan with a rate ("team") the
+// rate statement confirms the key in every request, so a revocation is honoured at once.
+
+const ONE_SECOND = 1000;
+
+let env: ApiTestEnv;
+
+beforeAll(async () => {
+  env = await startApiTest({ processes: 2 });
+}, 120_000);
+afterAll(async () => {
+  await env?.stop();
+});
+
+const links = (app: { port: number }, key: string) => call(app, "GET", "/api/v1/links", { key });
+
+/** Both processes answer `status`, asked again until they do or one second since `since` has passed. */
+async function bothAnswerWithinOneSecond(key: string, status: number, since: number): Promise<number[]> {
+  const answers: number[] = [];
+  for (const app of env.apps) {
+    let got = (await links(app, key)).status;
+    while (got !== status && performance.now() - since < ONE_SECOND) {
+      await new Promise((r) => setTimeout(r, 20));
+      got = (await links(app, key)).status;
+    }
+    answers.push(got);
+  }
+  expect(performance.now() - since).toBeLessThan(ONE_SECOND);
+  return answers;
+}
+
+/** Warms both processes' caches with the key (each answers 200). */
+async function warm(key: string) {
+  for (const app of env.apps) expect((await links(app, key)).status).toBe(200);
+}
+
+describe("API key cache across processes", () => {
+  it("answers from the cache: a revocation written without its notification is not seen, a notified one within a second", async () => {
+    const { workspace, keys } = await makeWorkspace("open", { keys: 1 });
+    await warm(keys[0].key);
+    // triggers off for this one connection: the row changes, no notification is sent
+    const quiet = new pg.Client({ connectionString: env.databaseUrl });
+    await quiet.connect();
+    try {
+      await quiet.query(`set session_replication_role = replica`);
+      await quiet.query(`update "ApiKey" set "revokedAt" = now() where id = $1`, [keys[0].id]);
+    } finally {
+      await quiet.end();
+    }
+    for (const app of env.apps) expect((await links(app, keys[0].key)).status).toBe(200);
+    // the same write with the triggers on notifies
+    const since = performance.now();
+    const loud = new pg.Client({ connectionString: env.databaseUrl });
+    await loud.connect();
+    await loud.query(`update "ApiKey" set "revokedAt" = "revokedAt" where id = $1 and "workspaceId" = $2`, [keys[0].id, workspace.id]);
+    await loud.end();
+    expect(await bothAnswerWithinOneSecond(keys[0].key, 401, since)).toEqual([401, 401]);
+  });
+
+  it("a revoked key is refused by every process within a second (no rate limit)", async () => {
+    const { workspace, keys } = await makeWorkspace("open", { keys: 1 });
+    await warm(keys[0].key);
+    const since = performance.now();
+    await revokeApiKey(workspace, keys[0].id);
+    expect(await bothAnswerWithinOneSecond(keys[0].key, 401, since)).toEqual([401, 401]);
+  });
+
+  it("a switched-off workspace is refused by every process within a second, and answered again once switched on", async () => {
+    const { workspace, keys } = await makeWorkspace("open", { keys: 1 });
+    await warm(keys[0].key);
+    let since = performance.now();
+    await setActive(workspace.slug, false);
+    expect(await bothAnswerWithinOneSecond(keys[0].key, 401, since)).toEqual([401, 401]);
+    since = performance.now();
+    await setActive(workspace.slug, true);
+    expect(await bothAnswerWithinOneSecond(keys[0].key, 200, since)).toEqual([200, 200]);
+  });
+
+  it("a plan change is honoured by every process within a second (to a plan without API access: 403 ApiAccess)", async () => {
+    const { workspace, keys } = await makeWorkspace("open", { keys: 1 });
+    await warm(keys[0].key);
+    const since = performance.now();
+    await setPlan(workspace.slug, "noapi");
+    expect(await bothAnswerWithinOneSecond(keys[0].key, 403, since)).toEqual([403, 403]);
+    const a = await links(env.apps[1], keys[0].key);
+    expect(a.text).toBe('{"error":"feature","key":"ApiAccess","upgrade":true}');
+  });
+
+  it("on a plan with a rate limit, the rate statement confirms the cached key: a revocation is refused at once, even unnotified", async () => {
+    const { keys } = await makeWorkspace("team", { keys: 1 });
+    await warm(keys[0].key);
+    const quiet = new pg.Client({ connectionString: env.databaseUrl });
+    await quiet.connect();
+    try {
+      await quiet.query(`set session_replication_role = replica`);
+      await quiet.query(`update "ApiKey" set "revokedAt" = now() where id = $1`, [keys[0].id]);
+    } finally {
+      await quiet.end();
+    }
+    for (const app of env.apps) {
+      const a = await links(app, keys[0].key);
+      expect(a.status).toBe(401);
+      expect(a.text).toBe('{"error":"unauthorized"}');
+      expect(a.headers["x-ratelimit-limit"]).toBeUndefined();
+    }
+  });
+
+  it("a plan change between rate-limited plans takes the new plan's limit at once, even unnotified", async () => {
+    const { workspace, keys } = await makeWorkspace("team", { keys: 1 });
+    await warm(keys[0].key);
+    const quiet = new pg.Client({ connectionString: env.databaseUrl });
+    await quiet.connect();
+    try {
+      await quiet.query(`set session_replication_role = replica`);
+      await quiet.query(`update "Workspace" set plan = 'pro' where id = $1`, [workspace.id]);
+    } finally {
+      await quiet.end();
+    }
+    for (const app of env.apps) expect((await links(app, keys[0].key)).headers["x-ratelimit-limit"]).toBe("120");
+  });
+});
