@@ -34,6 +34,12 @@ export type AttemptOptions = {
   manual?: boolean;
   /** The built-in scheduler already claimed the delivery (lockedUntil set). */
   claimed?: boolean;
+  /**
+   * Waited for right before the request leaves, after the delivery was read: the built-in
+   * scheduler's pacing of the endpoint (scheduler.ts), so the database's varying latency does not
+   * bunch requests at the receiver.
+   */
+  beforeSend?: () => Promise<void>;
 };
 
 /**
@@ -112,6 +118,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   }
   const loaded = await loadAndRecheck(deliveryId, opts);
   if (!("delivery" in loaded)) return loaded;
+  await opts.beforeSend?.();
   const sent = await send(loaded.delivery);
   metrics().webhooks.attempts.inc({ outcome: sent.outcome });
   metrics().webhooks.duration.observe(sent.durationMs / 1000);

@@ -46,6 +46,8 @@ async function main() {
           liveKeys: 5,
           maxLinks: 10_000_000,
           webhookEndpoints: 25,
+          // the per-endpoint delivery rate (lib/webhooks/pacing.ts) high enough not to be what is measured
+          webhookRatePerSecond: 10_000,
           features: ["ApiAccess", "Webhooks", "BulkLinks"],
         },
       },

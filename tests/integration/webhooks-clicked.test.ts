@@ -209,4 +209,23 @@ describe("link.clicked", () => {
       expect(stored.rows[0].n).toBe(5);
     }
   });
+
+  it("the Test button can send a sample link.clicked to one endpoint, once, never retried", async () => {
+    const ws = await newWorkspace("team");
+    const ep = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/sample"), events: ["link.created"] });
+    const r = await webhooks.sendTestEvent(ep.id, ws.id, "link.clicked");
+    expect(r).toMatchObject({ attempted: true, delivered: true, done: true });
+    const [req] = receiver.requests.filter((q) => q.path === "/sample");
+    expect(req.headers["service-event"]).toBe("link.clicked");
+    const body = JSON.parse(req.raw.toString("utf8"));
+    expect(body).toMatchObject({
+      id: r.eventId,
+      type: "link.clicked",
+      data: { click: { qr: false, target: "destination" }, link: { id: 0 } },
+    });
+    expect(Object.keys(body.data.click).sort()).toEqual(
+      ["browser", "city", "country", "device", "id", "os", "qr", "referrerHost", "referrerUrl", "target", "time"].sort(),
+    );
+    expect(await db().delivery.findFirstOrThrow({ where: { eventId: r.eventId } })).toMatchObject({ isTest: true, nextAttemptAt: null });
+  });
 });
