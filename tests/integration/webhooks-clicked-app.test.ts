@@ -78,6 +78,10 @@ describe("link.clicked in the app", () => {
       // the other two visits were stored (the bot's as a bot) and owe nothing
       await eventually(async () => (await storedClicks(other.id)) === 1, 10_000, "the other link's click");
       expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(1);
+      // the receivers' reference shows a link.clicked body
+      const docs = await (await fetch(`${app.url}/docs/webhooks`)).text();
+      expect(docs).toContain("&quot;type&quot;: &quot;link.clicked&quot;");
+      expect(docs).toContain("&quot;referrerHost&quot;");
     } finally {
       await app.stop();
     }
