@@ -15,6 +15,9 @@ import { inClickScope, type ClickScopeColumns } from "../events/click-scope.ts";
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
+/** click events serialized between two turns of the event loop */
+const SERIALIZE_SLICE = 1000;
+
 export type ClickSubscriber = ClickScopeColumns & { endpointId: number; workspace: EventWorkspace };
 
 /** Enabled endpoints that selected link.clicked, in active workspaces whose plan has webhooks. */
@@ -105,11 +108,14 @@ export async function recordClickDeliveries(q: Queryable, events: ClickEvent[]):
   const ids = clickIds(relevant.length);
   const ev = { id: [] as string[], workspace: [] as number[], at: [] as number[], body: [] as string[] };
   const dl = { event: [] as string[], endpoint: [] as number[], at: [] as number[] };
-  relevant.forEach((e, i) => {
+  for (let i = 0; i < relevant.length; i++) {
+    // a second's worth of clicks takes a while to serialize: let waiting redirects through now and then
+    if (i > 0 && i % SERIALIZE_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
+    const e = relevant[i];
     const link = links.get(e.linkId);
-    if (!link) return; // deleted since the click: nothing to describe it with
+    if (!link) continue; // deleted since the click: nothing to describe it with
     const targets = byWorkspace.get(e.workspaceId)!.filter((s) => inClickScope(s, link));
-    if (!targets.length) return;
+    if (!targets.length) continue;
     const id = newEventId();
     const data = { click: clickData(e, ids[i]), link: link.object };
     ev.id.push(id);
@@ -121,7 +127,7 @@ export async function recordClickDeliveries(q: Queryable, events: ClickEvent[]):
       dl.endpoint.push(t.endpointId);
       dl.at.push(e.at);
     }
-  });
+  }
   if (!ev.id.length) return [];
   await q.query({
     name: "webhooks_insert_click_events",
