@@ -86,6 +86,29 @@ export function clickData(e: ClickEvent, id: string) {
   };
 }
 
+/**
+ * A text[] parameter in PostgreSQL's binary array format (array_recv: ndim, has-nulls, element
+ * type, size and lower bound, then each element's length and bytes); the driver sends a Buffer as
+ * binary. The envelopes are ~1 kB of JSON each: as an array literal every quote would be escaped by
+ * the driver and parsed back by PostgreSQL.
+ */
+export function binaryTextArray(values: string[]): Buffer {
+  const encoded = values.map((v) => Buffer.from(v, "utf8"));
+  const buf = Buffer.allocUnsafe(20 + encoded.reduce((n, b) => n + 4 + b.length, 0));
+  buf.writeInt32BE(1, 0);
+  buf.writeInt32BE(0, 4);
+  buf.writeInt32BE(25, 8); // text
+  buf.writeInt32BE(values.length, 12);
+  buf.writeInt32BE(1, 16);
+  let o = 20;
+  for (const b of encoded) {
+    buf.writeInt32BE(b.length, o);
+    b.copy(buf, o + 4);
+    o += 4 + b.length;
+  }
+  return buf;
+}
+
 /** "clk_" and 24 lowercase hex characters, from one buffer of randomness per batch. */
 function clickIds(n: number): string[] {
   const bytes = randomBytes(12 * n);
@@ -134,7 +157,7 @@ export async function recordClickDeliveries(q: Queryable, events: ClickEvent[]):
     text: `insert into "WebhookEvent" (id, "workspaceId", type, "createdAt", body)
            select t.id, t.ws, 'link.clicked', to_timestamp(t.at / 1000.0), t.body
              from unnest($1::text[], $2::int[], $3::float8[], $4::text[]) as t(id, ws, at, body)`,
-    values: [ev.id, ev.workspace, ev.at, ev.body],
+    values: [ev.id, ev.workspace, ev.at, binaryTextArray(ev.body)],
   });
   const { rows } = await q.query<{ id: number }>({
     name: "webhooks_insert_click_deliveries",

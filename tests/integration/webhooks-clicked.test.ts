@@ -49,7 +49,8 @@ describe("link.clicked", () => {
     const ws = await newWorkspace("team");
     const ep = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/clicked"), events: ["link.clicked"] });
     const everything = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/all") });
-    const link = await createLink(ws.id, { code: "clk-one" });
+    // non-ASCII and quotes in the stored body (sent to PostgreSQL as a binary text array)
+    const link = await createLink(ws.id, { code: "clk-one", url: 'https://dest.example/straße?q="x"' });
     const pipeline = pipelineOn();
     pipeline.add({ ...clickHit(ws.id, link.id, 0), referrer: "https://news.example/item?id=1", qr: true }, true);
     pipeline.add({ ...clickHit(ws.id, link.id, 1), bot: true, userAgent: "Googlebot/2.1" }, false);
@@ -77,7 +78,7 @@ describe("link.clicked", () => {
       target: "destination",
     });
     expect(new Date(body.createdAt).getTime()).toBe(body.data.click.time);
-    expect(body.data.link).toMatchObject({ id: link.id, code: "clk-one", url: link.url, folder: "" });
+    expect(body.data.link).toMatchObject({ id: link.id, code: "clk-one", url: 'https://dest.example/straße?q="x"', folder: "" });
     expect(JSON.stringify(body)).not.toMatch(/81\.2\.69|visitor/);
 
     const r = await webhooks.attemptDelivery(delivery.id);
