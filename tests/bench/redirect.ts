@@ -448,6 +448,10 @@ async function main() {
       console.log(`(d)/(a) = ${(d.rps / a.rps).toFixed(2)}   (goal: >= 0.4; (d) p99 ${d.p99.toFixed(2)} ms)`);
       // every counted redirect of (d) is one stored delivery, written with its click in the flush
       const sentD = rounds.d.reduce((n, r) => n + r.redirectsIncludingWarmup, 0);
+      // a flush of (d)'s clicks with their envelopes takes longer than (b)'s: wait for its clicks first
+      for (let waited = 0; (await storedClicks(database.url, "benchd")).events < sentD && waited < 60; waited++) await sleep(1000);
+      const clicksD = await storedClicks(database.url, "benchd");
+      console.log(`click events stored for (d): ${clicksD.events} of ${sentD} redirects`);
       const rows = await storedDeliveries(database.url, "benchd");
       console.log(`link.clicked deliveries stored for (d): ${rows} of ${sentD} redirects${rows === sentD ? " (exact)" : " (MISMATCH)"}`);
       console.log(`deliveries received so far by (d)'s endpoint: ${receiver.requests.length}`);
