@@ -120,11 +120,17 @@ export const commands: Record<string, Command> = {
   "domain:add": { flags: ["slug", "host"], run: (f) => addDomainBySlug(str(f, "slug")!, str(f, "host")!) },
   "domain:verify": { flags: ["slug", "host"], run: (f) => verifyDomainBySlug(str(f, "slug")!, str(f, "host")!) },
   "webhook:create": {
-    flags: ["slug", "url", "events"],
+    // --folders, --tags or --links: the scope of link.clicked (none: all links)
+    flags: ["slug", "url", "events", "folders", "tags", "links"],
     run: async (f) => {
       const { createEndpoint, parseEventList } = await import("../webhooks/index.ts");
       const ws = await workspaceOf(f, "webhooks.manage");
-      const e = await createEndpoint(ws.id, { url: str(f, "url"), events: parseEventList(str(f, "events", false)) });
+      const list = (name: string) =>
+        str(f, name, false)
+          ?.split(",")
+          .filter((s) => s.trim() !== "");
+      const clickScope = { folders: list("folders"), tags: list("tags"), links: list("links") };
+      const e = await createEndpoint(ws.id, { url: str(f, "url"), events: parseEventList(str(f, "events", false)), clickScope });
       return { id: e.id, url: e.url, secret: e.secret, events: e.events };
     },
   },

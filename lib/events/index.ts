@@ -22,10 +22,17 @@ export const EVENT_TYPES = [
   "domain.verified",
   "member.joined",
   "webhook.test",
+  "link.clicked",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Types an endpoint can select (webhook.test goes to one endpoint on request only). */
 export const SELECTABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "webhook.test");
+/**
+ * Types an endpoint receives only when it names them: "all events" leaves them out (link.clicked: a
+ * click's volume is not something to receive by accident). Their deliveries are written by the
+ * click flush (lib/redirects/click-deliveries.ts), never by recordEvent.
+ */
+export const BY_NAME_ONLY_EVENT_TYPES: readonly EventType[] = ["link.clicked"];
 
 export type EventWorkspace = { id: number; slug: string; name: string; plan: string };
 
@@ -53,6 +60,7 @@ export async function recordEvent(
 ): Promise<number[]> {
   // webhook.test goes to one endpoint on request (lib/webhooks sendTestEvent), never by selection.
   if (type === "webhook.test") throw new Error("webhook.test is sent with sendTestEvent, not recorded as an event");
+  if (type === "link.clicked") throw new Error("link.clicked is recorded by the click flush, not by recordEvent");
   if (!webhooksAllowed(planOf(workspace.plan))) return [];
   const endpoints = await tx.webhookEndpoint.findMany({
     where: { workspaceId: workspace.id, enabled: true, workspace: { active: true }, OR: [{ allEvents: true }, { events: { has: type } }] },
@@ -116,4 +124,10 @@ export async function withEvents<T>(
   const hook = options?.afterCommit ?? peekShared<AfterCommit>("after-commit");
   if (hook) handOff(deliveries, hook);
   return result;
+}
+
+/** The process's after-commit hand-off for deliveries committed outside withEvents (the click flush's own transaction). */
+export function handOffCommitted(deliveryIds: number[]): void {
+  const hook = peekShared<AfterCommit>("after-commit");
+  if (hook) handOff(deliveryIds, hook);
 }

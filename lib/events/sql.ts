@@ -27,7 +27,7 @@ const RECORD_EVENT = `
 export async function recordEventSql(
   q: Pick<pg.ClientBase, "query">,
   workspace: EventWorkspace,
-  type: Exclude<EventType, "webhook.test">,
+  type: Exclude<EventType, "webhook.test" | "link.clicked">,
   data: unknown,
   at: Date = new Date(realTimeNow()),
 ): Promise<number[]> {

@@ -103,6 +103,19 @@ function poolFor(isHttps: boolean, host: string, port: number, addresses: string
   return pool.agent;
 }
 
+/**
+ * Closes the pooled connections to `host` (whatever addresses they went to): its name no longer
+ * passes the address check, so no connection made while it did may carry another request.
+ */
+export function dropPooledConnections(host: string): void {
+  const name = host.replace(/^\[|\]$/g, "");
+  for (const [k, v] of pools) {
+    if (k.split("|")[1] !== name) continue;
+    v.agent.destroy();
+    pools.delete(k);
+  }
+}
+
 /** Closes every pooled connection (shutdown, tests). */
 export function closePooledConnections(): void {
   for (const v of pools.values()) v.agent.destroy();

@@ -8,6 +8,7 @@ export {
   pinnedLookup,
   classifyNetworkError,
   closePooledConnections,
+  dropPooledConnections,
   type PinnedPost,
   type PostResult,
   type PostOutcome,

@@ -25,6 +25,8 @@ const planSchema = z.object({
   features: z.array(z.enum(FEATURES)),
   /** how long click events are answered and kept; optional in PLANS_FILE (see analyticsRetentionDays) */
   analyticsRetentionDays: z.number().int().min(1).max(36_500).optional(),
+  /** webhook deliveries per second to each endpoint; optional in PLANS_FILE (see webhookRatePerSecond) */
+  webhookRatePerSecond: z.number().int().min(1).max(10_000).optional(),
 });
 export type Plan = z.infer<typeof planSchema> & { id: string };
 
@@ -56,6 +58,11 @@ export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
 export const DEFAULT_ANALYTICS_RETENTION_DAYS: Record<string, number> = { free: 30, pro: 365, team: 730, business: 1095 };
 /** ... and for any other plan id without its own */
 export const FALLBACK_ANALYTICS_RETENTION_DAYS = 30;
+
+/** Webhook deliveries per second to one endpoint, for the built-in plan ids when a plan does not set its own. */
+export const DEFAULT_WEBHOOK_RATES: Record<string, number> = { team: 50, business: 200 };
+/** ... and for any other plan id without its own */
+export const FALLBACK_WEBHOOK_RATE = 50;
 
 export class PlansFileError extends Error {}
 
@@ -108,4 +115,9 @@ export function webhooksAllowed(plan: Plan): boolean {
 /** Days of click events the plan answers and keeps. */
 export function analyticsRetentionDays(plan: Pick<Plan, "id" | "analyticsRetentionDays">): number {
   return plan.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS[plan.id] ?? FALLBACK_ANALYTICS_RETENTION_DAYS;
+}
+
+/** Deliveries per second the plan allows to each of a workspace's endpoints (beyond it they wait in order). */
+export function webhookRatePerSecond(plan: Pick<Plan, "id" | "webhookRatePerSecond">): number {
+  return plan.webhookRatePerSecond ?? DEFAULT_WEBHOOK_RATES[plan.id] ?? FALLBACK_WEBHOOK_RATE;
 }

@@ -3,6 +3,8 @@ import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import type { Config } from "../config/index.ts";
+import { handOffCommitted } from "../events/index.ts";
+import { recordClickDeliveries } from "./click-deliveries.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./click-pipeline.ts";
 import { GUESS_WINDOW_SECONDS } from "./password.ts";
 import { addLinkClicks, prunePasswordGuesses } from "./sql.ts";
@@ -11,7 +13,10 @@ import { log } from "../log/index.ts";
 /** What the writer needs of the analytics click store: its events inside the flush's transaction. */
 export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | "forgetPartitions" | "visitorSalt" | "pruneVisitorSalts">;
 
-/** The pipeline's writer: counters and events in one transaction on one connection of `pool`. */
+/**
+ * The pipeline's writer: counters, events and the link.clicked deliveries they owe in one
+ * transaction on one connection of `pool`; the deliveries are handed off after the commit.
+ */
 export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): ClickWriter {
   const salts = new VisitorSalts(events);
   return {
@@ -20,15 +25,18 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
       if (!batch.totals.size && !batch.events.length) return;
       // partitions first, on the store's own connection: no connection is held idle meanwhile
       await events.prepare(batch.events);
+      let deliveries: number[];
       try {
-        await inPgTransaction(pool, async (client) => {
+        deliveries = await inPgTransaction(pool, async (client) => {
           await addLinkClicks(client, batch.totals);
           await events.insertIn(client, batch.events);
+          return recordClickDeliveries(client, batch.events);
         });
       } catch (e) {
         events.forgetPartitions();
         throw e;
       }
+      handOffCommitted(deliveries);
     },
   };
 }

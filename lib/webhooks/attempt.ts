@@ -2,7 +2,7 @@ import { config } from "../config/index.ts";
 import { db, type Tx } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { metrics } from "../metrics/index.ts";
-import { postPinned } from "../net/index.ts";
+import { dropPooledConnections, postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
 import { dueWhere } from "./due.ts";
@@ -34,6 +34,12 @@ export type AttemptOptions = {
   manual?: boolean;
   /** The built-in scheduler already claimed the delivery (lockedUntil set). */
   claimed?: boolean;
+  /**
+   * Waited for right before the request leaves, after the delivery was read: the built-in
+   * scheduler's pacing of the endpoint (scheduler.ts), so the database's varying latency does not
+   * bunch requests at the receiver.
+   */
+  beforeSend?: () => Promise<void>;
 };
 
 /**
@@ -112,6 +118,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   }
   const loaded = await loadAndRecheck(deliveryId, opts);
   if (!("delivery" in loaded)) return loaded;
+  await opts.beforeSend?.();
   const sent = await send(loaded.delivery);
   metrics().webhooks.attempts.inc({ outcome: sent.outcome });
   metrics().webhooks.duration.observe(sent.durationMs / 1000);
@@ -196,6 +203,9 @@ async function send(d: DeliveryToSend): Promise<Sent> {
   if (!guard.ok) {
     outcome = guard.reason === "dns" ? "dns_error" : "address_refused";
     error = guard.message;
+    // connections kept alive from before (when the name passed) are closed, never reused
+    const host = URL.canParse(ep.url) ? new URL(ep.url).hostname : null;
+    if (host) dropPooledConnections(host);
   } else {
     const remaining = Math.max(1, Math.round(cfg.WEBHOOK_TIMEOUT_MS - (performance.now() - t0)));
     const timestamp = Math.floor(Date.now() / 1000);

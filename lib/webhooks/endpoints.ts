@@ -1,9 +1,10 @@
 import { z } from "zod";
-import { db, type Tx } from "../db/client.ts";
+import { db, type DbOrTx, type Tx } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { isId } from "../ids.ts";
-import { SELECTABLE_EVENT_TYPES } from "../events/index.ts";
+import { BY_NAME_ONLY_EVENT_TYPES, SELECTABLE_EVENT_TYPES } from "../events/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
+import { ALL_LINKS, clickScopeSchema, describeClickScope, resolveClickScope, type ClickScopeView } from "./click-scope.ts";
 import { checkWebhookUrl } from "./guard.ts";
 import { newSigningSecret } from "./rules.ts";
 
@@ -11,13 +12,15 @@ import { newSigningSecret } from "./rules.ts";
 // the operator); every function here is scoped by workspace id, so an endpoint id of another
 // workspace is simply not found.
 
-// Checked in one refinement (not inside the union) so the message names the unknown types.
+// Checked in one refinement (not inside the union) so the message names the unknown types. "all"
+// leaves out the types received by name only (link.clicked); a list may hold "all" beside them:
+// ["all", "link.clicked"] is every type.
 export const eventSelectionSchema = z
   .union([z.literal("all"), z.array(z.string())], { message: 'Select "all" or a list of event types.' })
   .superRefine((v, ctx) => {
     if (v === "all") return;
     if (v.length === 0) ctx.addIssue({ code: "custom", message: "Select at least one event type, or all events." });
-    const unknown = v.filter((t) => !(SELECTABLE_EVENT_TYPES as readonly string[]).includes(t));
+    const unknown = v.filter((t) => t !== "all" && !(SELECTABLE_EVENT_TYPES as readonly string[]).includes(t));
     if (unknown.length) {
       ctx.addIssue({
         code: "custom",
@@ -34,11 +37,17 @@ const urlSchema = z
   .max(2000, "Use a URL of at most 2000 characters.");
 const descriptionSchema = z.string().trim().max(200, "Use at most 200 characters for the description.");
 
-const createSchema = z.object({ url: urlSchema, description: descriptionSchema.default(""), events: eventSelectionSchema.default("all") });
+const createSchema = z.object({
+  url: urlSchema,
+  description: descriptionSchema.default(""),
+  events: eventSelectionSchema.default("all"),
+  clickScope: clickScopeSchema.optional(),
+});
 const updateSchema = z.object({
   url: urlSchema.optional(),
   description: descriptionSchema.optional(),
   events: eventSelectionSchema.optional(),
+  clickScope: clickScopeSchema.optional(),
 });
 
 const parse = parseInput;
@@ -60,6 +69,8 @@ export type EndpointView = {
   url: string;
   description: string;
   events: EventSelection;
+  /** the links whose clicks link.clicked sends (all when the endpoint does not select it) */
+  clickScope: ClickScopeView;
   enabled: boolean;
   disabledAt: Date | null;
   disabledReason: string | null;
@@ -71,12 +82,13 @@ export type EndpointView = {
 
 type EndpointRow = Awaited<ReturnType<ReturnType<typeof db>["webhookEndpoint"]["findFirstOrThrow"]>>;
 
-export function endpointView(e: EndpointRow): EndpointView {
+export async function endpointView(e: EndpointRow): Promise<EndpointView> {
   return {
     id: e.id,
     url: e.url,
     description: e.description,
-    events: e.allEvents ? "all" : e.events,
+    events: e.allEvents ? (e.events.length ? ["all", ...e.events] : "all") : e.events,
+    clickScope: await describeClickScope(db(), e),
     enabled: e.enabled,
     disabledAt: e.disabledAt,
     disabledReason: e.disabledReason,
@@ -88,7 +100,18 @@ export function endpointView(e: EndpointRow): EndpointView {
 }
 
 function selectionData(events: EventSelection) {
-  return events === "all" ? { allEvents: true, events: [] } : { allEvents: false, events: [...new Set(events)] };
+  if (events === "all") return { allEvents: true, events: [] };
+  const allEvents = events.includes("all");
+  const named = [...new Set(events)].filter((t) => t !== "all" && (!allEvents || BY_NAME_ONLY_EVENT_TYPES.includes(t as never)));
+  return { allEvents, events: named };
+}
+
+/** The stored scope: the one given while link.clicked is selected, else all links. */
+async function scopeData(tx: DbOrTx, workspaceId: number, events: string[], scope: z.infer<typeof clickScopeSchema> | undefined) {
+  if (events.includes("link.clicked")) return resolveClickScope(tx, workspaceId, scope);
+  if (scope?.folders?.length || scope?.tags?.length || scope?.links?.length)
+    throw ServiceError.validation("Folders, tags and links choose the clicks of link.clicked: select link.clicked too.");
+  return ALL_LINKS;
 }
 
 /** Refuses a URL the guard refuses (https, port 443, no credentials, public addresses only). */
@@ -104,7 +127,7 @@ async function lockWorkspace(tx: Tx, workspaceId: number) {
 }
 
 export async function createEndpoint(workspaceId: number, input: unknown): Promise<EndpointView & { secret: string }> {
-  const { url, description, events } = parse(createSchema, input);
+  const { url, description, events, clickScope } = parse(createSchema, input);
   const ws = await db().workspace.findUnique({ where: { id: workspaceId } });
   if (!ws) throw ServiceError.notFound("Workspace not found.");
   const plan = planOf(ws.plan);
@@ -117,11 +140,13 @@ export async function createEndpoint(workspaceId: number, input: unknown): Promi
     if (count >= plan.webhookEndpoints) {
       throw ServiceError.limit(`The ${plan.name} plan allows ${plan.webhookEndpoints} webhook endpoints; remove one to add another.`);
     }
+    const selection = selectionData(events);
+    const scope = await scopeData(tx, workspaceId, selection.events, clickScope);
     return tx.webhookEndpoint.create({
-      data: { workspaceId, url: normalized, description, secret: newSigningSecret(), ...selectionData(events) },
+      data: { workspaceId, url: normalized, description, secret: newSigningSecret(), ...selection, ...scope },
     });
   });
-  return { ...endpointView(row), secret: row.secret };
+  return { ...(await endpointView(row)), secret: row.secret };
 }
 
 async function findOwned(workspaceId: number, id: number): Promise<EndpointRow> {
@@ -132,7 +157,7 @@ async function findOwned(workspaceId: number, id: number): Promise<EndpointRow> 
 
 export async function listEndpoints(workspaceId: number): Promise<EndpointView[]> {
   const rows = await db().webhookEndpoint.findMany({ where: { workspaceId }, orderBy: { id: "asc" } });
-  return rows.map(endpointView);
+  return Promise.all(rows.map(endpointView));
 }
 
 export async function getEndpoint(workspaceId: number, id: number): Promise<EndpointView> {
@@ -144,12 +169,20 @@ export async function updateEndpoint(workspaceId: number, id: number, input: unk
   const patch = parse(updateSchema, input);
   const current = await findOwned(workspaceId, id);
   const url = patch.url !== undefined && patch.url !== current.url ? await checkUrl(patch.url) : undefined;
+  const selection = patch.events !== undefined ? selectionData(patch.events) : undefined;
+  const events = selection?.events ?? current.events;
+  // the scope is kept unless given (or link.clicked is no longer selected)
+  const scope =
+    patch.clickScope !== undefined || !events.includes("link.clicked")
+      ? await scopeData(db(), workspaceId, events, patch.clickScope)
+      : undefined;
   const row = await db().webhookEndpoint.update({
     where: { id: current.id },
     data: {
       ...(url !== undefined ? { url } : {}),
       ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(patch.events !== undefined ? selectionData(patch.events) : {}),
+      ...(selection ?? {}),
+      ...(scope ?? {}),
     },
   });
   return endpointView(row);

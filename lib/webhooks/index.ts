@@ -16,11 +16,12 @@ export {
   type EndpointView,
   type EventSelection,
 } from "./endpoints.ts";
-export { sendTestEvent, resendDelivery, TEST_MESSAGE } from "./manual.ts";
+export { sendTestEvent, resendDelivery, TEST_MESSAGE, TEST_TYPES, type TestType } from "./manual.ts";
 export { deliveryLog, logFilterSchema, DELIVERY_STATUSES, type LogDelivery, type LogAttempt, type LogFilter } from "./log.ts";
 export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
 export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
 export { pruneDeliveryLog } from "./retention.ts";
+export { endpointBacklogs, type EndpointBacklog } from "./pacing.ts";
 export { startWebhookJobs } from "./jobs.ts";
 export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";
 export { MAX_ATTEMPTS, OUTCOME_TEXT, userAgent, type AttemptOutcome } from "./rules.ts";

@@ -1,4 +1,6 @@
+import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
+import { shortUrl } from "../links/serialize.ts";
 import { isId } from "../ids.ts";
 import { ServiceError } from "../errors.ts";
 import { newEventId, serializeEnvelope } from "../events/index.ts";
@@ -10,8 +12,53 @@ import { attemptDelivery, type AttemptResult } from "./attempt.ts";
 
 export const TEST_MESSAGE = "This is a test event from Linkhop. Your endpoint is receiving webhooks.";
 
-/** Sends webhook.test to one endpoint (of `workspaceId` when given; the admin CLI passes none). */
-export async function sendTestEvent(endpointId: number, workspaceId?: number): Promise<AttemptResult & { eventId: string }> {
+/** Types the Test button can send: webhook.test, or a sample link.clicked (made-up click and link; link id 0). */
+export const TEST_TYPES = ["webhook.test", "link.clicked"] as const;
+export type TestType = (typeof TEST_TYPES)[number];
+
+function sampleData(type: TestType, at: Date): unknown {
+  if (type === "webhook.test") return { message: TEST_MESSAGE };
+  const unix = Math.floor(at.getTime() / 1000);
+  const host = config().shortDomain;
+  return {
+    click: {
+      id: "clk_000000000000000000000000",
+      time: at.getTime(),
+      country: "DE",
+      city: "Berlin",
+      referrerHost: "news.example",
+      referrerUrl: "https://news.example/item?id=1",
+      device: "mobile",
+      browser: "Safari",
+      os: "iOS",
+      qr: false,
+      target: "destination",
+    },
+    link: {
+      id: 0,
+      short: shortUrl(host, "sample"),
+      code: "sample",
+      domain: host,
+      url: "https://example.com/",
+      active: true,
+      expiresOn: null,
+      maxClicks: null,
+      startsOn: null,
+      fallbackUrl: null,
+      createdOn: unix,
+      folder: "",
+      title: "A sample link (Test button)",
+      notes: null,
+    },
+  };
+}
+
+/** Sends webhook.test (or a sample of `type`) to one endpoint (of `workspaceId` when given; the admin CLI passes none). */
+export async function sendTestEvent(
+  endpointId: number,
+  workspaceId?: number,
+  type: TestType = "webhook.test",
+): Promise<AttemptResult & { eventId: string }> {
   const ep = isId(endpointId)
     ? await db().webhookEndpoint.findFirst({
         where: { id: endpointId, ...(workspaceId !== undefined ? { workspaceId } : {}) },
@@ -27,9 +74,9 @@ export async function sendTestEvent(endpointId: number, workspaceId?: number): P
       data: {
         id,
         workspaceId: ep.workspaceId,
-        type: "webhook.test",
+        type,
         createdAt: at,
-        body: serializeEnvelope(id, "webhook.test", at, ep.workspace, { message: TEST_MESSAGE }),
+        body: serializeEnvelope(id, type, at, ep.workspace, sampleData(type, at)),
       },
     });
     return tx.delivery.create({ data: { eventId: id, endpointId: ep.id, isTest: true, nextAttemptAt: null }, select: { id: true } });

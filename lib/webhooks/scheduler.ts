@@ -2,6 +2,7 @@ import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
 import { dueSql } from "./due.ts";
+import { SLOT_HORIZON_MS, takeSendSlots } from "./pacing.ts";
 import { log } from "../log/index.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
@@ -14,8 +15,8 @@ export type ClaimedDelivery = { id: number; endpointId: number };
 
 /**
  * Claims up to `limit` due deliveries (due.ts: pending, nextAttemptAt passed, not held), skipping
- * `skipEndpoints`, and holds them for `lockMs`. One atomic statement; concurrent callers get
- * disjoint rows.
+ * `skipEndpoints` and endpoints whose send slots are taken further than SLOT_HORIZON_MS ahead
+ * (pacing.ts), and holds them for `lockMs`. One atomic statement; concurrent callers get disjoint rows.
  */
 export async function claimDueDeliveries(
   limit: number,
@@ -30,6 +31,8 @@ export async function claimDueDeliveries(
       SELECT id FROM "Delivery"
       WHERE ${dueSql(now)}
         AND NOT ("endpointId" = ANY(${skipEndpoints}::int[]))
+        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
+                         WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > ${new Date(now.getTime() + SLOT_HORIZON_MS)})
       ORDER BY "nextAttemptAt"
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
@@ -57,7 +60,8 @@ export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8
 
 export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
-type Claim = ClaimedDelivery & { claimedAt: number };
+/** `slotAt`: the endpoint's send slot (pacing.ts), before which the request does not leave; `intervalMs`: the spacing of its slots. */
+type Claim = ClaimedDelivery & { claimedAt: number; slotAt: number; intervalMs: number };
 
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
@@ -84,7 +88,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   const run = (c: Claim) => {
     attempts++;
     runningPer.set(c.endpointId, (runningPer.get(c.endpointId) ?? 0) + 1);
-    const p = attemptDelivery(c.id, { claimed: true }).finally(() => {
+    const p = attemptDelivery(c.id, { claimed: true, beforeSend: () => pace(c) }).finally(() => {
       running.delete(p);
       const n = (runningPer.get(c.endpointId) ?? 1) - 1;
       if (n > 0) runningPer.set(c.endpointId, n);
@@ -120,16 +124,30 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
         const claimed = await claimDueDeliveries(limit, lockMs, saturated);
         if (claimed.length) lastEndpoints = new Set(claimed.map((c) => c.endpointId)).size;
         const excess: number[] = [];
+        const now: Claim[] = [];
+        const later: Claim[] = [];
+        const held = new Map<number, { running: number; queued: number }>();
         for (const row of claimed) {
-          const c = { ...row, claimedAt };
-          const queue = waitingPer.get(c.endpointId) ?? [];
+          const c = { ...row, claimedAt, slotAt: 0, intervalMs: 0 };
+          const h = held.get(c.endpointId) ?? {
+            running: runningPer.get(c.endpointId) ?? 0,
+            queued: waitingPer.get(c.endpointId)?.length ?? 0,
+          };
+          held.set(c.endpointId, h);
           if (stopped) excess.push(c.id);
-          else if ((runningPer.get(c.endpointId) ?? 0) < o.perEndpoint) run(c);
-          else if (queue.length < o.perEndpoint) {
-            queue.push(c);
-            waitingPer.set(c.endpointId, queue);
-            waitingCount++;
-          } else excess.push(c.id);
+          else if (h.running < o.perEndpoint) (h.running++, now.push(c));
+          else if (h.queued < o.perEndpoint) (h.queued++, later.push(c));
+          else excess.push(c.id);
+        }
+        await assignSendSlots([...now, ...later]).catch(async (e) => {
+          // not run: given back at once rather than held until the claims expire
+          await releaseClaims([...now, ...later].map((c) => c.id)).catch(() => {});
+          throw e;
+        });
+        for (const c of now) run(c);
+        for (const c of later) {
+          waitingPer.set(c.endpointId, [...(waitingPer.get(c.endpointId) ?? []), c]);
+          waitingCount++;
         }
         await releaseClaims(excess);
         // Endpoints at their cap were skipped: whatever they have due waits for a free slot.
@@ -142,6 +160,35 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       ticking = false;
     }
   };
+
+  /** Each accepted claim takes its endpoint's next send slot, in claim (due) order: one statement per claim. */
+  async function assignSendSlots(accepted: Claim[]) {
+    const counts = new Map<number, number>();
+    for (const c of accepted) counts.set(c.endpointId, (counts.get(c.endpointId) ?? 0) + 1);
+    const slots = await takeSendSlots(counts);
+    const used = new Map<number, number>();
+    for (const c of accepted) {
+      const s = slots.get(c.endpointId);
+      const i = used.get(c.endpointId) ?? 0;
+      used.set(c.endpointId, i + 1);
+      c.slotAt = s ? s.firstAt + i * s.intervalMs : 0;
+      c.intervalMs = s?.intervalMs ?? 0;
+    }
+  }
+
+  // This process's requests to one endpoint leave one at a time, each no earlier than its slot and
+  // a whole interval after the previous one actually left: attempts that were held up (a slow
+  // read, a busy event loop) do not catch up in a burst. One settled promise kept per endpoint.
+  const lastSent = new Map<number, Promise<number>>();
+  function pace(c: Claim): Promise<void> {
+    const mine = (lastSent.get(c.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
+      const wait = Math.max(c.slotAt, previous + c.intervalMs) - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      return Date.now();
+    });
+    lastSent.set(c.endpointId, mine);
+    return mine.then(() => undefined);
+  }
 
   function wake() {
     if (!stopped) setImmediate(() => void tick());

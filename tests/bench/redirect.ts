@@ -3,6 +3,9 @@
 //   (a) a bare Node http server answering 302 from a Map: the ceiling on this machine
 //   (b) Linkhop (the real server.ts, Next loaded) redirecting one link from its warm cache
 //   (c) Linkhop cache misses: every request a different existing code (one database read each)
+//   (d) (b) on a link whose clicks one webhook endpoint receives (link.clicked, scoped to that link,
+//       at a delivery rate high enough to keep up): every click is also a stored event and delivery.
+//       Its rounds run after the others (its deliveries keep the server busy for a while after).
 // Each for BENCH_SECONDS (default 5, after 1 s of warm-up) at BENCH_CONNECTIONS (default 64)
 // keep-alive connections, in BENCH_ROUNDS rounds (default 3; each case reports its median round). The generator is a small raw-socket HTTP/1.1 client (no pipelining)
 // running in this process, so it shares the machine's cores with the server under test.
@@ -22,13 +25,15 @@ import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { startApp } from "../support/app.ts";
 import { coresBusy, cpuSnapshot, postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
+import { createTestCa, startReceiver } from "../support/https-receiver.ts";
+import { DEFAULT_PLANS } from "../../lib/plans/index.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const MISS_LINKS = Number(process.env.BENCH_MISS_LINKS ?? 300_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CASES = process.env.BENCH_CASES ?? "abc";
+const CASES = process.env.BENCH_CASES ?? "abcd";
 const CPU_PROFILE = process.env.BENCH_SERVER_CPU_PROFILE;
 const SHORT = "short.bench";
 
@@ -188,7 +193,7 @@ function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
 
 // ---- Linkhop on a fresh database ------------------------------------------------------------
 
-async function prepareDatabase(): Promise<{ url: string; postmasterPid: number | null; stop: () => Promise<void> }> {
+async function prepareDatabase(receiverUrl: string): Promise<{ url: string; postmasterPid: number | null; stop: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-"));
   const embedded = await startEmbeddedPostgres(dir, "linkhop_bench");
   await applyMigrations(embedded.url);
@@ -202,6 +207,16 @@ async function prepareDatabase(): Promise<{ url: string; postmasterPid: number |
     `insert into "Link" ("workspaceId", code, url) select $1, 'm' || i, 'https://example.com/m/' || i from generate_series(0, $2 - 1) as i`,
     [wsId, MISS_LINKS],
   );
+  // (d): its own link, and an endpoint receiving that link's clicks (webhook:create --events link.clicked --links benchd)
+  const d = await client.query(
+    `insert into "Link" ("workspaceId", code, url) values ($1, 'benchd', 'https://example.com/d') returning id`,
+    [wsId],
+  );
+  await client.query(
+    `insert into "WebhookEndpoint" ("workspaceId", url, secret, "allEvents", events, "clickLinkIds")
+     values ($1, $2, 'whsec_bench', false, '{link.clicked}', $3)`,
+    [wsId, receiverUrl, [d.rows[0].id]],
+  );
   await client.query(`analyze "Link"`);
   await client.end();
   return {
@@ -212,6 +227,19 @@ async function prepareDatabase(): Promise<{ url: string; postmasterPid: number |
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The link.clicked deliveries owed for one code's clicks. */
+async function storedDeliveries(url: string, code: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query(
+    `select count(*)::int as n from "Delivery" d join "WebhookEvent" e on e.id = d."eventId"
+      where e.type = 'link.clicked' and (e.body::jsonb -> 'data' -> 'link' ->> 'code') = $1`,
+    [code],
+  );
+  await client.end();
+  return rows[0].n;
 }
 
 /** Link.clicks and the stored click events (lib/analytics) of one code. */
@@ -246,16 +274,28 @@ async function main() {
   console.log(
     `redirect benchmark: ${CONNECTIONS} connections, ${SECONDS} s per case after ${WARMUP_SECONDS} s warm-up, ${os.cpus().length} cores, Node ${process.version}`,
   );
-  console.log(`preparing a database with ${MISS_LINKS + 1} links ...`);
-  const database = await prepareDatabase();
+  console.log(`preparing a database with ${MISS_LINKS + 2} links ...`);
+  // (d)'s webhook receiver: real HTTPS on loopback, certificate from a throwaway CA the server trusts
+  const ca = createTestCa();
+  const receiver = await startReceiver({ tls: ca.issue(["localhost"]) });
+  const plansFile = path.join(ca.dir, "plans.json");
+  fs.writeFileSync(
+    plansFile,
+    JSON.stringify({ plans: { ...DEFAULT_PLANS, business: { ...DEFAULT_PLANS.business, webhookRatePerSecond: 10_000 } } }),
+  );
+  const database = await prepareDatabase(receiver.url("localhost", "/clicks"));
   const bare = await startBareServer();
   const app = await startApp(database.url, {
     SHORT_DOMAIN: SHORT,
     APP_URL: "http://app.bench",
+    WEBHOOK_ALLOW_PRIVATE: "1",
+    NODE_EXTRA_CA_CERTS: ca.certPath,
+    PLANS_FILE: plansFile,
     NODE_OPTIONS: serverNodeOptions(CPU_PROFILE) ?? process.env.NODE_OPTIONS,
   }).catch(async (e) => {
     bare.child.kill();
     await database.stop();
+    await receiver.stop();
     throw e;
   });
   // never leave the servers behind (an orphaned server.ts with a closed stdout pipe spins in
@@ -274,7 +314,7 @@ async function main() {
   try {
     // Rounds of (a), (b), (c) back to back, so a change in the machine's other load hits all three;
     // each case reports its median round.
-    const rounds: Record<"a" | "b" | "c", Result[]> = { a: [], b: [], c: [] };
+    const rounds: Record<"a" | "b" | "c" | "d", Result[]> = { a: [], b: [], c: [], d: [] };
     const bareProbe = { serverPid: bare.child.pid!, postmasterPid: database.postmasterPid };
     const appProbe = { serverPid: app.process.pid!, postmasterPid: database.postmasterPid };
     let next = 0;
@@ -293,12 +333,17 @@ async function main() {
         print(rounds.c.at(-1)!);
       }
     }
+    for (let round = 1; round <= ROUNDS && CASES.includes("d"); round++) {
+      console.log(`round ${round}/${ROUNDS} of (d)`);
+      rounds.d.push(await load("(d) (b) + link.clicked webhook", app.port, () => "/benchd", SHORT, appProbe));
+      print(rounds.d.at(-1)!);
+    }
     if (next > MISS_LINKS)
       console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
     const median = (list: Result[]) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
-    const [a, b, c] = [median(rounds.a), median(rounds.b), median(rounds.c)];
+    const [a, b, c, d] = [median(rounds.a), median(rounds.b), median(rounds.c), median(rounds.d)];
     console.log(`\nmedian of ${ROUNDS} round(s):`);
-    for (const r of [a, b, c]) if (r) print(r);
+    for (const r of [a, b, c, d]) if (r) print(r);
     if (a && b)
       console.log(
         `(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`,
@@ -312,10 +357,25 @@ async function main() {
     console.log(`clicks stored for (b): ${stored.clicks} of ${sent} redirects${stored.clicks === sent ? " (exact)" : " (MISMATCH)"}`);
     console.log(`click events stored for (b): ${stored.events} of ${sent} redirects${stored.events === sent ? " (exact)" : " (MISMATCH)"}`);
     if (stored.clicks !== sent || stored.events !== sent) process.exitCode = 1;
+    if (a && d) {
+      console.log(`(d)/(a) = ${(d.rps / a.rps).toFixed(2)}   (goal: >= 0.4; (d) p99 ${d.p99.toFixed(2)} ms)`);
+      // every counted redirect of (d) is one stored delivery, written with its click in the flush
+      const sentD = rounds.d.reduce((n, r) => n + r.redirectsIncludingWarmup, 0);
+      // a flush of (d)'s clicks with their envelopes takes longer than (b)'s: wait for its clicks first
+      for (let waited = 0; (await storedClicks(database.url, "benchd")).events < sentD && waited < 60; waited++) await sleep(1000);
+      const clicksD = await storedClicks(database.url, "benchd");
+      console.log(`click events stored for (d): ${clicksD.events} of ${sentD} redirects`);
+      const rows = await storedDeliveries(database.url, "benchd");
+      console.log(`link.clicked deliveries stored for (d): ${rows} of ${sentD} redirects${rows === sentD ? " (exact)" : " (MISMATCH)"}`);
+      console.log(`deliveries received so far by (d)'s endpoint: ${receiver.requests.length}`);
+      if (rows !== sentD) process.exitCode = 1;
+    }
   } finally {
     bare.child.kill();
     await app.stop();
     await database.stop();
+    await receiver.stop();
+    ca.cleanup();
   }
 }
 

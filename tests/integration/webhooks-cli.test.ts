@@ -94,4 +94,32 @@ describe("admin CLI webhook commands", () => {
     },
     THREE_CLI_RUNS_MS,
   );
+
+  it(
+    "webhook:create --events link.clicked covers all links unless --folders, --tags or --links narrows it",
+    async () => {
+      const { db } = await import("../../lib/db/client.ts");
+      const ws = await newWorkspace("team");
+      await db().link.create({ data: { workspaceId: ws.id, code: "cli-l1", url: "https://example.com/" } });
+      const all = await cli("webhook:create", "--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/cli-c1"), "--events", "link.clicked");
+      expect(all).toMatchObject({ code: 0, json: { events: ["link.clicked"] } });
+      const folders = await cli(
+        "webhook:create",
+        ...["--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/cli-c2"), "--events", "link.clicked", "--folders", "a,b/c"],
+      );
+      expect(folders.code).toBe(0);
+      const links = await cli(
+        "webhook:create",
+        ...["--slug", ws.slug, "--url", receiver.url("127.0.0.1", "/cli-c3"), "--events", "all,link.clicked", "--links", "cli-l1"],
+      );
+      expect(links).toMatchObject({ code: 0, json: { events: ["all", "link.clicked"] } });
+      const stored = await db().webhookEndpoint.findMany({ where: { workspaceId: ws.id }, orderBy: { id: "asc" } });
+      expect(stored.map((e) => [e.clickFolders, e.clickTagIds, e.clickLinkIds.length])).toEqual([
+        [[], [], 0],
+        [["a", "b/c"], [], 0],
+        [[], [], 1],
+      ]);
+    },
+    THREE_CLI_RUNS_MS,
+  );
 });

@@ -110,6 +110,8 @@ export type Receiver = {
   requests: ReceivedRequest[];
   respond: (fn: Responder) => void;
   waitFor: (count: number, timeoutMs?: number) => Promise<ReceivedRequest[]>;
+  /** connections accepted so far, and those still open */
+  connections: () => { accepted: number; open: number };
   stop: () => Promise<void>;
 };
 
@@ -141,7 +143,9 @@ export async function startReceiver(
   };
   const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, handler) : http.createServer(handler);
   const sockets = new Set<import("node:net").Socket>();
+  let accepted = 0;
   server.on("connection", (s) => {
+    accepted++;
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
@@ -153,6 +157,7 @@ export async function startReceiver(
     port,
     url: (host = "127.0.0.1", pathname = "/hook") => `${scheme}://${host}:${port}${pathname}`,
     requests,
+    connections: () => ({ accepted, open: sockets.size }),
     respond: (fn) => (responder = fn),
     waitFor: (count, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FEATURES, loadPlans, PlansFileError } from "../../lib/plans/index.ts";
+import { FEATURES, loadPlans, PlansFileError, webhookRatePerSecond } from "../../lib/plans/index.ts";
 
 // The built-in plan table is what the README's Plans table promises; every API test replaces it
 // through PLANS_FILE, so it is checked here against the README itself.
@@ -78,6 +78,15 @@ describe("built-in plan table", () => {
     const { business, team } = loadPlans(undefined);
     expect(business).toMatchObject({ name: "Business", rateLimit: 3000, liveKeys: 25, maxLinks: 500_000, webhookEndpoints: 25 });
     expect([...business.features].sort()).toEqual([...team.features].sort());
+  });
+});
+
+describe("webhook delivery rate per endpoint", () => {
+  it("Team 50/s and Business 200/s by default; a PLANS_FILE plan may set its own; other plans fall back to 50/s", () => {
+    const { team, business } = loadPlans(undefined);
+    expect([webhookRatePerSecond(team), webhookRatePerSecond(business)]).toEqual([50, 200]);
+    expect(webhookRatePerSecond({ id: "team", webhookRatePerSecond: 7 })).toBe(7);
+    expect(webhookRatePerSecond({ id: "custom" })).toBe(50);
   });
 });
 

@@ -83,7 +83,35 @@ const EVENTS: [string, string, string][] = [
   ["domain.verified", "A custom domain passed its DNS ownership check.", "{ domain: { id, host } }"],
   ["member.joined", "Someone became a member: via is invitation or added.", "{ member: { id, email, role, via } }"],
   ["webhook.test", "Only from the Test button, to that one endpoint; tried once.", "{ message }"],
+  [
+    "link.clicked",
+    'A counted click (never a bot) on a link in the endpoint\'s scope: all links, some folders (with their subfolders), some tags or some links. Only for endpoints that select it by name: "all events" does not include it.',
+    "{ click: { id, time, country, city, referrerHost, referrerUrl, device, browser, os, qr, target }, link }",
+  ],
 ];
+
+const CLICKED = `{
+  "id": "evt_9b1d7e3a5c0f4b2d8a6e1c9f7b5d3a10",
+  "type": "link.clicked",
+  "createdAt": "2026-11-22T08:15:31.042Z",
+  "workspace": { "id": "acme", "name": "Acme" },
+  "data": {
+    "click": {
+      "id": "clk_4e2a9c7b1d5f3e8a0c6b2d9f",
+      "time": 1795335331042,
+      "country": "DE",
+      "city": "Berlin",
+      "referrerHost": "news.example",
+      "referrerUrl": "https://news.example/item?id=1",
+      "device": "mobile",
+      "browser": "Safari",
+      "os": "iOS",
+      "qr": false,
+      "target": "destination"
+    },
+    "link": { "id": 42, "short": "https://lnk.example/Ab3dE9x", "code": "Ab3dE9x", "...": "..." }
+  }
+}`;
 
 function Section({ id, title, children }: { id: string; title: string; children: React.ReactNode }) {
   return (
@@ -216,6 +244,16 @@ export default function WebhooksDocsPage() {
             ))}
           </tbody>
         </table>
+        <p>
+          A <span className={code}>link.clicked</span> body (<span className={code}>time</span> is unix milliseconds, the same instant as{" "}
+          <span className={code}>createdAt</span>; <span className={code}>target</span> is destination, ios, android or geo; it never
+          carries the visitor&apos;s address or any visitor key):
+        </p>
+        <pre className={pre}>{CLICKED}</pre>
+        <p>
+          Clicks are sent at most at the plan&apos;s delivery rate per endpoint (Team 50 a second, Business 200); more wait in order, and
+          the Developers page shows each endpoint&apos;s backlog. Other endpoints are not held up by it.
+        </p>
         <p>
           The link object has{" "}
           <span className={code}>

@@ -1,6 +1,7 @@
 "use server";
 import { z } from "zod";
 import { workspaceAction } from "@/lib/actions/workspace";
+import type { ClickScopeInput } from "./click-scope-fields";
 import { idSchema } from "@/lib/ids";
 import {
   createEndpoint,
@@ -18,7 +19,7 @@ import {
 // The Developers page's actions: owners and admins only (webhooks.manage), each scoped to the
 // workspace in the URL. The endpoint fields are checked by lib/webhooks, which names the problem.
 
-export type EndpointInput = { url: string; description: string; events: "all" | string[] };
+export type EndpointInput = { url: string; description: string; events: "all" | string[]; clickScope?: ClickScopeInput };
 export type AttemptSummary = Pick<AttemptResult, "attempted" | "delivered" | "outcome" | "statusCode" | "message">;
 
 const summary = (r: AttemptResult): AttemptSummary => ({
@@ -81,4 +82,10 @@ export const sendTestAction = workspaceAction(
 export const resendAction = workspaceAction(
   { permission: "webhooks.manage", schema: z.object({ id: idSchema, deliveryId: idSchema }), revalidate: endpointPage },
   async ({ workspace }, { deliveryId }) => summary(await resendDelivery(workspace.id, deliveryId)),
+);
+
+/** The Test card's second button: a sample link.clicked (made-up click and link) to this endpoint alone. */
+export const sendClickedSampleAction = workspaceAction(
+  { permission: "webhooks.manage", schema: endpoint, revalidate: endpointPage },
+  async ({ workspace }, { id }) => summary(await sendTestEvent(id, workspace.id, "link.clicked")),
 );

@@ -8,6 +8,21 @@ import { buttonClass, Field, FormError, inputClass, secondaryButtonClass } from 
 import { runAction as run } from "@/components/run-action";
 import { createEndpointAction, updateEndpointAction, type EndpointInput } from "./actions";
 import { LocalTestingHint } from "./local-testing-hint";
+import { ClickScopeFields, cleanScope } from "./click-scope-fields";
+
+const CLICKED = "link.clicked";
+
+/** "all" (every type but link.clicked) or a list, with link.clicked added when `clicked`. */
+function eventsOf(all: boolean, selected: string[], clicked: boolean): EndpointInput["events"] {
+  if (all) return clicked ? ["all", CLICKED] : "all";
+  return clicked ? [...selected, CLICKED] : selected;
+}
+
+/** The input as sent: the click scope only with link.clicked, its names cleaned. */
+function submitted(v: EndpointInput): EndpointInput {
+  const clicked = v.events !== "all" && v.events.includes(CLICKED);
+  return { ...v, clickScope: clicked ? (cleanScope(v.clickScope) ?? {}) : undefined };
+}
 
 function EndpointFields({
   value,
@@ -21,8 +36,11 @@ function EndpointFields({
   disabled?: boolean;
 }) {
   const id = useId();
-  const selected = value.events === "all" ? [] : value.events;
-  const toggle = (t: string) => onChange({ ...value, events: selected.includes(t) ? selected.filter((x) => x !== t) : [...selected, t] });
+  const all = value.events === "all" || value.events.includes("all");
+  const clicked = value.events !== "all" && value.events.includes(CLICKED);
+  const selected = all ? [] : (value.events as string[]).filter((t) => t !== CLICKED);
+  const toggle = (t: string) =>
+    onChange({ ...value, events: eventsOf(false, selected.includes(t) ? selected.filter((x) => x !== t) : [...selected, t], clicked) });
   return (
     <div className="space-y-4">
       <Field label="Endpoint URL" htmlFor={`${id}-url`} hint="HTTPS on port 443, on a public address. A token may go in the path or query.">
@@ -55,30 +73,37 @@ function EndpointFields({
           <input
             type="radio"
             name={`${id}-scope`}
-            checked={value.events === "all"}
-            onChange={() => onChange({ ...value, events: "all" })}
+            checked={all}
+            onChange={() => onChange({ ...value, events: eventsOf(true, [], clicked) })}
           />
-          All events, including types added later
+          All events, including types added later (except link.clicked)
         </label>
         <label className="flex items-center gap-2 text-sm">
           <input
             type="radio"
             name={`${id}-scope`}
-            checked={value.events !== "all"}
-            onChange={() => onChange({ ...value, events: selected })}
+            checked={!all}
+            onChange={() => onChange({ ...value, events: eventsOf(false, selected, clicked) })}
           />
           Only the selected events
         </label>
-        {value.events !== "all" && (
+        {!all && (
           <div className="ml-6 grid gap-1 sm:grid-cols-2">
-            {eventTypes.map((t) => (
-              <label key={t} className="flex items-center gap-2 font-mono text-xs">
-                <input type="checkbox" checked={selected.includes(t)} onChange={() => toggle(t)} />
-                {t}
-              </label>
-            ))}
+            {eventTypes
+              .filter((t) => t !== CLICKED)
+              .map((t) => (
+                <label key={t} className="flex items-center gap-2 font-mono text-xs">
+                  <input type="checkbox" checked={selected.includes(t)} onChange={() => toggle(t)} />
+                  {t}
+                </label>
+              ))}
           </div>
         )}
+        <ClickScopeFields
+          clicked={clicked}
+          scope={value.clickScope}
+          onChange={(c, scope) => onChange({ ...value, events: eventsOf(all, selected, c), clickScope: scope })}
+        />
       </fieldset>
     </div>
   );
@@ -128,7 +153,7 @@ export function AddEndpointButton({
           className="space-y-4"
           onSubmit={(e) => {
             e.preventDefault();
-            add.mutate(value);
+            add.mutate(submitted(value));
           }}
         >
           <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
@@ -175,7 +200,7 @@ export function EditEndpointForm({
       className="space-y-4"
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate(value);
+        save.mutate(submitted(value));
       }}
     >
       <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />

@@ -1,3 +1,4 @@
+import type { EndpointView } from "@/lib/webhooks";
 import { OUTCOME_TEXT } from "@/lib/webhooks/outcomes";
 
 // Small display helpers shared by the Developers pages (server and client).
@@ -9,7 +10,8 @@ export function formatTime(d: Date | string | null | undefined): string {
 }
 
 export function describeEvents(events: "all" | string[]): string {
-  return events === "all" ? "All events" : events.join(", ");
+  if (events === "all") return "All events";
+  return events.includes("all") ? ["All events", ...events.filter((t) => t !== "all")].join(" + ") : events.join(", ");
 }
 
 const OUTCOMES: Record<string, string> = { ...OUTCOME_TEXT, cancelled: "Not sent" };
@@ -18,4 +20,18 @@ const OUTCOMES: Record<string, string> = { ...OUTCOME_TEXT, cancelled: "Not sent
 export function describeOutcome(outcome: string, statusCode: number | null): string {
   if (statusCode !== null) return `HTTP ${statusCode}${outcome === "redirect" ? " (redirect, not followed)" : ""}`;
   return OUTCOMES[outcome] ?? outcome;
+}
+
+/** An endpoint's link.clicked scope as the form edits it (undefined: all links). */
+export function clickScopeInput(
+  e: Pick<EndpointView, "clickScope">,
+): { folders?: string[]; tags?: string[]; links?: string[] } | undefined {
+  const s = e.clickScope;
+  return s.kind === "folders"
+    ? { folders: s.folders }
+    : s.kind === "tags"
+      ? { tags: s.tags }
+      : s.kind === "links"
+        ? { links: s.links }
+        : undefined;
 }

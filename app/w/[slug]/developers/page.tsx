@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { planOf, plans, webhooksAllowed } from "@/lib/plans";
-import { listEndpoints } from "@/lib/webhooks";
+import { endpointBacklogs, listEndpoints } from "@/lib/webhooks";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
 import { workspacePage } from "@/lib/actions/workspace";
@@ -10,6 +10,7 @@ import { EnabledSwitch } from "./endpoint-controls";
 import { AddEndpointButton } from "./endpoint-form";
 import { describeEvents, formatTime } from "./format";
 import { OwnersAndAdminsOnly } from "./owners-only";
+import { BacklogLine } from "./backlog-line";
 
 export const metadata: Metadata = { title: "Developers" };
 
@@ -21,6 +22,7 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
   const plan = planOf(workspace.plan);
   const canSend = webhooksAllowed(plan);
   const endpoints = await listEndpoints(workspace.id);
+  const backlogs = await endpointBacklogs(workspace.id);
   const atCap = endpoints.length >= plan.webhookEndpoints;
   const cheapest = Object.values(plans()).find((p) => webhooksAllowed(p));
 
@@ -69,6 +71,7 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
                     </Link>
                     {e.description && <p className="text-sm text-slate-700">{e.description}</p>}
                     <p className="mt-0.5 text-xs text-slate-500">{describeEvents(e.events)}</p>
+                    <BacklogLine backlog={backlogs.get(e.id)} />
                     {!e.enabled && e.disabledReason && (
                       <p className="mt-1 text-xs text-red-700">
                         Disabled {formatTime(e.disabledAt)}: {e.disabledReason}

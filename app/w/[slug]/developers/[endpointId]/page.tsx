@@ -6,6 +6,8 @@ import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { ServiceError } from "@/lib/errors";
 import { planOf, webhooksAllowed } from "@/lib/plans";
 import { deliveryLog, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
+import { clickScopeInput } from "../format";
+import { ClickedSampleButton } from "./clicked-sample-button";
 import { Badge, Card, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
 import { workspacePage } from "@/lib/actions/workspace";
@@ -81,7 +83,12 @@ export default async function EndpointPage({ params, searchParams }: Props) {
           <EditEndpointForm
             slug={slug}
             id={endpoint.id}
-            initial={{ url: endpoint.url, description: endpoint.description, events: endpoint.events }}
+            initial={{
+              url: endpoint.url,
+              description: endpoint.description,
+              events: endpoint.events,
+              clickScope: clickScopeInput(endpoint),
+            }}
             eventTypes={[...SELECTABLE_EVENT_TYPES]}
           />
         </Card>
@@ -92,6 +99,9 @@ export default async function EndpointPage({ params, searchParams }: Props) {
           <Card title="Test">
             <p className="mb-3 text-sm text-slate-600">Sends a webhook.test event to this endpoint only: one attempt, never retried.</p>
             <TestButton slug={slug} id={endpoint.id} disabled={!endpoint.enabled || !canSend} />
+            <div className="mt-3">
+              <ClickedSampleButton slug={slug} id={endpoint.id} disabled={!endpoint.enabled || !canSend} />
+            </div>
           </Card>
           <Card title="Health">
             <dl className="grid grid-cols-2 gap-2 text-sm">

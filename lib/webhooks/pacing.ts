@@ -1,0 +1,61 @@
+import { db } from "../db/client.ts";
+import { planOf, plans, webhookRatePerSecond } from "../plans/index.ts";
+
+// Each endpoint's delivery rate (the plan's webhookRatePerSecond): the built-in scheduler takes one
+// send slot per automatic attempt from the endpoint's row (WebhookEndpoint.sendSlotAt), slots
+// 1/rate apart, and the attempt's request leaves no earlier than its slot (attempt.ts notBefore). The slots live in the database,
+// so the rate holds across processes; a backlog simply waits, in order, for its slots, while the
+// scheduler keeps claiming other endpoints' deliveries (scheduler.ts).
+
+/**
+ * Slots are spaced a little wider than 1/rate: an attempt reaches the receiver a variable few
+ * milliseconds after its start, and a receiver counting per second must never see more than the rate.
+ */
+export const PACING_MARGIN = 1.05;
+
+/** How far ahead an endpoint's slots may be taken before its due deliveries are left unclaimed. */
+export const SLOT_HORIZON_MS = 500;
+
+export type SendSlots = { firstAt: number; intervalMs: number };
+
+/**
+ * Takes `count` consecutive send slots for each endpoint, in one statement: returns, per endpoint,
+ * the first slot's time (unix ms) and the spacing; the i-th attempt may start at firstAt + i * intervalMs.
+ */
+export async function takeSendSlots(counts: Map<number, number>, now = Date.now()): Promise<Map<number, SendSlots>> {
+  if (!counts.size) return new Map();
+  // rows are locked in id order: two schedulers taking slots of the same endpoints never deadlock
+  const ids = [...counts.keys()].sort((a, b) => a - b);
+  const table = Object.values(plans());
+  const fallback = webhookRatePerSecond(planOf(""));
+  const rows = await db().$queryRaw<{ id: number; first: Date; interval_ms: number }[]>`
+    WITH wanted AS (
+      SELECT e.id, w.n, greatest(e."sendSlotAt", ${new Date(now)}::timestamptz) AS first,
+             ${1000 * PACING_MARGIN}::float8 / coalesce(r.rate, ${fallback}::float8) AS interval_ms
+        FROM unnest(${ids}::int[], ${ids.map((id) => counts.get(id)!)}::int[]) AS w(id, n)
+        JOIN "WebhookEndpoint" e ON e.id = w.id
+        JOIN "Workspace" ws ON ws.id = e."workspaceId"
+        LEFT JOIN unnest(${table.map((p) => p.id)}::text[], ${table.map((p) => webhookRatePerSecond(p))}::float8[]) AS r(plan, rate)
+          ON r.plan = ws.plan
+       ORDER BY e.id
+       FOR UPDATE OF e
+    )
+    UPDATE "WebhookEndpoint" e
+       SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)
+      FROM wanted
+     WHERE e.id = wanted.id
+    RETURNING e.id, wanted.first, wanted.interval_ms`;
+  return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
+}
+
+export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
+
+/** Per endpoint of the workspace: its deliveries due now and not yet sent, and since when the oldest is due. */
+export async function endpointBacklogs(workspaceId: number, now = new Date()): Promise<Map<number, EndpointBacklog>> {
+  const rows = await db().$queryRaw<{ endpointId: number; count: number; oldest: Date }[]>`
+    SELECT d."endpointId", count(*)::int AS count, min(d."nextAttemptAt") AS oldest
+      FROM "Delivery" d JOIN "WebhookEndpoint" e ON e.id = d."endpointId"
+     WHERE e."workspaceId" = ${workspaceId} AND d.status = 'pending' AND NOT d."isTest" AND d."nextAttemptAt" <= ${now}
+     GROUP BY d."endpointId"`;
+  return new Map(rows.map((r) => [r.endpointId, { count: r.count, oldestDueAt: r.oldest }]));
+}

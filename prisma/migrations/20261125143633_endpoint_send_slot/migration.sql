@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "WebhookEndpoint" ADD COLUMN     "sendSlotAt" TIMESTAMPTZ(6);

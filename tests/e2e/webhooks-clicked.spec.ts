@@ -1,0 +1,61 @@
+import { expect, test } from "@playwright/test";
+import { startReceiver } from "../support/https-receiver.ts";
+import { admin, appUrl, shot, signUp, testCa } from "./support.ts";
+
+// link.clicked on the Developers page: subscribe an endpoint (a real HTTPS receiver on loopback) to
+// the clicks of one folder, click a link of that folder and of another, see the one delivery.
+
+const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0";
+
+test("subscribe an endpoint to link.clicked for one folder, click a link of it, see the delivery in the log", async ({
+  page,
+}, testInfo) => {
+  const receiver = await startReceiver({ tls: testCa().issue(["localhost"]), respond: () => ({ status: 200, body: "ok" }) });
+  try {
+    const { slug } = await signUp(page);
+    await admin("workspace:plan", { slug, plan: "team" });
+    const { key } = (await admin("key:create", { slug })) as { key: string };
+    const make = async (code: string, folder: string) => {
+      const r = await page.request.post(`${appUrl}/api/v1/links`, {
+        headers: { Authorization: `Bearer ${key}` },
+        data: { url: `https://example.com/${code}`, folder },
+      });
+      expect(r.status()).toBe(201);
+      return (await r.json()) as { code: string; short: string };
+    };
+    const inFolder = await make("in", "campaigns/spring");
+    const elsewhere = await make("out", "other");
+
+    await page.goto(`/w/${slug}/developers`);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const dialog = page.getByRole("dialog", { name: "Add a webhook endpoint" });
+    await dialog.getByLabel("Endpoint URL").fill(receiver.url("127.0.0.1", "/clicks"));
+    await expect(dialog.getByText('"All events" does not include link.clicked')).toBeVisible();
+    await dialog.getByLabel("Only the selected events").check();
+    await dialog.getByLabel("link.created").check();
+    await dialog.getByRole("checkbox", { name: /link\.clicked/ }).check();
+    await dialog.getByLabel("Some folders (and their subfolders)").check();
+    await dialog.getByPlaceholder(/Folder paths/).fill("campaigns");
+    await shot(page, testInfo, "developers-link-clicked");
+    await dialog.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page).toHaveURL(new RegExp(`/w/${slug}/developers/\\d+$`));
+
+    for (const link of [inFolder, elsewhere]) {
+      const r = await page.request.get(link.short, { maxRedirects: 0, headers: { "User-Agent": FIREFOX } });
+      expect(r.status()).toBe(302);
+    }
+    await expect.poll(() => receiver.requests.filter((r) => r.path === "/clicks").length, { timeout: 20_000 }).toBe(1);
+    const body = JSON.parse(receiver.requests.find((r) => r.path === "/clicks")!.raw.toString("utf8"));
+    expect(body).toMatchObject({ type: "link.clicked", data: { link: { code: inFolder.code, folder: "campaigns/spring" } } });
+
+    const delivery = page.getByRole("list", { name: "Deliveries" }).getByTestId("delivery").first();
+    await expect(async () => {
+      await page.reload();
+      await expect(delivery.getByText("delivered", { exact: true })).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 20_000 });
+    await expect(delivery.getByText("link.clicked")).toBeVisible();
+    await shot(page, testInfo, "developers-link-clicked-log");
+  } finally {
+    await receiver.stop();
+  }
+});

@@ -1,0 +1,102 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clickHit } from "../support/click-hits.ts";
+import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import type { Receiver } from "../support/https-receiver.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
+import { postgresClickWriter } from "../../lib/redirects/clicks.ts";
+import { withEvents } from "../../lib/events/index.ts";
+import { createLink } from "./redirects-helpers.ts";
+import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+
+// Each endpoint's delivery rate (the plan's; Team 50/s, Business 200/s), measured at a real HTTPS
+// receiver while the built-in scheduler runs in this process: a backlog waits for its slots in
+// order and never delays another endpoint.
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let pool: pg.Pool;
+let receiver: Receiver;
+let db: typeof import("../../lib/db/client.ts").db;
+let webhooks: typeof import("../../lib/webhooks/index.ts");
+let scheduler: import("../../lib/webhooks/scheduler.ts").Scheduler;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  receiver = await startHttpsReceiver();
+  useEnv({ WEBHOOK_ALLOW_PRIVATE: "1", WEBHOOK_TIMEOUT_MS: "5000", INNGEST_EVENT_KEY: undefined, INNGEST_BASE_URL: undefined });
+  await useDatabaseInProcess(database.url);
+  db = (await import("../../lib/db/client.ts")).db;
+  webhooks = await import("../../lib/webhooks/index.ts");
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  const { setSchedulerWake } = await import("../../lib/webhooks/handoff.ts");
+  scheduler = webhooks.startBuiltInScheduler();
+  setSchedulerWake(scheduler.wake);
+});
+
+afterAll(async () => {
+  const { setSchedulerWake } = await import("../../lib/webhooks/handoff.ts");
+  setSchedulerWake(undefined);
+  await scheduler?.stop();
+  await pool?.end();
+  await receiver?.stop();
+  const { disconnectDb } = await import("../../lib/db/client.ts");
+  await disconnectDb();
+  await database?.drop();
+});
+
+const bodyOf = (r: { raw: Buffer }) => JSON.parse(r.raw.toString("utf8"));
+
+describe("per-endpoint delivery rate", () => {
+  it("2,000 clicks to one Team endpoint never exceed 50 in any second at the receiver, while a link.created to another endpoint arrives within 1 s", async () => {
+    const ws = await newWorkspace("team");
+    const flood = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/flood"), events: ["link.clicked"] });
+    await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/calm"), events: ["link.created"] });
+    const link = await createLink(ws.id, { code: "flood-1" });
+    const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
+    for (let i = 0; i < 2000; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
+    await pipeline.flush();
+    expect(await db().delivery.count({ where: { endpointId: flood.id } })).toBe(2000);
+    const fromFlood = () => receiver.requests.filter((r) => r.path === "/flood");
+
+    // well into the backlog: the backlog shows on the endpoint, and another endpoint is not behind it
+    await eventually(async () => fromFlood().length >= 100, 30_000, "the flood under way");
+    const backlog = (await webhooks.endpointBacklogs(ws.id)).get(flood.id);
+    expect(backlog?.count).toBeGreaterThan(1000);
+    expect(backlog!.oldestDueAt!.getTime()).toBeLessThan(Date.now());
+    await withEvents((_tx, emit) => emit(ws, "link.created", { link: { id: link.id } }));
+    const sentAt = Date.now(); // committed and handed off
+    const calm = await eventually(async () => receiver.requests.find((r) => r.path === "/calm"), 5_000, "the link.created");
+    expect(calm.at - sentAt).toBeLessThan(1000);
+    expect(fromFlood().length).toBeLessThan(1900);
+
+    await eventually(async () => fromFlood().length >= 2000, 200_000, "all 2,000 clicks");
+    const perSecond = new Map<number, number>();
+    for (const r of fromFlood()) perSecond.set(Math.floor(r.at / 1000), (perSecond.get(Math.floor(r.at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(50);
+    const ids = fromFlood().map((r) => bodyOf(r).id);
+    expect(new Set(ids).size).toBe(2000);
+    // in order (oldest click first), give or take what the scheduler holds at once (64 claims)
+    const times = fromFlood().map((r) => bodyOf(r).data.click.time as number);
+    const overtakenBy = times.map((t, i) => times.slice(i + 1).filter((later) => later < t).length);
+    expect(overtakenBy.filter((n) => n > 64)).toEqual([]);
+  }, 300_000);
+
+  it("200 events emitted at once to one Business endpoint each arrive exactly once", async () => {
+    const ws = await newWorkspace("business");
+    await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/burst"), events: ["member.joined"] });
+    // 200 events committed in quick waves (20 transactions at a time), all due at once for one endpoint
+    for (let wave = 0; wave < 10; wave++) await Promise.all(Array.from({ length: 20 }, () => emitEvent(ws, "member.joined")));
+    const events = await db().webhookEvent.findMany({ where: { workspaceId: ws.id }, select: { id: true } });
+    expect(events).toHaveLength(200);
+    await eventually(async () => receiver.requests.filter((r) => r.path === "/burst").length >= 200, 60_000, "200 deliveries");
+    await eventually(
+      async () => (await db().delivery.count({ where: { event: { workspaceId: ws.id }, status: "delivered" } })) === 200,
+      20_000,
+      "200 delivered",
+    );
+    const got = receiver.requests.filter((r) => r.path === "/burst").map((r) => bodyOf(r).id as string);
+    expect(got).toHaveLength(200);
+    expect(new Set(got)).toEqual(new Set(events.map((e) => e.id)));
+  }, 120_000);
+});
