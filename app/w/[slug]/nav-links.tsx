@@ -1,6 +1,19 @@
 "use client";
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname } from "next/navigation";
+
+// Moving between pages is a transition: the current page stays until the next one has rendered
+// (no skeleton, which React would keep on screen for at least 300 ms), with a dot on the item being
+// opened meanwhile.
+function Pending() {
+  const { pending } = useLinkStatus();
+  return (
+    <span
+      aria-hidden
+      className={`ml-2 inline-block h-1.5 w-1.5 rounded-full bg-brand-500 align-middle ${pending ? "animate-pulse" : "invisible"}`}
+    />
+  );
+}
 
 export function NavLinks({ slug, canManage }: { slug: string; canManage: boolean }) {
   const pathname = usePathname();
@@ -27,6 +40,7 @@ export function NavLinks({ slug, canManage }: { slug: string; canManage: boolean
             className={`whitespace-nowrap rounded-md px-2.5 py-1.5 text-sm font-medium md:px-3 md:py-2 ${active ? "bg-brand-50 text-brand-700" : "text-slate-700 hover:bg-slate-100"}`}
           >
             {item.label}
+            <Pending />
           </Link>
         );
       })}

@@ -280,7 +280,8 @@ const iconButton =
   "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-1.5 py-1 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
 
 // Checkbox, link (short link, tags, title; the destination below), clicks with the two-week trend,
-// created, actions. The folder is the tree's business (Dub and Bitly show none in the row either). The short link is
+// created, actions. Row links are not prefetched: a list of 25 would ask the server for 50 pages
+// each time it is shown. The folder is the tree's business (Dub and Bitly show none in the row either). The short link is
 // never cut (it is what people copy); the destination takes the rest of the line.
 /** Tags shown in a row (the rest as "+N"); the link's page lists them all. */
 const MAX_ROW_TAGS = 2;
@@ -314,6 +315,7 @@ function LinkRow({
           <SiteMark url={link.url} />
           <Link
             href={`/w/${slug}/links/${link.id}`}
+            prefetch={false}
             data-short-link
             className="shrink-0 whitespace-nowrap font-medium text-brand-700 hover:underline"
           >
@@ -361,7 +363,13 @@ function LinkRow({
         </span>
       </div>
       <div className="col-start-2 flex gap-1 md:col-start-auto md:justify-end">
-        <Link href={`/w/${slug}/links/${link.id}/edit`} className={iconButton} aria-label={`Edit ${shortText}`} title="Edit">
+        <Link
+          href={`/w/${slug}/links/${link.id}/edit`}
+          prefetch={false}
+          className={iconButton}
+          aria-label={`Edit ${shortText}`}
+          title="Edit"
+        >
           <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
             <path d="M13.5 3.5l3 3L7 16H4v-3z" />
           </svg>
