@@ -56,6 +56,8 @@ async function fullLoad(page: Page, url: string, ready: string): Promise<Sample>
 
 /** Clicks `link` in the page and times until `ready` is in the document; also the RSC request. */
 async function inApp(page: Page, link: string, ready: string): Promise<Sample> {
+  // a person clicks on a page that has settled (its scripts loaded, its prefetches done)
+  await page.waitForLoadState("networkidle").catch(() => {});
   const rsc: number[] = [];
   const onDone = (req: Request) => {
     if (req.headers()["rsc"] !== "1" || req.headers()["next-router-prefetch"]) return;
