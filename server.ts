@@ -76,6 +76,7 @@ async function main() {
   const shortLinks = runtime.shortLinks!;
   const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
+  const { stampPagePath } = await import("./lib/auth/page-path.ts");
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
   const { acceptRequestId, REQUEST_ID_HEADER } = await import("./lib/log/request-id.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
@@ -119,6 +120,8 @@ async function main() {
     if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
     // The client's address for the sign-in limits (a client-sent header of that name is replaced).
     stampClientAddress(req, cfg.TRUST_PROXY);
+    // The page asked for, where a signed-out visitor returns after signing in (lib/auth/page-path.ts).
+    stampPagePath(req);
     // Server action arguments too deeply nested for Next's decoder are refused here (lib/http/action-guard.ts).
     if (isJsonServerAction(req)) {
       void readActionBody(req).then((body) => {

@@ -39,15 +39,3 @@ export function Spinner({ label = "Loading" }: { label?: string }) {
 }
 
 /** Grey placeholder blocks shown while a page streams in (loading.tsx files). */
-export function PageSkeleton({ rows = 5 }: { rows?: number }) {
-  return (
-    <div aria-busy="true" aria-label="Loading" className="animate-pulse">
-      <div className="mb-6 h-8 w-48 rounded bg-slate-200" />
-      <div className="space-y-3 rounded-lg border border-slate-200 bg-white p-5">
-        {Array.from({ length: rows }, (_, i) => (
-          <div key={i} className="h-5 rounded bg-slate-100" />
-        ))}
-      </div>
-    </div>
-  );
-}

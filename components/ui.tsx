@@ -28,7 +28,7 @@ export function PageHeader({ title, description, actions }: { title: string; des
 }
 
 export const inputClass =
-  "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-1 focus:ring-brand-500 disabled:bg-slate-100 disabled:text-slate-500";
+  "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-1 focus:ring-brand-500 disabled:bg-slate-100 disabled:text-slate-500 aria-[invalid=true]:border-red-600 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-600";
 
 export const buttonClass =
   "inline-flex items-center justify-center gap-2 rounded-md bg-brand-600 px-4 py-2 text-sm font-medium text-white shadow-sm hover:bg-brand-700 disabled:opacity-50";
@@ -60,7 +60,7 @@ export function Field({
       {children}
       {hint && !error && <p className="text-xs text-slate-500">{hint}</p>}
       {error && (
-        <p id={`${htmlFor}-error`} className="text-xs text-red-600">
+        <p id={`${htmlFor}-error`} data-field-error className="text-xs font-medium text-red-700">
           {error}
         </p>
       )}
@@ -97,9 +97,21 @@ export function Badge({ children, tone = "slate" }: { children: React.ReactNode;
   return <span className={`inline-flex items-center rounded-full px-2 py-0.5 text-xs font-medium ${tones[tone]}`}>{children}</span>;
 }
 
+/**
+ * A box that scrolls sideways (a wide table, a code block): focusable, so a keyboard can scroll it,
+ * and a named region when `label` is given (names must differ within a page).
+ */
+export function ScrollArea({ label, className = "", children }: { label?: string; className?: string; children: React.ReactNode }) {
+  return (
+    <div tabIndex={0} {...(label ? { role: "region", "aria-label": label } : {})} className={`overflow-x-auto ${className}`}>
+      {children}
+    </div>
+  );
+}
+
 export function TextLink({ href, children }: { href: string; children: React.ReactNode }) {
   return (
-    <Link href={href} className="font-medium text-brand-600 hover:underline">
+    <Link href={href} className="font-medium text-brand-600 underline underline-offset-2 hover:text-brand-700">
       {children}
     </Link>
   );

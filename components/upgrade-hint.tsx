@@ -7,7 +7,7 @@ export function UpgradeBanner({ slug, children }: { slug: string; children: Reac
       <div>{children}</div>
       <Link
         href={`/w/${slug}/settings/usage`}
-        className="rounded-md bg-amber-600 px-3 py-1.5 text-xs font-semibold text-white hover:bg-amber-700"
+        className="rounded-md bg-amber-700 px-3 py-1.5 text-xs font-semibold text-white hover:bg-amber-800"
       >
         See plans
       </Link>

@@ -228,7 +228,7 @@ function TopPanel({ panel, rows, href }: { panel: Panel; rows: Row[]; href: (c: 
                         {label}
                       </Link>
                     ) : (
-                      <span className="relative text-slate-500">{label}</span>
+                      <span className="relative text-slate-600">{label}</span>
                     )}
                   </td>
                   <td className="py-1 text-right tabular-nums">{fmt(r.clicks)}</td>

@@ -1,8 +1,11 @@
 import { revalidatePath } from "next/cache";
+import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { cache } from "react";
 import type { z } from "zod";
 import { currentUserId } from "../auth/index.ts";
+import { safeNextPath } from "../auth/next-path.ts";
+import { pagePathFrom } from "../auth/page-path.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import {
   assertSecondFactor,
@@ -35,9 +38,13 @@ type Options<S extends z.ZodType, T> = {
   fields?: readonly string[];
 };
 
+/** The signed-in user, else to the login page, which brings the visitor back to this very page. */
 async function signedIn(slug: string): Promise<number> {
   const userId = await currentUserId();
-  if (!userId) redirect(`/login?next=${encodeURIComponent(`/w/${slug}`)}`);
+  if (!userId) {
+    const back = safeNextPath(pagePathFrom(await headers()), `/w/${slug}`);
+    redirect(`/login?next=${encodeURIComponent(back)}`);
+  }
   return userId;
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { linkTagsSchema, tagName } from "../tags/schemas.ts";
+import { isHttpUrl } from "./url-input.ts";
 import { utmSchema } from "./utm.ts";
 
 // The request and response shapes of links, one zod schema each. The API routes and the app's
@@ -22,14 +23,7 @@ export const httpUrl = text()
   .trim()
   .min(1, "must be a URL")
   .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === "http:" || u.protocol === "https:") && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, "must be an absolute http or https URL")
+  .refine(isHttpUrl, "must be an absolute http or https URL")
   .meta({ format: "uri", example: "https://example.com/landing" });
 
 const unixSeconds = z

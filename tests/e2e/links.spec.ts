@@ -19,7 +19,7 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
   // The API's rules, beside the field.
   await page.getByLabel("Destination URL").fill("not a url");
   await page.getByRole("button", { name: "Create link" }).click();
-  await expect(page.getByText("url: must be an absolute http or https URL")).toBeVisible();
+  await expect(page.getByText("This is not a web address. Enter a web address, such as https://example.com/page.")).toBeVisible();
   await expect(page.getByLabel("Destination URL")).toHaveAttribute("aria-invalid", "true");
   await shot(page, testInfo, "link-new-invalid");
 

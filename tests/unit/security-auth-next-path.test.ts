@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { resetConfig } from "../../lib/config/index.ts";
 import { safeNextPath } from "../../lib/auth/next-path.ts";
+import { pagePathOf } from "../../lib/auth/page-path.ts";
 
 beforeAll(() => {
   process.env.APP_URL = "https://links.example.com";
@@ -48,5 +49,20 @@ describe("where to go after signing in", () => {
   it("answers the path as the URL parser reads it (dot segments resolved on this origin)", () => {
     expect(safeNextPath("/w/../w/acme")).toBe("/w/acme");
     expect(safeNextPath("/../../evil.example")).toBe("/evil.example");
+  });
+});
+
+describe("the page a signed-out visitor asked for (server.ts stamps it for the login redirect)", () => {
+  it("is the request's path and query, without Next's _rsc parameter", () => {
+    expect(pagePathOf("/w/acme/analytics?country=DE&range=7d")).toBe("/w/acme/analytics?country=DE&range=7d");
+    expect(pagePathOf("/w/acme/links/4?_rsc=1x2y3")).toBe("/w/acme/links/4");
+    expect(pagePathOf("/w/acme/analytics?country=DE&_rsc=abc")).toBe("/w/acme/analytics?country=DE");
+    expect(pagePathOf("/w/acme/settings/api-keys")).toBe("/w/acme/settings/api-keys");
+  });
+
+  it("goes through safeNextPath like any other next: a crafted request target is not followed", () => {
+    expect(safeNextPath(pagePathOf("/w/acme/analytics?country=DE"))).toBe("/w/acme/analytics?country=DE");
+    expect(safeNextPath(pagePathOf("//evil.example/w/acme"), "/w/acme")).toBe("/w/acme");
+    expect(safeNextPath(pagePathOf("/\\evil.example?_rsc=1"), "/w/acme")).toBe("/w/acme");
   });
 });

@@ -85,7 +85,11 @@ function Code({ children }: { children: React.ReactNode }) {
 }
 
 function Pre({ children }: { children: string }) {
-  return <pre className="overflow-x-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">{children}</pre>;
+  return (
+    <pre tabIndex={0} className="overflow-x-auto rounded-md bg-slate-900 p-3 font-mono text-xs leading-relaxed text-slate-100">
+      {children}
+    </pre>
+  );
 }
 
 function FieldTable({ schema, schemas }: { schema: Schema; schemas: Record<string, Schema> }) {
@@ -93,7 +97,7 @@ function FieldTable({ schema, schemas }: { schema: Schema; schemas: Record<strin
   const props = Object.entries(s?.properties ?? {});
   if (!props.length) return <p className="text-sm text-slate-600">{typeLabel(schema)}</p>;
   return (
-    <div className="overflow-x-auto">
+    <div tabIndex={0} className="overflow-x-auto">
       <table className="w-full text-left text-sm">
         <thead className="text-xs uppercase text-slate-500">
           <tr>
@@ -138,7 +142,7 @@ export default function ApiReferencePage() {
   const base = doc.servers[0].url;
   const operations = Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ path: p, method, op })));
   return (
-    <main className="mx-auto max-w-5xl space-y-10 px-4 py-10 text-slate-900">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-5xl space-y-10 px-4 py-10 text-slate-900">
       <header className="space-y-3">
         <p className="text-sm font-semibold text-brand-600">
           <Link href="/">Linkhop</Link> · API reference
@@ -146,7 +150,7 @@ export default function ApiReferencePage() {
         <h1 className="text-3xl font-semibold tracking-tight">Linkhop API v1</h1>
         <p className="text-slate-700">
           A JSON API for the links of one workspace. Base address <Code>{base}</Code>. The machine-readable description is{" "}
-          <a className="font-medium text-brand-600 hover:underline" href="/api/v1/openapi.json">
+          <a className="font-medium text-brand-600 underline underline-offset-2 hover:text-brand-700" href="/api/v1/openapi.json">
             /api/v1/openapi.json
           </a>{" "}
           (OpenAPI 3.1).
@@ -187,7 +191,7 @@ export default function ApiReferencePage() {
           with Remaining 0 and no Retry-After. No rate headers on a 401, on a 403 for ApiAccess, or on a plan without a rate. A bulk create
           counts as one request. Checks run in this order: 401, 403 ApiAccess, 429, 400, 403 feature, 403 quota, 404 / 409.
         </p>
-        <div className="overflow-x-auto">
+        <div tabIndex={0} className="overflow-x-auto">
           <table className="w-full text-left text-sm">
             <thead className="text-xs uppercase text-slate-500">
               <tr>
@@ -281,7 +285,7 @@ export default function ApiReferencePage() {
         <p className="text-sm text-slate-700">
           Branch on <Code>error</Code>; messages may be reworded. A refused request leaves nothing behind (bulk creation reports per row).
         </p>
-        <div className="overflow-x-auto">
+        <div tabIndex={0} className="overflow-x-auto">
           <table className="w-full text-left text-sm">
             <thead className="text-xs uppercase text-slate-500">
               <tr>

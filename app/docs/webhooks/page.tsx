@@ -130,7 +130,7 @@ const td = "border-b border-slate-100 px-3 py-2 align-top";
 export default function WebhooksDocsPage() {
   const cfg = config();
   return (
-    <main className="mx-auto max-w-3xl space-y-10 px-4 py-10 text-sm leading-relaxed text-slate-800">
+    <main id="main" tabIndex={-1} className="mx-auto max-w-3xl space-y-10 px-4 py-10 text-sm leading-relaxed text-slate-800">
       <header className="space-y-2">
         <p className="text-sm font-semibold text-brand-600">
           <Link href="/">Linkhop</Link> · Docs
@@ -201,7 +201,9 @@ export default function WebhooksDocsPage() {
       </Section>
 
       <Section id="envelope" title="The envelope">
-        <pre className={pre}>{ENVELOPE}</pre>
+        <pre tabIndex={0} className={pre}>
+          {ENVELOPE}
+        </pre>
         <ul className="list-disc space-y-1 pl-5">
           <li>
             <span className={code}>id</span>: <span className={code}>evt_</span> and 32 hex characters; the same on every retry and resend.
@@ -295,12 +297,16 @@ export default function WebhooksDocsPage() {
           The secret can be replaced on the Developers page; the replacement signs the next attempt, retries included. Here is a small
           receiver in Node.js:
         </p>
-        <pre className={pre}>{EXAMPLE}</pre>
+        <pre tabIndex={0} className={pre}>
+          {EXAMPLE}
+        </pre>
         <p>
           <span className={code}>verify-webhook.ts</span> is Linkhop&apos;s own <span className={code}>verifyWebhookSignature</span>, the
           function its tests check against real deliveries. It uses only <span className={code}>node:crypto</span>; copy it as it is:
         </p>
-        <pre className={pre}>{verifyCode()}</pre>
+        <pre tabIndex={0} className={pre}>
+          {verifyCode()}
+        </pre>
       </Section>
     </main>
   );

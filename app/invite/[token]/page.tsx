@@ -30,7 +30,7 @@ export default async function InvitePage({
     userId && myEmail === (inv.state === "invalid" ? null : inv.email) ? (await unverifiedEmailOf(userId)) !== null : false;
 
   return (
-    <main className="flex min-h-screen items-center justify-center px-4 py-12">
+    <main id="main" tabIndex={-1} className="flex min-h-screen items-center justify-center px-4 py-12">
       <div className="w-full max-w-md">
         <div className="mb-8 text-center">
           <span className="text-2xl font-bold tracking-tight text-brand-600">Linkhop</span>
@@ -47,7 +47,10 @@ export default async function InvitePage({
           ) : inv.state === "accepted" ? (
             <Problem title="This invitation was already used">
               {myEmail ? (
-                <Link className="font-medium text-brand-600 hover:underline" href={`/w/${inv.workspace.slug}`}>
+                <Link
+                  className="font-medium text-brand-600 underline underline-offset-2 hover:text-brand-700"
+                  href={`/w/${inv.workspace.slug}`}
+                >
                   Open {inv.workspace.name}
                 </Link>
               ) : (

@@ -61,7 +61,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
           </form>
         </div>
       </aside>
-      <main className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
+      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
         {!workspace.active && (
           <div
             role="status"

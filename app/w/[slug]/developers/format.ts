@@ -1,12 +1,12 @@
 import type { EndpointView } from "@/lib/webhooks";
+import { formatDateTime } from "@/components/dates";
 import { OUTCOME_TEXT } from "@/lib/webhooks/outcomes";
 
 // Small display helpers shared by the Developers pages (server and client).
 
+/** A time in the delivery log and on the endpoint pages: the app's format, to the second. */
 export function formatTime(d: Date | string | null | undefined): string {
-  if (!d) return "—";
-  const iso = new Date(d).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 23)} UTC`;
+  return formatDateTime(d, { seconds: true });
 }
 
 export function describeEvents(events: "all" | string[]): string {

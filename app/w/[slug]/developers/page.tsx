@@ -102,7 +102,7 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
           <p className="text-sm text-slate-700">
             Every delivery carries <code className="font-mono text-xs">Service-Signature</code>; verify it with the endpoint&apos;s signing
             secret over the raw body. Failed deliveries are retried up to 7 times over about 21 hours.{" "}
-            <Link href="/docs/webhooks" className="font-medium text-brand-600 hover:underline">
+            <Link href="/docs/webhooks" className="font-medium text-brand-600 underline underline-offset-2 hover:text-brand-700">
               Read the webhook guide
             </Link>
             .

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
+import { formatDate } from "@/components/dates";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { DomainView } from "@/lib/domains";
@@ -115,7 +116,7 @@ export function DomainCard({
           <h2 className="break-all font-mono text-sm font-semibold">{domain.host}</h2>
           <p className="mt-0.5 text-xs text-slate-500">
             {domain.verified
-              ? `Verified ${new Date(domain.verifiedAt!).toLocaleDateString("en", { dateStyle: "medium" })} · ${domain.links} link${domain.links === 1 ? "" : "s"}`
+              ? `Verified ${formatDate(domain.verifiedAt)} · ${domain.links} link${domain.links === 1 ? "" : "s"}`
               : "Waiting for DNS verification"}
           </p>
         </div>

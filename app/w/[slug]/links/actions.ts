@@ -3,6 +3,7 @@ import { z } from "zod";
 import { workspaceAction } from "@/lib/actions/workspace";
 import { errorBody, type ErrorBody } from "@/lib/api/error-body";
 import { idSchema } from "@/lib/ids";
+import { linkTrends, TREND_MAX_LINKS } from "@/lib/analytics/reports/link-trends";
 import {
   bulkCreateLinks,
   createLink,
@@ -64,6 +65,12 @@ const listQuery = z.object({
   cursor: z.string().optional(),
   size: z.number().int().min(1).max(100).optional(),
 });
+
+/** Clicks per day over the last two weeks of the links shown (the list's sparklines). */
+export const linkTrendsAction = workspaceAction(
+  { permission: "workspace.view", schema: z.object({ ids: z.array(idSchema).max(TREND_MAX_LINKS) }), fields: [] },
+  ({ workspace }, { ids }) => linkTrends(workspace, ids),
+);
 
 export const listLinksAction = workspaceAction(
   { permission: "workspace.view", schema: listQuery, fields: [] },

@@ -81,13 +81,15 @@ export function FolderTree({
       </ul>
     ) : null;
   const tree = (
-    <nav aria-label="Folders">
+    <>
       {item("All links", "", root.total, 0)}
       {render(root.children, 1)}
-    </nav>
+    </>
   );
+  // One landmark: the phone's disclosure and the wide screen's list are two views of it (only one
+  // is displayed at a time).
   return (
-    <aside>
+    <nav aria-label="Folders">
       <details className="rounded-lg border border-slate-200 bg-white p-2 lg:hidden" open={!!current}>
         <summary className="cursor-pointer px-2 py-1 text-sm font-medium">Folders{current ? `: ${current}` : ""}</summary>
         <div className="mt-1">{tree}</div>
@@ -96,6 +98,6 @@ export function FolderTree({
         <p className="px-2 pb-1 pt-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Folders</p>
         {tree}
       </div>
-    </aside>
+    </nav>
   );
 }

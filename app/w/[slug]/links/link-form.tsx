@@ -2,7 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { ActionResult } from "@/lib/actions/result";
 import { useToast } from "@/components/toast";
 import { buttonClass, FormError, secondaryButtonClass } from "@/components/ui";
@@ -13,7 +13,7 @@ import { LinkBasicFields } from "./link-basic-fields";
 import { LinkPasswordField } from "./link-password-field";
 import { LinkScheduleFields } from "./link-schedule-fields";
 import { LinkTargetingFields } from "./link-targeting-fields";
-import { bodyOf, initialValues, type LinkSectionProps, type Values } from "./link-values";
+import { besideField, bodyOf, initialValues, withSchemes, type LinkSectionProps, type Values } from "./link-values";
 
 // The create and edit form: every field of the API's create body. Fields the plan lacks are
 // disabled with an upgrade hint; the server validates with the API's schemas and the messages
@@ -36,6 +36,9 @@ export function LinkForm({
   const [campaignStart] = useState(() => initialCampaignValues(link));
   const [campaign, setCampaign] = useState<CampaignValues>(campaignStart);
   const [localErrors, setLocalErrors] = useState<Record<string, string>>({});
+  // Bumped by every refused submit: after that render, the first marked field gets the focus.
+  const [refusals, setRefusals] = useState(0);
+  const formRef = useRef<HTMLFormElement>(null);
   const router = useRouter();
   const toast = useToast();
   const ids = useId();
@@ -48,7 +51,10 @@ export function LinkForm({
         ? updateLinkAction(slug, { id: link!.id, patch: body })
         : createLinkAction(slug, body as Parameters<typeof createLinkAction>[1]),
     onSuccess: (r) => {
-      if (!r.ok) return;
+      if (!r.ok) {
+        setRefusals((n) => n + 1);
+        return;
+      }
       if (editing) toast(r.data.changed ? "Link saved" : "Nothing changed");
       else toast(`Short link created: ${r.data.short}`);
       router.push(`/w/${slug}/links/${r.data.id}`);
@@ -57,16 +63,37 @@ export function LinkForm({
     onError: () => toast("Could not reach the server. Try again.", "error"),
   });
   const result = save.data && !save.data.ok ? save.data : null;
-  const errors = { ...(result?.fields ?? {}), ...localErrors };
+  const serverErrors = Object.fromEntries(Object.entries(result?.fields ?? {}).map(([k, text]) => [k, besideField(k, text)]));
+  const errors = { ...serverErrors, ...localErrors };
   const err = (k: string) => errors[k];
   const described = (k: string) => (err(k) ? { "aria-invalid": true as const, "aria-describedby": `${id(k)}-error` } : {});
 
+  // Bring the first problem into view and focus it (the banner alone is easy to miss at the bottom
+  // of a long form): the first field marked invalid, else the first message, else the banner.
+  useEffect(() => {
+    const form = formRef.current;
+    if (!refusals || !form) return;
+    const target =
+      form.querySelector<HTMLElement>('[aria-invalid="true"]') ??
+      form.querySelector<HTMLElement>("[data-field-error]") ??
+      form.querySelector<HTMLElement>('[role="alert"]');
+    if (!target) return;
+    target.scrollIntoView({ block: "center" });
+    if (!target.matches("input, select, textarea")) target.tabIndex = -1;
+    target.focus({ preventScroll: true });
+  }, [refusals]);
+
   function submit(e: React.FormEvent) {
     e.preventDefault();
-    const { body: base, errors: problems } = bodyOf(v, start, editing, link?.hasPassword ?? false);
-    const body = { ...base, ...campaignBody(campaign, campaignStart, v.url.trim(), editing) };
+    const typed = withSchemes(v);
+    setV(typed);
+    const { body: base, errors: problems } = bodyOf(typed, start, editing, link?.hasPassword ?? false);
+    const body = { ...base, ...campaignBody(campaign, campaignStart, typed.url.trim(), editing) };
     setLocalErrors(problems);
-    if (Object.keys(problems).length) return;
+    if (Object.keys(problems).length) {
+      setRefusals((n) => n + 1);
+      return;
+    }
     if (editing && Object.keys(body).length === 0) {
       toast("Nothing changed");
       router.push(`/w/${slug}/links/${link!.id}`);
@@ -95,7 +122,7 @@ export function LinkForm({
   const section: LinkSectionProps = { v, set, id, err, described, upgrade };
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-6">
+    <form ref={formRef} onSubmit={submit} noValidate className="space-y-6">
       <FormError message={topError ?? (Object.keys(localErrors).length ? "Check the highlighted fields." : null)} />
       <LinkBasicFields {...section} editing={editing} ctx={ctx} slug={slug} domainOptions={domainOptions} />
 

@@ -13,7 +13,7 @@ export function LinkTargetingFields({ v, set, id, err }: LinkSectionProps) {
         </p>
       </div>
       {err("targeting") && (
-        <p id={`${id("targeting")}-error`} className="text-xs text-red-600">
+        <p id={`${id("targeting")}-error`} data-field-error className="text-xs text-red-600">
           {err("targeting")}
         </p>
       )}

@@ -1,4 +1,5 @@
 import type { LinkDetail } from "@/lib/links/views";
+import { isHttpUrl, withDefaultScheme } from "@/lib/links/url-input";
 
 // The link form's values, how a saved link fills them, and the request body they make. Times are
 // entered in the browser's time zone and sent as unix seconds.
@@ -74,19 +75,68 @@ function targetingOf(v: Values) {
   return Object.keys(t).length ? t : null;
 }
 
+const WEB_ADDRESS = "Enter a web address, such as https://example.com/page.";
+
+/**
+ * The values with every web address completed as typed (`example.com/x` becomes
+ * `https://example.com/x`, see lib/links/url-input.ts): the form shows what will be saved.
+ */
+export function withSchemes(v: Values): Values {
+  return {
+    ...v,
+    url: withDefaultScheme(v.url),
+    fallbackUrl: withDefaultScheme(v.fallbackUrl),
+    ios: withDefaultScheme(v.ios),
+    android: withDefaultScheme(v.android),
+    geo: v.geo.map((g) => ({ ...g, url: withDefaultScheme(g.url) })),
+  };
+}
+
+/**
+ * The server's message for a field, as shown beside it (whose label already names it): "Must be at
+ * most 200 characters." for "title: must be at most 200 characters"; a part of the field keeps its
+ * name ("geo.DE: must be ..."). Messages that are already sentences pass unchanged.
+ */
+export function besideField(field: string, text: string): string {
+  if (!text.startsWith(`${field}: `)) return text;
+  const message = text.slice(field.length + 2);
+  const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
+/** Problems the form finds before asking the server, in plain words, by field. */
+function checkValues(v: Values, start: Values, editing: boolean, nowSeconds: number): Record<string, string> {
+  const errors: Record<string, string> = {};
+  if (!v.url.trim()) errors.url = "Enter the address visitors should go to, such as https://example.com/page.";
+  else if (!isHttpUrl(v.url.trim())) errors.url = `This is not a web address. ${WEB_ADDRESS}`;
+  if (v.fallbackUrl.trim() && !isHttpUrl(v.fallbackUrl.trim())) errors.fallbackUrl = `This is not a web address. ${WEB_ADDRESS}`;
+  const badTarget = [v.ios, v.android, ...v.geo.map((g) => g.url)].some((u) => u.trim() && !isHttpUrl(u.trim()));
+  if (badTarget) errors.targeting = `A targeting address is not a web address. ${WEB_ADDRESS}`;
+  const startsOn = fromLocalInput(v.startsOn);
+  const expiresOn = fromLocalInput(v.expiresOn);
+  if (startsOn === "invalid") errors.startsOn = "Enter a date and time.";
+  if (expiresOn === "invalid") errors.expiresOn = "Enter a date and time.";
+  // A link born expired would never redirect. An edit that leaves a past expiry alone is fine.
+  const expiryChanged = !editing || v.expiresOn !== start.expiresOn;
+  if (typeof expiresOn === "number" && expiresOn <= nowSeconds && expiryChanged)
+    errors.expiresOn = "This time has already passed, so the link would never work. Pick a later time, or leave it empty.";
+  else if (typeof expiresOn === "number" && typeof startsOn === "number" && startsOn >= expiresOn)
+    errors.expiresOn = "The link must expire after it starts.";
+  return errors;
+}
+
 /** The request body: every filled field for a create; only what changed for an edit. */
 export function bodyOf(
   v: Values,
   start: Values,
   editing: boolean,
   hasPassword: boolean,
+  nowSeconds = Math.floor(Date.now() / 1000),
 ): { body: Record<string, unknown>; errors: Record<string, string> } {
-  const errors: Record<string, string> = {};
+  const errors = checkValues(v, start, editing, nowSeconds);
   const num = (s: string) => (s.trim() === "" ? null : Number(s));
   const startsOn = fromLocalInput(v.startsOn);
   const expiresOn = fromLocalInput(v.expiresOn);
-  if (startsOn === "invalid") errors.startsOn = "Enter a date and time.";
-  if (expiresOn === "invalid") errors.expiresOn = "Enter a date and time.";
   const maxClicks = num(v.maxClicks);
   if (maxClicks !== null && !Number.isInteger(maxClicks)) errors.maxClicks = "Enter a whole number, or leave it empty.";
   const full: Record<string, unknown> = {
@@ -112,7 +162,7 @@ export function bodyOf(
     if (v.password) body.password = v.password;
     return { body, errors };
   }
-  const before = bodyOf(start, start, false, false).body;
+  const before = bodyOf(start, start, false, false, 0).body;
   const body: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(full)) {
     if (k === "domain") continue; // a link's domain cannot change

@@ -1,5 +1,6 @@
 "use client";
-import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
+import { formatDate, fromUnixSeconds } from "@/components/dates";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -8,9 +9,11 @@ import { CopyButton } from "@/components/copy-button";
 import { ConfirmAction } from "@/components/confirm-action";
 import { Spinner } from "@/components/progress";
 import { useToast } from "@/components/toast";
+import { SiteMark } from "@/components/site-mark";
+import { Sparkline } from "@/components/sparkline";
 import { TagChip } from "@/components/tag-chip";
 import { Badge, inputClass, secondaryButtonClass } from "@/components/ui";
-import { deleteLinkAction, listLinksAction, type LinksPage } from "./actions";
+import { deleteLinkAction, linkTrendsAction, listLinksAction, type LinksPage } from "./actions";
 import { BulkTagBar } from "./bulk-tag-bar";
 import { linkState } from "./link-state";
 
@@ -82,6 +85,17 @@ export function LinksTable({
   }
 
   const links = query.data?.pages.flatMap((p) => p.links) ?? [];
+  // The trends come after the list, in one request per set of links shown: the list never waits.
+  const shownIds = links.map((l) => l.id);
+  const trends = useQuery({
+    queryKey: ["link-trends", slug, shownIds],
+    queryFn: async () => {
+      const r = await linkTrendsAction(slug, { ids: shownIds });
+      return r.ok ? r.data : {};
+    },
+    enabled: shownIds.length > 0,
+    staleTime: 60_000,
+  });
   const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
   const filterHref = (next: { tag?: string }) => {
     const p = new URLSearchParams();
@@ -104,8 +118,9 @@ export function LinksTable({
 
   return (
     <div className="min-w-0 space-y-3">
-      <div className="flex items-center gap-3">
-        <div className="relative flex-1">
+      {/* On a phone the search takes the whole line; the tag filter and Export go below it. */}
+      <div className="flex flex-wrap items-center gap-3">
+        <div className="relative min-w-0 flex-1 basis-full sm:basis-0">
           <svg
             aria-hidden
             className="pointer-events-none absolute left-3 top-1/2 h-4 w-4 -translate-y-1/2 text-slate-400"
@@ -151,7 +166,10 @@ export function LinksTable({
       {tag && (
         <p className="text-sm text-slate-600">
           Tagged <TagChip name={tag} color={colorOf.get(tag.toLowerCase())} /> ·{" "}
-          <Link href={`/w/${slug}/links${filterHref({ tag: "" })}`} className="text-brand-600 hover:underline">
+          <Link
+            href={`/w/${slug}/links${filterHref({ tag: "" })}`}
+            className="text-brand-600 underline underline-offset-2 hover:text-brand-700"
+          >
             any tag
           </Link>
         </p>
@@ -172,7 +190,10 @@ export function LinksTable({
       {folder && (
         <p className="text-sm text-slate-600">
           In folder <span className="font-medium text-slate-900">{folder}</span> and its subfolders ·{" "}
-          <Link href={`/w/${slug}/links${q ? `?q=${encodeURIComponent(q)}` : ""}`} className="text-brand-600 hover:underline">
+          <Link
+            href={`/w/${slug}/links${q ? `?q=${encodeURIComponent(q)}` : ""}`}
+            className="text-brand-600 underline underline-offset-2 hover:text-brand-700"
+          >
             show all
           </Link>
         </p>
@@ -192,7 +213,9 @@ export function LinksTable({
         </div>
       ) : (
         <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
-          <div className="hidden grid-cols-[1.25rem_minmax(0,1fr)_8rem_4rem_6.5rem_5rem] gap-4 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid">
+          <div
+            className={`hidden ${ROW_COLUMNS} gap-3 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid`}
+          >
             <input
               type="checkbox"
               aria-label="Select all shown links"
@@ -201,7 +224,6 @@ export function LinksTable({
               className="h-4 w-4"
             />
             <span>Link</span>
-            <span>Folder</span>
             <span className="text-right">Clicks</span>
             <span>Created</span>
             <span className="sr-only">Actions</span>
@@ -213,6 +235,7 @@ export function LinksTable({
                 slug={slug}
                 link={l}
                 colorOf={colorOf}
+                trend={trends.data?.[l.id]}
                 selected={selected.has(l.id)}
                 onSelect={() => toggle(l.id)}
                 onDelete={() => setDeleting(l)}
@@ -254,12 +277,21 @@ export function LinksTable({
 }
 
 const iconButton =
-  "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
+  "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-1.5 py-1 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
+
+// Checkbox, link (short link, tags, title; the destination below), clicks with the two-week trend,
+// created, actions. Row links are not prefetched: a list of 25 would ask the server for 50 pages
+// each time it is shown. The folder is the tree's business (Dub and Bitly show none in the row either). The short link is
+// never cut (it is what people copy); the destination takes the rest of the line.
+/** Tags shown in a row (the rest as "+N"); the link's page lists them all. */
+const MAX_ROW_TAGS = 2;
+const ROW_COLUMNS = "md:grid-cols-[1.25rem_minmax(0,1fr)_6.5rem_5.5rem_4rem]";
 
 function LinkRow({
   slug,
   link,
   colorOf,
+  trend,
   selected,
   onSelect,
   onDelete,
@@ -267,6 +299,8 @@ function LinkRow({
   slug: string;
   link: ApiLink;
   colorOf: Map<string, string>;
+  /** clicks per day, the last 14 days */
+  trend?: number[];
   selected: boolean;
   onSelect: () => void;
   onDelete: () => void;
@@ -274,55 +308,68 @@ function LinkRow({
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   return (
-    <li className="grid grid-cols-[1.25rem_minmax(0,1fr)] gap-2 px-4 py-3 md:grid-cols-[1.25rem_minmax(0,1fr)_8rem_4rem_6.5rem_5rem] md:items-center md:gap-4">
+    <li className={`grid grid-cols-[1.25rem_minmax(0,1fr)] gap-x-2 gap-y-1 px-4 py-2 ${ROW_COLUMNS} md:items-center md:gap-x-3`}>
       <input type="checkbox" aria-label={`Select ${shortText}`} checked={selected} onChange={onSelect} className="mt-1 h-4 w-4 md:mt-0" />
       <div className="min-w-0">
         <div className="flex min-w-0 items-center gap-2">
-          <Link href={`/w/${slug}/links/${link.id}`} className="truncate font-medium text-brand-700 hover:underline">
+          <SiteMark url={link.url} />
+          <Link
+            href={`/w/${slug}/links/${link.id}`}
+            prefetch={false}
+            data-short-link
+            className="shrink-0 whitespace-nowrap font-medium text-brand-700 hover:underline"
+          >
             {shortText}
           </Link>
           <CopyButton value={link.short} label="Copy" what="Short URL" iconOnly className={iconButton} />
           {state.tone !== "green" && <Badge tone={state.tone}>{state.label}</Badge>}
           {link.hasPassword && (
-            <span title="Password protected" aria-label="Password protected" className="text-slate-500">
+            <span title="Password protected" aria-label="Password protected" className="shrink-0 text-slate-500">
               <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="currentColor">
                 <path d="M6 8V6a4 4 0 1 1 8 0v2h1a1 1 0 0 1 1 1v8a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V9a1 1 0 0 1 1-1zm2 0h4V6a2 2 0 1 0-4 0z" />
               </svg>
             </span>
           )}
+          {link.tags.length > 0 && (
+            <span className="flex shrink-0 gap-1" aria-label="Tags">
+              {link.tags.slice(0, MAX_ROW_TAGS).map((t) => (
+                <TagChip key={t} name={t} color={colorOf.get(t.toLowerCase())} />
+              ))}
+              {link.tags.length > MAX_ROW_TAGS && (
+                <span className="text-xs text-slate-600" title={link.tags.slice(MAX_ROW_TAGS).join(", ")}>
+                  +{link.tags.length - MAX_ROW_TAGS}
+                </span>
+              )}
+            </span>
+          )}
+          {link.title && <span className="min-w-0 truncate text-sm text-slate-600">{link.title}</span>}
         </div>
-        {link.title && <p className="truncate text-sm text-slate-800">{link.title}</p>}
-        {link.tags.length > 0 && (
-          <div className="mt-1 flex flex-wrap gap-1" aria-label="Tags">
-            {link.tags.map((t) => (
-              <TagChip key={t} name={t} color={colorOf.get(t.toLowerCase())} />
-            ))}
-          </div>
-        )}
-        <p className="truncate text-xs text-slate-500" title={link.url}>
+        <p className="mt-0.5 truncate pl-7 text-xs text-slate-600" title={link.url} data-destination>
           → {link.url}
         </p>
       </div>
-      <div className="col-start-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
-        <span className="truncate md:block" title={link.folder || "Top level"}>
-          {link.folder ? (
-            <span className="rounded bg-slate-100 px-1.5 py-0.5 text-xs">{link.folder}</span>
-          ) : (
-            <span className="text-slate-400 md:inline">—</span>
+      <div className="col-start-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
+        <span className="flex items-center gap-2 md:justify-end">
+          {trend && (
+            <Sparkline values={trend} label={`${trend.reduce((a, b) => a + b, 0).toLocaleString("en")} clicks in the last 14 days`} />
           )}
+          <span>
+            <span className="font-medium text-slate-900">{link.clicks.toLocaleString("en")}</span>
+            <span className="md:hidden"> clicks</span>
+          </span>
         </span>
-        <span className="md:text-right">
-          <span className="font-medium text-slate-900">{link.clicks.toLocaleString("en")}</span>
-          <span className="md:hidden"> clicks</span>
-        </span>
-        <span>
-          <time dateTime={new Date(link.createdOn * 1000).toISOString()}>
-            {new Date(link.createdOn * 1000).toLocaleDateString("en", { dateStyle: "medium" })}
-          </time>
+        <span className="whitespace-nowrap md:text-xs">
+          <time dateTime={new Date(link.createdOn * 1000).toISOString()}>{formatDate(fromUnixSeconds(link.createdOn))}</time>
         </span>
       </div>
       <div className="col-start-2 flex gap-1 md:col-start-auto md:justify-end">
-        <Link href={`/w/${slug}/links/${link.id}/edit`} className={iconButton} aria-label={`Edit ${shortText}`} title="Edit">
+        <Link
+          href={`/w/${slug}/links/${link.id}/edit`}
+          prefetch={false}
+          className={iconButton}
+          aria-label={`Edit ${shortText}`}
+          title="Edit"
+        >
           <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
             <path d="M13.5 3.5l3 3L7 16H4v-3z" />
           </svg>

@@ -72,7 +72,7 @@ export default async function LinksPage({
           </div>
         </div>
       ) : (
-        <div className="grid gap-6 lg:grid-cols-[13rem_1fr]">
+        <div className="grid gap-6 lg:grid-cols-[11rem_minmax(0,1fr)]">
           <FolderTree slug={slug} folders={folders} current={folder} q={q} />
           <LinksTable
             key={`${folder}\u0000${q}\u0000${tag}`}

@@ -1,5 +1,6 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
+import { formatDate } from "@/components/dates";
 import { useRouter } from "next/navigation";
 import type { InvitationRow } from "@/lib/members/invitations";
 import { runAction as run } from "@/components/run-action";
@@ -31,7 +32,7 @@ export function InvitationsTable({ slug, invitations }: { slug: string; invitati
               <div className="min-w-0 flex-1">
                 <p className="truncate text-sm font-medium">{inv.email}</p>
                 <p className="text-xs text-slate-500">
-                  {ROLE_LABEL[inv.role]} · expires {new Date(inv.expiresAt).toLocaleDateString("en", { dateStyle: "medium" })}
+                  {ROLE_LABEL[inv.role]} · expires {formatDate(inv.expiresAt)}
                   {inv.invitedBy && ` · invited by ${inv.invitedBy}`}
                 </p>
               </div>

@@ -22,7 +22,7 @@ export function SecretPanel({ slug, id }: { slug: string; id: number }) {
       {secret ? (
         <CopyField label="Secret" value={secret} what="signing secret" />
       ) : (
-        <p className="rounded bg-slate-100 px-2 py-1 font-mono text-xs text-slate-500">whsec_••••••••••••••••</p>
+        <p className="rounded bg-slate-100 px-2 py-1 font-mono text-xs text-slate-600">whsec_••••••••••••••••</p>
       )}
       <div className="flex flex-wrap gap-2">
         {secret ? (

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { formatDateTime, fromUnixSeconds } from "@/components/dates";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { parseIdParam } from "@/lib/http/params";
@@ -11,13 +12,14 @@ import { Badge, buttonClass, Card } from "@/components/ui";
 import { denylistedDestinations } from "@/lib/links";
 import { workspacePage } from "@/lib/actions/workspace";
 import { linkById } from "@/lib/links/views";
+import { listTags } from "@/lib/tags";
+import { TagChip } from "@/components/tag-chip";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
 
 export const metadata: Metadata = { title: "Link" };
 
-const when = (unix: number | null) =>
-  unix === null ? "—" : new Date(unix * 1000).toLocaleString("en", { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" }) + " UTC";
+const when = (unix: number | null) => formatDateTime(fromUnixSeconds(unix));
 
 export default async function LinkPage({
   params,
@@ -30,11 +32,15 @@ export default async function LinkPage({
   const { workspace } = await workspacePage(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
-  const report = await analyticsReport(
-    workspace,
-    { ...pageParams(await searchParams), link: link.code, domain: link.domain },
-    { panels: ["countries", "referrers", "devices", "browsers", "os"] },
-  );
+  const [report, tags] = await Promise.all([
+    analyticsReport(
+      workspace,
+      { ...pageParams(await searchParams), link: link.code, domain: link.domain },
+      { panels: ["countries", "referrers", "devices", "browsers", "os"] },
+    ),
+    link.tags.length ? listTags(workspace) : Promise.resolve([]),
+  ]);
+  const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
   const geo = Object.entries(link.targeting?.geo ?? {});
@@ -49,6 +55,20 @@ export default async function LinkPage({
     ],
     ["Domain", link.domain],
     ["Folder", link.folder || "Top level"],
+    [
+      "Tags",
+      link.tags.length ? (
+        <span key="tags" className="flex flex-wrap gap-1">
+          {link.tags.map((t) => (
+            <Link key={t} href={`/w/${slug}/links?tag=${encodeURIComponent(t)}`} title={`Links tagged ${t}`}>
+              <TagChip name={t} color={colorOf.get(t.toLowerCase())} />
+            </Link>
+          ))}
+        </span>
+      ) : (
+        "None"
+      ),
+    ],
     ["Notes", link.notes || "—"],
     ["Starts", when(link.startsOn)],
     ["Expires", when(link.expiresOn)],

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
+import { formatDateTime } from "@/components/dates";
 import Link from "next/link";
 import { listApiKeys } from "@/lib/keys";
 import { hasFeature, planOf } from "@/lib/plans";
-import { Badge, Card, EmptyState, PageHeader, TextLink } from "@/components/ui";
+import { Badge, Card, EmptyState, PageHeader, ScrollArea, TextLink } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { CreateKeyForm } from "./create-key-form";
 import { RevokeKeyButton } from "./revoke-button";
@@ -11,7 +12,7 @@ import { RevokeKeyButton } from "./revoke-button";
 // admins create keys (shown once) and revoke them.
 export const metadata: Metadata = { title: "API keys" };
 
-const when = (d: Date | null) => (d ? `${d.toISOString().slice(0, 16).replace("T", " ")} UTC` : "—");
+const when = (d: Date | null) => formatDateTime(d);
 const TONE = { live: "green", revoked: "red", expired: "amber" } as const;
 
 export default async function ApiKeysPage({ params }: { params: Promise<{ slug: string }> }) {
@@ -49,15 +50,16 @@ export default async function ApiKeysPage({ params }: { params: Promise<{ slug: 
           {keys.length === 0 ? (
             <EmptyState title="No API keys yet">Create one above, then send it as Authorization: Bearer &lt;key&gt;.</EmptyState>
           ) : (
-            <div className="overflow-x-auto">
+            // On a phone the three dates go under the name, so Revoke stays on screen.
+            <ScrollArea label="API keys">
               <table className="w-full text-left text-sm">
                 <thead className="text-xs uppercase text-slate-500">
                   <tr>
                     <th className="py-2 pr-4">Key</th>
                     <th className="py-2 pr-4">Name</th>
-                    <th className="py-2 pr-4">Created</th>
-                    <th className="py-2 pr-4">Last used</th>
-                    <th className="py-2 pr-4">Expires</th>
+                    <th className="hidden py-2 pr-4 sm:table-cell">Created</th>
+                    <th className="hidden py-2 pr-4 sm:table-cell">Last used</th>
+                    <th className="hidden py-2 pr-4 sm:table-cell">Expires</th>
                     <th className="py-2 pr-4">Status</th>
                     {canManage && (
                       <th className="py-2">
@@ -70,10 +72,26 @@ export default async function ApiKeysPage({ params }: { params: Promise<{ slug: 
                   {keys.map((k) => (
                     <tr key={k.id} data-key-id={k.id}>
                       <td className="py-2 pr-4 font-mono text-xs">{k.prefix}…</td>
-                      <td className="py-2 pr-4">{k.name || <span className="text-slate-400">(no name)</span>}</td>
-                      <td className="py-2 pr-4 whitespace-nowrap">{when(k.createdAt)}</td>
-                      <td className="py-2 pr-4 whitespace-nowrap">{k.lastUsedAt ? when(k.lastUsedAt) : "Never"}</td>
-                      <td className="py-2 pr-4 whitespace-nowrap">{k.expiresAt ? when(k.expiresAt) : "Never"}</td>
+                      <td className="py-2 pr-4">
+                        {k.name || <span className="text-slate-500">(no name)</span>}
+                        <dl className="mt-1 space-y-0.5 text-xs text-slate-600 sm:hidden">
+                          <div>
+                            <dt className="inline">Created </dt>
+                            <dd className="inline">{when(k.createdAt)}</dd>
+                          </div>
+                          <div>
+                            <dt className="inline">Last used </dt>
+                            <dd className="inline">{k.lastUsedAt ? when(k.lastUsedAt) : "Never"}</dd>
+                          </div>
+                          <div>
+                            <dt className="inline">Expires </dt>
+                            <dd className="inline">{k.expiresAt ? when(k.expiresAt) : "Never"}</dd>
+                          </div>
+                        </dl>
+                      </td>
+                      <td className="hidden whitespace-nowrap py-2 pr-4 sm:table-cell">{when(k.createdAt)}</td>
+                      <td className="hidden whitespace-nowrap py-2 pr-4 sm:table-cell">{k.lastUsedAt ? when(k.lastUsedAt) : "Never"}</td>
+                      <td className="hidden whitespace-nowrap py-2 pr-4 sm:table-cell">{k.expiresAt ? when(k.expiresAt) : "Never"}</td>
                       <td className="py-2 pr-4">
                         <Badge tone={TONE[k.status]}>{k.status}</Badge>
                       </td>
@@ -86,7 +104,7 @@ export default async function ApiKeysPage({ params }: { params: Promise<{ slug: 
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollArea>
           )}
         </Card>
       </div>

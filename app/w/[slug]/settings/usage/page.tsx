@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
+import { formatDate } from "@/components/dates";
 import Link from "next/link";
 import { now as clockNow } from "@/lib/clock";
 import { FEATURES, hasFeature, planOf, plans, webhooksAllowed, type Feature } from "@/lib/plans";
 import { ProgressBar } from "@/components/progress";
-import { Badge, Card, PageHeader } from "@/components/ui";
+import { Badge, Card, PageHeader, ScrollArea } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { workspaceUsage } from "@/lib/workspaces";
 import { ChangePlan } from "./change-plan";
@@ -59,8 +60,8 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
             />
           </div>
           <p className="mt-2 text-xs text-slate-500">
-            {fmt(Math.max(0, plan.maxLinks - created))} left · resets{" "}
-            {resets.toLocaleDateString("en", { dateStyle: "medium", timeZone: "UTC" })} (UTC). Deleting links does not give allowance back.
+            {fmt(Math.max(0, plan.maxLinks - created))} left · resets {formatDate(resets)} (UTC). Deleting links does not give allowance
+            back.
           </p>
         </Card>
         <Card title="API">
@@ -118,7 +119,7 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
       </div>
       <div className="mt-4">
         <Card title="Plans">
-          <div className="-mx-5 overflow-x-auto">
+          <ScrollArea label="Plans compared" className="-mx-5">
             <table className="w-full min-w-[560px] text-left text-sm">
               <thead className="text-xs uppercase tracking-wide text-slate-500">
                 <tr>
@@ -143,7 +144,7 @@ export default async function UsagePage({ params }: { params: Promise<{ slug: st
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollArea>
         </Card>
       </div>
     </>

@@ -1,5 +1,0 @@
-import { PageSkeleton } from "@/components/progress";
-
-export default function Loading() {
-  return <PageSkeleton />;
-}

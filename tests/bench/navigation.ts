@@ -1,0 +1,140 @@
+// In-app navigation against a full page load (`npm run bench:navigation -- <app url>`, default
+// http://localhost:3000, the app started and built as `npm start` runs it). Signs up its own user
+// and makes 25 links with clicks through the app (tests/bench/app-seed.ts), then, BENCH_RUNS times
+// each (default 7), in Chromium at 1280x800:
+//   - Links:      a full load of /w/<slug>/links  vs  Overview -> a click on "Links" in the sidebar
+//   - Analytics:  a full load of /w/<slug>/analytics  vs  Overview -> a click on "Analytics"
+//   - Range:      a full load of /analytics?interval=7d  vs  on Analytics, a click on "7 days"
+// Each time runs from the navigation's start (a full load) or the click (in-app) to the page's content
+// in the document: the links list, the analytics total, the new range. For the in-app cases also the
+// RSC request alone (from its start to the end of its answer). Prints medians and the slowest; never
+// passes or fails.
+import type { Page, Request } from "@playwright/test";
+import { launchChromium, sampleLinks, seedThroughApp } from "./app-seed.ts";
+
+const base = (process.argv[2] ?? process.env.BENCH_APP_URL ?? "http://localhost:3000").replace(/\/$/, "");
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+
+type Sample = { ms: number; rscMs: number | null };
+
+// Times are taken in the page, so Playwright's own work (actionability checks before a click,
+// polling for an element) is not counted: a full load from the navigation's start (performance
+// timeOrigin) to the content's first appearance, noticed by a script installed before any of the
+// page's own (on each frame and DOM change); an in-app navigation from the click, dispatched in the page, to the same.
+const READY = {
+  links: 'ul[aria-label="Links"]',
+  analytics: 'section[aria-label="Analytics"] [data-testid="total-clicks"]',
+  range7d: 'nav[aria-label="Time range"] a[aria-current="page"][href*="interval=7d"]',
+};
+
+// Plain JavaScript: a function compiled by tsx would carry helper calls the page does not have.
+const WATCH_FOR_CONTENT = `(() => {
+  const selectors = ${JSON.stringify(Object.values(READY))};
+  const seen = (window.__seen = {});
+  const check = () => {
+    for (const s of selectors) if (!(s in seen) && document.querySelector(s)) seen[s] = performance.now();
+  };
+  // every frame until all were seen (the page's first frames included), plus on every DOM change
+  const frame = () => {
+    check();
+    if (selectors.some((s) => !(s in seen))) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  new MutationObserver(check).observe(document, { subtree: true, childList: true, attributes: true });
+})();`;
+
+async function fullLoad(page: Page, url: string, ready: string): Promise<Sample> {
+  await page.goto(url);
+  await page.locator(ready).first().waitFor({ timeout: 30_000 });
+  const ms = await page.evaluate((s) => (window as unknown as { __seen: Record<string, number> }).__seen[s], ready);
+  if (ms === undefined)
+    throw new Error(
+      `${ready} was not seen appearing on ${url}: ${await page.evaluate(() => JSON.stringify((window as unknown as { __seen?: unknown }).__seen))}`,
+    );
+  return { ms, rscMs: null };
+}
+
+/** Clicks `link` in the page and times until `ready` is in the document; also the RSC request. */
+async function inApp(page: Page, link: string, ready: string): Promise<Sample> {
+  // a person clicks on a page that has settled (its scripts loaded, its prefetches done)
+  await page.waitForLoadState("networkidle").catch(() => {});
+  const rsc: number[] = [];
+  const onDone = (req: Request) => {
+    if (req.headers()["rsc"] !== "1" || req.headers()["next-router-prefetch"]) return;
+    const t = req.timing();
+    if (t.responseEnd > 0) rsc.push(t.responseEnd);
+  };
+  page.on("requestfinished", onDone);
+  const ms = await page.evaluate(
+    ([linkSel, readySel]) =>
+      new Promise<number>((resolve, reject) => {
+        const t0 = performance.now();
+        const timer = setTimeout(() => reject(new Error(`${readySel} did not appear in 30 s`)), 30_000);
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector(readySel)) return;
+          observer.disconnect();
+          clearTimeout(timer);
+          resolve(performance.now() - t0);
+        });
+        observer.observe(document, { subtree: true, childList: true, attributes: true });
+        (document.querySelector(linkSel) as HTMLElement).click();
+      }),
+    [link, ready],
+  );
+  await page.waitForLoadState("networkidle").catch(() => {});
+  page.off("requestfinished", onDone);
+  return { ms, rscMs: rsc.length ? Math.max(...rsc) : null };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const fmt = (xs: number[]) =>
+  xs.length
+    ? `median ${median(xs).toFixed(0).padStart(5)} ms, max ${Math.max(...xs)
+        .toFixed(0)
+        .padStart(5)} ms`
+    : "—";
+
+const browser = await launchChromium();
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+const page = await context.newPage();
+console.log(`navigation benchmark against ${base}: seeding 25 links and 200 clicks…`);
+const { slug } = await seedThroughApp(page, base, { name: "Bench", links: sampleLinks(25), clicks: 200 });
+const w = `${base}/w/${slug}`;
+await context.addInitScript({ content: WATCH_FOR_CONTENT });
+const navLink = (name: string) => `nav[aria-label="Workspace"] a[href="/w/${slug}${name}"]`;
+const results: Record<string, { full: number[]; inApp: number[]; rsc: number[] }> = {
+  Links: { full: [], inApp: [], rsc: [] },
+  Analytics: { full: [], inApp: [], rsc: [] },
+  "Analytics range": { full: [], inApp: [], rsc: [] },
+};
+const add = (name: string, kind: "full" | "inApp", s: Sample) => {
+  results[name][kind].push(s.ms);
+  if (kind === "inApp" && s.rscMs !== null) results[name].rsc.push(s.rscMs);
+};
+
+// one round not counted: the browser's cache of scripts and styles, the server's first renders
+for (let round = 0; round <= RUNS; round++) {
+  const keep = round > 0;
+  const r1 = await fullLoad(page, `${w}/links`, READY.links);
+  await page.goto(w);
+  const r2 = await inApp(page, navLink("/links"), READY.links);
+  const r3 = await fullLoad(page, `${w}/analytics`, READY.analytics);
+  await page.goto(w);
+  const r4 = await inApp(page, navLink("/analytics"), READY.analytics);
+  const r5 = await fullLoad(page, `${w}/analytics?interval=7d`, READY.range7d);
+  await page.goto(`${w}/analytics`);
+  const r6 = await inApp(page, 'nav[aria-label="Time range"] a[href*="interval=7d"]', READY.range7d);
+  if (!keep) continue;
+  add("Links", "full", r1);
+  add("Links", "inApp", r2);
+  add("Analytics", "full", r3);
+  add("Analytics", "inApp", r4);
+  add("Analytics range", "full", r5);
+  add("Analytics range", "inApp", r6);
+}
+await browser.close();
+
+console.log(`\n${RUNS} runs each, from the action to the content on screen (1280x800, Chromium):`);
+for (const [name, r] of Object.entries(results)) {
+  console.log(`${name.padEnd(16)} full load ${fmt(r.full)}   in-app ${fmt(r.inApp)}   (RSC request ${fmt(r.rsc)})`);
+}
