@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { admin } from "./support.ts";
 import { seedWorkspace, signIn, type Role, type SeededWorkspace } from "./workspace-seed.ts";
 
 // axe-core over every page of the app, signed in as owner, admin and member, at desktop (1280x800)
@@ -19,6 +20,8 @@ test.beforeAll(async ({ browser }) => {
   const page = await browser.newPage();
   seeded = await seedWorkspace(page);
   await page.close();
+  // the owner is also the instance administrator, so the Instance page is checked too
+  await admin("instance:admin", { email: seeded.emails.owner });
 });
 
 type AppPage = { name: string; path: string; roles: Role[]; phone: boolean };
@@ -53,6 +56,7 @@ function appPages(s: SeededWorkspace): AppPage[] {
     ["not found", `${w}/links/999999999`, all],
     ["account", "/account", all],
     ["new workspace", "/w/new", all],
+    ["instance", "/instance", all],
     ["API docs", "/docs/api", all, false],
     ["webhook docs", "/docs/webhooks", all],
   ];

@@ -138,6 +138,7 @@ describe("the sign-up form under the sign-up mode", () => {
 
   test("invite: a stranger is refused, the invited address gets an account; closed refuses a form loaded before", async () => {
     await inst.setSignupMode({ mode: "invite" });
+    expect(await (await fetch(`${app.url}/login`)).text()).toContain("Create an account");
     const form = await signUpForm();
     expect(form).toBeDefined();
     const stranger = `stranger-${++n}@example.test`;
@@ -158,6 +159,8 @@ describe("the sign-up form under the sign-up mode", () => {
     // closed: the page no longer offers the form, and a form kept from before is refused too
     await inst.setSignupMode({ mode: "closed" });
     expect(await signUpForm()).toBeUndefined();
+    // nor does the login page point to it
+    expect(await (await fetch(`${app.url}/login`)).text()).not.toContain("Create an account");
     const late = `late-${n}@example.test`;
     await inviteMember(owner.id, slug, { email: late, role: "member" });
     expect((await postSignUp(form, late)).html).toContain("Sign-up is closed on this Linkhop.");

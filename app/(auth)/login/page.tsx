@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { currentUserId, signInPageMessage } from "@/lib/auth";
 import { safeNextPath } from "@/lib/auth/next-path";
+import { signupSetting } from "@/lib/instance";
 import { TextLink } from "@/components/ui";
 import { signInAction } from "../actions";
 import { AuthForm } from "../auth-form";
@@ -32,6 +33,8 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   // A `next` that is not a path of this app is dropped (safeNextPath), never followed.
   const next = safeNextPath(params.next, null) ?? undefined;
   if (await currentUserId()) redirect(next ?? "/");
+  // with sign-up closed there is nothing to create here (only the admin CLI's user:create makes accounts)
+  const { mode } = await signupSetting();
   return (
     <>
       <h1 className="mb-4 text-lg font-semibold">Sign in</h1>
@@ -45,9 +48,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <TextLink href="/forgot-password">Forgot password?</TextLink>
       </p>
       <OAuthButtons next={next} />
-      <p className="mt-6 text-center text-sm text-slate-600">
-        New to Linkhop? <TextLink href={next ? `/signup?next=${encodeURIComponent(next)}` : "/signup"}>Create an account</TextLink>
-      </p>
+      {mode !== "closed" && (
+        <p className="mt-6 text-center text-sm text-slate-600">
+          New to Linkhop? <TextLink href={next ? `/signup?next=${encodeURIComponent(next)}` : "/signup"}>Create an account</TextLink>
+        </p>
+      )}
     </>
   );
 }
