@@ -38,7 +38,7 @@ function chunkedEnd(buf: Buffer, pos: number): number {
 }
 
 /** Length of the first complete response in buf (Content-Length or chunked body), or null. */
-function responseLength(buf: Buffer): { length: number; status: number } | null {
+export function responseLength(buf: Buffer): { length: number; status: number } | null {
   const end = buf.indexOf(HEADER_END);
   if (end === -1) return null;
   const head = buf.toString("latin1", 0, end);

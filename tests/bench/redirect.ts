@@ -25,6 +25,7 @@ import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { startApp } from "../support/app.ts";
 import { coresBusy, cpuSnapshot, postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
+import { responseLength } from "./http-load.ts";
 import { createTestCa, startReceiver } from "../support/https-receiver.ts";
 import { DEFAULT_PLANS } from "../../lib/plans/index.ts";
 
@@ -51,37 +52,6 @@ type Result = {
 };
 
 // ---- load generator ---------------------------------------------------------------------------
-
-const HEADER_END = Buffer.from("\r\n\r\n");
-
-/** End of a chunked body starting at `pos` (no trailers), or -1 while incomplete. */
-function chunkedEnd(buf: Buffer, pos: number): number {
-  for (;;) {
-    const lineEnd = buf.indexOf("\r\n", pos, "latin1");
-    if (lineEnd === -1) return -1;
-    const size = parseInt(buf.toString("latin1", pos, lineEnd), 16);
-    if (Number.isNaN(size)) throw new Error("bad chunk size");
-    pos = lineEnd + 2 + size + 2;
-    if (pos > buf.length) return -1;
-    if (size === 0) return pos;
-  }
-}
-
-/** Length of the first complete response in buf (Content-Length or chunked body), or null. */
-function responseLength(buf: Buffer): { length: number; status: number } | null {
-  const end = buf.indexOf(HEADER_END);
-  if (end === -1) return null;
-  const head = buf.toString("latin1", 0, end);
-  const status = Number(head.slice(9, 12));
-  const m = /\r\ncontent-length:\s*(\d+)/i.exec(head);
-  if (m) {
-    const length = end + 4 + Number(m[1]);
-    return buf.length >= length ? { length, status } : null;
-  }
-  if (!/\r\ntransfer-encoding:\s*chunked/i.test(head)) throw new Error(`response without a length:\n${head}`);
-  const length = chunkedEnd(buf, end + 4);
-  return length === -1 ? null : { length, status };
-}
 
 // a browser's User-Agent: a bot's (or an HTTP library's) visits are redirected but not counted
 const BROWSER =
