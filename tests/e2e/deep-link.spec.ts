@@ -7,7 +7,7 @@ import { signIn } from "./workspace-seed.ts";
 
 test("signed out, a link's analytics URL with filters leads through sign-in back to that exact URL", async ({ page, browser }) => {
   const { email, slug } = await signUp(page);
-  const { key } = (await admin("key:create", { slug })) as { key: string };
+  const { key } = (await admin("key:create", { slug, name: "Test client" })) as { key: string };
   const created = await page.request.post("/api/v1/links", {
     headers: { Authorization: `Bearer ${key}` },
     data: { url: "https://example.com/spring" },

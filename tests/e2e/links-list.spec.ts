@@ -9,7 +9,7 @@ test.use({ viewport: { width: 1280, height: 800 } });
 
 test("at 1280 px every short link is shown whole, rows are compact, each link has its click trend", async ({ page }, testInfo) => {
   const { slug } = await signUp(page);
-  const { key } = (await admin("key:create", { slug })) as { key: string };
+  const { key } = (await admin("key:create", { slug, name: "Test client" })) as { key: string };
   const headers = { Authorization: `Bearer ${key}` };
   const made: { id: number; short: string }[] = [];
   for (let i = 0; i < 12; i++) {

@@ -28,14 +28,14 @@ test("phone: every navigation item is reachable without horizontal scrolling; se
 
   await admin("workspace:plan", { slug, plan: "pro" }); // three live keys
   await admin("key:create", { slug, name: "A key with a rather long descriptive name" });
-  await admin("key:create", { slug });
+  await admin("key:create", { slug, name: "CI" });
   await page.goto(`/w/${slug}/settings/api-keys`);
   const revoke = page.getByRole("button", { name: "Revoke", exact: true });
   await expect(revoke).toHaveCount(2);
   for (const button of await revoke.all()) await onScreen(button);
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
 
-  const { key } = (await admin("key:create", { slug })) as { key: string };
+  const { key } = (await admin("key:create", { slug, name: "Search test" })) as { key: string };
   await page.request.post("/api/v1/links", { headers: { Authorization: `Bearer ${key}` }, data: { url: "https://example.com/a" } });
   await page.goto(`/w/${slug}/links`);
   const search = page.getByRole("searchbox", { name: "Search links" });

@@ -14,7 +14,7 @@ test("subscribe an endpoint to link.clicked for one folder, click a link of it, 
   try {
     const { slug } = await signUp(page);
     await admin("workspace:plan", { slug, plan: "team" });
-    const { key } = (await admin("key:create", { slug })) as { key: string };
+    const { key } = (await admin("key:create", { slug, name: "Test client" })) as { key: string };
     const make = async (code: string, folder: string) => {
       const r = await page.request.post(`${appUrl}/api/v1/links`, {
         headers: { Authorization: `Bearer ${key}` },

@@ -69,7 +69,9 @@ test("Last delivered follows a successful Test at once; the log shows the reques
     await expect(health.getByText("Last delivered").locator("xpath=following-sibling::dd[1]")).toHaveText("—");
     await page.getByRole("button", { name: "Send test event" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Delivered: HTTP 204" })).toBeVisible();
-    await expect(health.getByText("Last delivered").locator("xpath=following-sibling::dd[1]")).toHaveText(/^\d{4}-\d{2}-\d{2} .* UTC$/);
+    await expect(health.getByText("Last delivered").locator("xpath=following-sibling::dd[1]")).toHaveText(
+      /^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{2}:\d{2}:\d{2} UTC$/,
+    ); // the app's date format (components/dates.ts)
 
     const sent = receiver.requests[0].raw.toString("utf8");
     const delivery = page.getByTestId("delivery").first();

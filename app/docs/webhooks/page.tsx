@@ -251,7 +251,9 @@ export default function WebhooksDocsPage() {
           <span className={code}>createdAt</span>; <span className={code}>target</span> is destination, ios, android or geo; it never
           carries the visitor&apos;s address or any visitor key):
         </p>
-        <pre className={pre}>{CLICKED}</pre>
+        <pre tabIndex={0} className={pre}>
+          {CLICKED}
+        </pre>
         <p>
           Clicks are sent at most at the plan&apos;s delivery rate per endpoint (Team 50 a second, Business 200); more wait in order, and
           the Developers page shows each endpoint&apos;s backlog. Other endpoints are not held up by it.

@@ -117,7 +117,10 @@ export function DeliveryLog({
                             {a.responseBody ? (
                               <details>
                                 <summary className="cursor-pointer text-slate-600">{a.responseBody.length} bytes</summary>
-                                <pre className="mt-1 max-h-48 max-w-xl overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono">
+                                <pre
+                                  tabIndex={0}
+                                  className="mt-1 max-h-48 max-w-xl overflow-auto whitespace-pre-wrap break-all rounded bg-slate-100 p-2 font-mono"
+                                >
                                   {a.responseBody}
                                 </pre>
                               </details>
