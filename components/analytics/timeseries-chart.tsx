@@ -9,6 +9,10 @@ import "uplot/dist/uPlot.min.css";
 
 export type SeriesPoint = { start: string; clicks: number; visitors: number };
 
+const DAY = 86_400;
+/** Tick spacings (seconds) for day buckets: 1, 2 and 7 days, then about 2 weeks, 1, 3 and 6 months, a year. */
+const DAY_TICK_STEPS = [DAY, 2 * DAY, 7 * DAY, 14 * DAY, 30 * DAY, 91 * DAY, 182 * DAY, 365 * DAY];
+
 export function TimeseriesChart({
   points,
   timezone,
@@ -34,7 +38,14 @@ export function TimeseriesChart({
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
         axes: [
-          { stroke: "#64748b", grid: { stroke: "#f1f5f9" }, values: granularity === "day" ? "{MMM} {D}" : "{h}{aa}" },
+          {
+            stroke: "#64748b",
+            grid: { stroke: "#f1f5f9" },
+            values: granularity === "day" ? "{MMM} {D}" : "{h}{aa}",
+            // day buckets get ticks on whole days only: uPlot would otherwise pick 12-hour steps on a
+            // week and print every date twice
+            ...(granularity === "day" ? { incrs: DAY_TICK_STEPS } : {}),
+          },
           { stroke: "#64748b", grid: { stroke: "#f1f5f9" }, size: 40 },
         ],
         series: [

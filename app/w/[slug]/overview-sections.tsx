@@ -24,7 +24,7 @@ export function ClicksCard({ slug, report }: { slug: string; report: AnalyticsRe
         <span data-testid="overview-clicks" className="text-2xl font-semibold text-slate-900">
           {fmt(clicks)}
         </span>{" "}
-        clicks · {fmt(report.total.visitors ?? 0)} visitors
+        {clicks === 1 ? "click" : "clicks"} · {fmt(report.total.visitors ?? 0)} {report.total.visitors === 1 ? "visitor" : "visitors"}
       </p>
       {clicks > 0 ? (
         <TimeseriesChart points={points} timezone={report.series.timezone} granularity={report.series.granularity ?? "day"} />
