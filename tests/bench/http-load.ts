@@ -73,6 +73,8 @@ export type LoadOptions = {
   probe: CpuProbe;
   /** counters read before and after the measured seconds; the differences are `counted` */
   during?: () => Promise<Map<string, number>>;
+  /** every complete response's status, warm-up and wind-down included (e.g. to count every redirect served) */
+  onResponse?: (status: number) => void;
 };
 
 export async function load(o: LoadOptions): Promise<LoadResult> {
@@ -108,6 +110,7 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
         }
         if (!r) return;
         buf = buf.subarray(r.length);
+        o.onResponse?.(r.status);
         if (recording) {
           latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
           statuses[r.status] = (statuses[r.status] ?? 0) + 1;

@@ -17,15 +17,14 @@
 // script); BENCH_SERVER_NODE_OPTIONS is passed to it as NODE_OPTIONS.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { startApp } from "../support/app.ts";
-import { coresBusy, cpuSnapshot, postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
-import { responseLength } from "./http-load.ts";
+import { postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
+import { load as httpLoad } from "./http-load.ts";
 import { createTestCa, startReceiver } from "../support/https-receiver.ts";
 import { DEFAULT_PLANS } from "../../lib/plans/index.ts";
 
@@ -58,76 +57,21 @@ const BROWSER =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/125.0.0.0 Safari/537.36 Edg/125.0.2535.67";
 
 async function load(name: string, port: number, nextPath: () => string, host: string, probe: CpuProbe): Promise<Result> {
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  let errors = 0;
   let redirects = 0;
-  let recording = false;
-  let stopped = false;
-  const runOne = () =>
-    new Promise<void>((resolve) => {
-      const socket = net.connect({ port, host: "127.0.0.1", noDelay: true });
-      let buf = Buffer.alloc(0);
-      let sentAt = 0n;
-      const send = () => {
-        if (stopped) {
-          socket.end();
-          return resolve();
-        }
-        sentAt = process.hrtime.bigint();
-        socket.write(`GET ${nextPath()} HTTP/1.1\r\nHost: ${host}\r\nUser-Agent: ${BROWSER}\r\n\r\n`);
-      };
-      socket.on("connect", send);
-      socket.on("data", (chunk) => {
-        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
-        let r: ReturnType<typeof responseLength>;
-        try {
-          r = responseLength(buf);
-        } catch (e) {
-          console.error((e as Error).message);
-          errors++;
-          socket.destroy();
-          return resolve();
-        }
-        if (!r) return;
-        buf = buf.subarray(r.length);
-        if (r.status === 302) redirects++;
-        if (recording) {
-          latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
-          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        }
-        send();
-      });
-      socket.on("error", () => {
-        errors++;
-        resolve();
-      });
-      socket.on("close", () => resolve());
-    });
-  const all = Array.from({ length: CONNECTIONS }, runOne);
-  await sleep(WARMUP_SECONDS * 1000);
-  const cpuBefore = cpuSnapshot(probe);
-  recording = true;
-  const start = process.hrtime.bigint();
-  await sleep(SECONDS * 1000);
-  recording = false;
-  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  const cpuAfter = cpuSnapshot(probe);
-  stopped = true;
-  await Promise.all(all);
-  latencies.sort((x, y) => x - y);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return {
+  const r = await httpLoad({
     name,
-    requests: latencies.length,
-    rps: latencies.length / elapsed,
-    p50: pct(0.5),
-    p99: pct(0.99),
-    errors,
-    statuses,
-    redirectsIncludingWarmup: redirects,
-    cpu: coresBusy(cpuBefore, cpuAfter, elapsed),
-  };
+    port,
+    clients: CONNECTIONS,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds: SECONDS,
+    probe,
+    next: () => ({ method: "GET", path: nextPath(), headers: { Host: host, "User-Agent": BROWSER } }),
+    onResponse: (status) => {
+      if (status === 302) redirects++;
+    },
+  });
+  const { counted: _counted, countedByName: _byName, ...result } = r;
+  return { ...result, redirectsIncludingWarmup: redirects };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
