@@ -22,6 +22,7 @@ export type SharedName =
   | "metrics" // lib/metrics: the Prometheus registry and the process's metrics
   | "mailer" // lib/mail: the SMTP transport
   | "inngest" // lib/webhooks/inngest-client.ts: the Inngest client
+  | "webhook-attempt-batches" // lib/webhooks/attempt-batches.ts: the attempts' batched read and record
   | "dialer-pools" // lib/net/dialer.ts: keep-alive agents per checked address
   | "resolvers" // lib/net/resolve.ts: DNS resolvers per DNS_SERVERS
   | "geo" // lib/analytics: the IP location database

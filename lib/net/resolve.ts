@@ -45,14 +45,33 @@ export const systemResolve: Resolve = async (host) => {
   }
 };
 
-/** The resolver for this configuration: DNS_SERVERS when set, else the system's. */
+/**
+ * The resolver for this configuration: DNS_SERVERS when set, else the system's, coalesced: a caller
+ * that asks while a lookup of the same name runs gets that lookup's answer, which arrives after it
+ * asked. Nothing is kept once an answer is in, so every later check asks again.
+ */
 export function defaultResolve(servers: string[]): Resolve {
-  if (!servers.length) return systemResolve;
   const key = servers.join(",");
   const cache = shared("resolvers", () => new Map<string, Resolve>());
   let r = cache.get(key);
-  if (!r) cache.set(key, (r = resolverFor(servers)));
+  if (!r) cache.set(key, (r = coalesced(servers.length ? resolverFor(servers) : systemResolve)));
   return r;
+}
+
+/**
+ * `resolve` with concurrent lookups of one name answered by one lookup: a burst of webhook attempts
+ * to one endpoint asks the DNS once (the libuv threads that `dns.lookup` uses are four).
+ */
+export function coalesced(resolve: Resolve): Resolve {
+  const inFlight = new Map<string, Promise<string[]>>();
+  return (host) => {
+    let p = inFlight.get(host);
+    if (!p) {
+      p = resolve(host).finally(() => inFlight.delete(host));
+      inFlight.set(host, p);
+    }
+    return p.then((addresses) => [...addresses]);
+  };
 }
 
 export function stripBrackets(host: string): string {

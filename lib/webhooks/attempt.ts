@@ -1,14 +1,15 @@
 import { config } from "../config/index.ts";
 import { db, type Tx } from "../db/client.ts";
-import type { Prisma } from "../db/generated/client.ts";
 import { metrics } from "../metrics/index.ts";
 import { dropPooledConnections, postPinned } from "../net/index.ts";
 import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
+import { readSendable, recordDeliveredAttempt, SUCCESS_STAMP_MS } from "./attempt-batches.ts";
 import { dueWhere } from "./due.ts";
 import { checkWebhookUrl } from "./guard.ts";
 import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { disableReason, outcomeOfStatus, RESPONSE_BYTES_KEPT, retryDelayAfter, userAgent, type AttemptOutcome } from "./rules.ts";
+import type { Sendable } from "./sql.ts";
 import { signatureHeader } from "./verify.ts";
 import { log } from "../log/index.ts";
 
@@ -40,6 +41,8 @@ export type AttemptOptions = {
    * bunch requests at the receiver.
    */
   beforeSend?: () => Promise<void>;
+  /** Called once the request is over (answered, failed or timed out), before its result is recorded. */
+  afterSend?: () => void;
 };
 
 /**
@@ -55,8 +58,6 @@ export const LOCK_MARGIN_MS = 30_000;
  */
 export const RECORD_WITHIN_MS = 10_000;
 const RECORD_TX_TIMEOUT_MS = 5000;
-/** lastSuccessAt of a healthy endpoint is refreshed at most this often. */
-const SUCCESS_STAMP_MS = 5000;
 /** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
 const DUE_SLACK_MS = 1000;
 
@@ -120,9 +121,18 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   if (!("delivery" in loaded)) return loaded;
   await opts.beforeSend?.();
   const sent = await send(loaded.delivery);
+  opts.afterSend?.();
   metrics().webhooks.attempts.inc({ outcome: sent.outcome });
   metrics().webhooks.duration.observe(sent.durationMs / 1000);
-  const { retryInMs, done, disabledBecause } = await recordAttempt(deliveryId, (tx) => recordResult(tx, loaded, sent, opts));
+  const { retryInMs, done, disabledBecause } =
+    loaded.automatic && sent.delivered
+      ? await recordAttempt(deliveryId, () => recordDelivered(loaded.delivery, sent))
+      : await recordAttempt(deliveryId, (deadline) =>
+          db().$transaction((tx) => recordResult(tx, loaded, sent, opts), {
+            maxWait: Math.max(500, deadline - Date.now()),
+            timeout: RECORD_TX_TIMEOUT_MS,
+          }),
+        );
   if (disabledBecause) notifyEndpointDisabledSoon(loaded.delivery.endpointId, disabledBecause);
 
   return result(deliveryId, {
@@ -136,20 +146,14 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   });
 }
 
-const deliveryToSend = {
-  event: true,
-  endpoint: { include: { workspace: true } },
-  _count: { select: { attemptLog: true } },
-} satisfies Prisma.DeliveryInclude;
-type DeliveryToSend = Prisma.DeliveryGetPayload<{ include: typeof deliveryToSend }>;
-type Loaded = { delivery: DeliveryToSend; automatic: boolean };
+type Loaded = { delivery: Sendable; automatic: boolean };
 
 /**
  * Reads the delivery with what sending needs, and checks again that it may be sent: a stopped
  * workspace, a disabled endpoint or a plan without webhooks cancels it (or refuses the resend).
  */
 async function loadAndRecheck(deliveryId: number, opts: AttemptOptions): Promise<Loaded | AttemptResult> {
-  const d = await db().delivery.findUnique({ where: { id: deliveryId }, include: deliveryToSend });
+  const d = await readSendable(deliveryId);
   if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery (the endpoint was removed?)." });
   const automatic = !opts.manual && !d.isTest;
   const ep = d.endpoint;
@@ -190,7 +194,7 @@ type Sent = {
  * Sends: the guard again (addresses may have changed since the endpoint was saved), then a POST
  * pinned to the addresses just checked, signed with the secret as it is now.
  */
-async function send(d: DeliveryToSend): Promise<Sent> {
+async function send(d: Sendable): Promise<Sent> {
   const cfg = config();
   const ep = d.endpoint;
   const startedAt = new Date();
@@ -223,7 +227,8 @@ async function send(d: DeliveryToSend): Promise<Sent> {
       timeoutMs: remaining,
       maxResponseBytes: RESPONSE_BYTES_KEPT,
     });
-    responseBody = r.body;
+    // PostgreSQL text cannot hold NUL: a receiver answering one must not make the attempt unrecordable
+    responseBody = r.body.replaceAll("\u0000", "\uFFFD");
     statusCode = r.statusCode;
     if (r.outcome === "response" && r.statusCode !== null) {
       outcome = outcomeOfStatus(r.statusCode);
@@ -263,7 +268,7 @@ async function recordResult(
   const { delivered, now } = s;
   let retryInMs: number | null = null;
   let done = true;
-  const number = d._count.attemptLog + 1;
+  const number = d.attemptCount + 1;
   await tx.deliveryAttempt.create({
     data: {
       deliveryId,
@@ -313,15 +318,15 @@ async function recordResult(
 }
 
 /**
- * Runs the transaction that records a made attempt, again after a failure, until RECORD_WITHIN_MS
- * has passed; each try may wait for a connection until then (Prisma's default is 2 s, which a
- * loaded process with 64 attempts in flight on a pool of 10 exceeds).
+ * Runs the write that records a made attempt, again after a failure, until RECORD_WITHIN_MS has
+ * passed. `write` gets the deadline: a transaction may wait for a connection until then (Prisma's
+ * default is 2 s, which a loaded process with 64 attempts in flight on a pool of 10 exceeds).
  */
-async function recordAttempt<T>(deliveryId: number, write: (tx: Tx) => Promise<T>): Promise<T> {
+async function recordAttempt<T>(deliveryId: number, write: (deadline: number) => Promise<T>): Promise<T> {
   const deadline = Date.now() + RECORD_WITHIN_MS;
   for (let tries = 1; ; tries++) {
     try {
-      return await db().$transaction(write, { maxWait: Math.max(500, deadline - Date.now()), timeout: RECORD_TX_TIMEOUT_MS });
+      return await write(deadline);
     } catch (e) {
       const pause = Math.min(200 * 2 ** (tries - 1), 2000);
       if (Date.now() + pause >= deadline) throw e;
@@ -329,6 +334,27 @@ async function recordAttempt<T>(deliveryId: number, write: (tx: Tx) => Promise<T
       await new Promise((r) => setTimeout(r, pause));
     }
   }
+}
+
+/**
+ * A delivered automatic attempt (the engine's common case), through the batched statement
+ * (attempt-batches.ts): the same rows and effects as recordResult writes for it.
+ */
+async function recordDelivered(d: Sendable, s: Sent): Promise<{ retryInMs: null; done: true; disabledBecause: null }> {
+  await recordDeliveredAttempt(
+    {
+      deliveryId: d.id,
+      endpointId: d.endpointId,
+      number: d.attemptCount + 1,
+      attempts: d.attempts + 1,
+      startedAt: s.startedAt,
+      durationMs: s.durationMs,
+      statusCode: s.statusCode ?? 200,
+      responseBody: s.responseBody,
+    },
+    s.now,
+  );
+  return { retryInMs: null, done: true, disabledBecause: null };
 }
 
 /**

@@ -1,8 +1,8 @@
-import { db } from "../db/client.ts";
-import { Prisma } from "../db/generated/client.ts";
+import { database } from "../db/client.ts";
+import type { Prisma } from "../db/generated/client.ts";
 
 // The one rule of when a delivery is due for its next automatic attempt, in the three forms its
-// users need: SQL for the built-in scheduler's claim (scheduler.ts), a Prisma filter for the claim
+// users need: SQL for the built-in scheduler's claim (sql.ts), a Prisma filter for the claim
 // of a single delivery (attempt.ts), and a plain predicate. They are kept side by side so they
 // change together; tests/integration/webhooks-due.test.ts checks that all three agree.
 //
@@ -21,13 +21,20 @@ export function isDue(d: DueFields, now: Date, slackMs = 0): boolean {
   );
 }
 
-/** The rule as a condition on "Delivery" columns, for raw SQL. */
-export function dueSql(now: Date, slackMs = 0): Prisma.Sql {
-  const dueBy = new Date(now.getTime() + slackMs);
-  return Prisma.sql`status = 'pending'
+/**
+ * The rule as a condition on "Delivery" columns for a `pg` statement, whose parameters number
+ * `nowAt` and `dueByAt` hold the two times of dueTimes().
+ */
+export function dueCondition(nowAt: number, dueByAt: number): string {
+  return `status = 'pending'
         AND "isTest" = false
-        AND "nextAttemptAt" <= ${dueBy}
-        AND ("lockedUntil" IS NULL OR "lockedUntil" < ${now})`;
+        AND "nextAttemptAt" <= $${dueByAt}::timestamptz
+        AND ("lockedUntil" IS NULL OR "lockedUntil" < $${nowAt}::timestamptz)`;
+}
+
+/** The two times dueCondition compares with: now, and the latest nextAttemptAt that counts as due. */
+export function dueTimes(now: Date, slackMs = 0): [now: Date, dueBy: Date] {
+  return [now, new Date(now.getTime() + slackMs)];
 }
 
 /** The rule as a Prisma filter on Delivery. */
@@ -45,7 +52,11 @@ export function dueWhere(now: Date, slackMs = 0): Prisma.DeliveryWhereInput {
  * keeps up holds this near 0 (linkhop_webhook_oldest_due_seconds, read at scrape time).
  */
 export async function oldestDueSeconds(now = new Date()): Promise<number> {
-  const rows = await db().$queryRaw<{ due: Date | null }[]>`SELECT min("nextAttemptAt") AS due FROM "Delivery" WHERE ${dueSql(now)}`;
+  const { rows } = await database().prismaPool.query<{ due: Date | null }>({
+    name: "webhook_oldest_due",
+    text: `SELECT min("nextAttemptAt") AS due FROM "Delivery" WHERE ${dueCondition(1, 2)}`,
+    values: dueTimes(now),
+  });
   const due = rows[0]?.due;
   return due ? Math.max(0, (now.getTime() - due.getTime()) / 1000) : 0;
 }

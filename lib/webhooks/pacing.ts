@@ -1,4 +1,4 @@
-import { db } from "../db/client.ts";
+import { database, db } from "../db/client.ts";
 import { planOf, plans, webhookRatePerSecond } from "../plans/index.ts";
 
 // Each endpoint's delivery rate (the plan's webhookRatePerSecond): the built-in scheduler takes one
@@ -18,6 +18,23 @@ export const SLOT_HORIZON_MS = 500;
 
 export type SendSlots = { firstAt: number; intervalMs: number };
 
+const TAKE_SEND_SLOTS = `
+    WITH wanted AS (
+      SELECT e.id, w.n, greatest(e."sendSlotAt", $3::timestamptz) AS first,
+             $4::float8 / coalesce(r.rate, $5::float8) AS interval_ms
+        FROM unnest($1::int[], $2::int[]) AS w(id, n)
+        JOIN "WebhookEndpoint" e ON e.id = w.id
+        JOIN "Workspace" ws ON ws.id = e."workspaceId"
+        LEFT JOIN unnest($6::text[], $7::float8[]) AS r(plan, rate) ON r.plan = ws.plan
+       ORDER BY e.id
+       FOR UPDATE OF e
+    )
+    UPDATE "WebhookEndpoint" e
+       SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)
+      FROM wanted
+     WHERE e.id = wanted.id
+    RETURNING e.id, wanted.first, wanted.interval_ms`;
+
 /**
  * Takes `count` consecutive send slots for each endpoint, in one statement: returns, per endpoint,
  * the first slot's time (unix ms) and the spacing; the i-th attempt may start at firstAt + i * intervalMs.
@@ -28,23 +45,19 @@ export async function takeSendSlots(counts: Map<number, number>, now = Date.now(
   const ids = [...counts.keys()].sort((a, b) => a - b);
   const table = Object.values(plans());
   const fallback = webhookRatePerSecond(planOf(""));
-  const rows = await db().$queryRaw<{ id: number; first: Date; interval_ms: number }[]>`
-    WITH wanted AS (
-      SELECT e.id, w.n, greatest(e."sendSlotAt", ${new Date(now)}::timestamptz) AS first,
-             ${1000 * PACING_MARGIN}::float8 / coalesce(r.rate, ${fallback}::float8) AS interval_ms
-        FROM unnest(${ids}::int[], ${ids.map((id) => counts.get(id)!)}::int[]) AS w(id, n)
-        JOIN "WebhookEndpoint" e ON e.id = w.id
-        JOIN "Workspace" ws ON ws.id = e."workspaceId"
-        LEFT JOIN unnest(${table.map((p) => p.id)}::text[], ${table.map((p) => webhookRatePerSecond(p))}::float8[]) AS r(plan, rate)
-          ON r.plan = ws.plan
-       ORDER BY e.id
-       FOR UPDATE OF e
-    )
-    UPDATE "WebhookEndpoint" e
-       SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)
-      FROM wanted
-     WHERE e.id = wanted.id
-    RETURNING e.id, wanted.first, wanted.interval_ms`;
+  const { rows } = await database().prismaPool.query<{ id: number; first: Date; interval_ms: number }>({
+    name: "webhook_take_send_slots",
+    text: TAKE_SEND_SLOTS,
+    values: [
+      ids,
+      ids.map((id) => counts.get(id)!),
+      new Date(now),
+      1000 * PACING_MARGIN,
+      fallback,
+      table.map((p) => p.id),
+      table.map((p) => webhookRatePerSecond(p)),
+    ],
+  });
   return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
 }
 

@@ -1,8 +1,8 @@
 import { config } from "../config/index.ts";
-import { db } from "../db/client.ts";
+import { database } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
-import { dueSql } from "./due.ts";
 import { SLOT_HORIZON_MS, takeSendSlots } from "./pacing.ts";
+import { claimDue, releaseHolds, type ClaimedDelivery } from "./sql.ts";
 import { log } from "../log/index.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
@@ -10,8 +10,6 @@ import { log } from "../log/index.ts";
 // lockedUntil for longer than an attempt can take), so several app processes on one database
 // never send one attempt twice, and a crashed process's claims simply expire. Everything it
 // knows is in the rows: a restart picks up where the last process stopped.
-
-export type ClaimedDelivery = { id: number; endpointId: number };
 
 /**
  * Claims up to `limit` due deliveries (due.ts: pending, nextAttemptAt passed, not held), skipping
@@ -24,25 +22,18 @@ export async function claimDueDeliveries(
   skipEndpoints: number[] = [],
   now = new Date(),
 ): Promise<ClaimedDelivery[]> {
-  const until = new Date(now.getTime() + lockMs);
-  return db().$queryRaw<ClaimedDelivery[]>`
-    UPDATE "Delivery" SET "lockedUntil" = ${until}
-    WHERE id IN (
-      SELECT id FROM "Delivery"
-      WHERE ${dueSql(now)}
-        AND NOT ("endpointId" = ANY(${skipEndpoints}::int[]))
-        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
-                         WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > ${new Date(now.getTime() + SLOT_HORIZON_MS)})
-      ORDER BY "nextAttemptAt"
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING id, "endpointId"`;
+  return claimDue(database().prismaPool, {
+    now,
+    until: new Date(now.getTime() + lockMs),
+    limit,
+    skipEndpoints,
+    slotHorizon: new Date(now.getTime() + SLOT_HORIZON_MS),
+  });
 }
 
 /** Gives claimed deliveries back (they are due again at once for any scheduler). */
 export async function releaseClaims(ids: number[]): Promise<void> {
-  if (ids.length) await db().delivery.updateMany({ where: { id: { in: ids } }, data: { lockedUntil: null } });
+  await releaseHolds(database().prismaPool, ids);
 }
 
 export type SchedulerOptions = {
@@ -50,13 +41,15 @@ export type SchedulerOptions = {
   pollMs?: number;
   /** Attempts in flight (plus claimed and waiting) in this process. */
   maxInFlight?: number;
-  /** Attempts in flight per endpoint in this process; as many more may wait, claimed, for a slot. */
+  /** Attempts in flight per endpoint in this process. */
   perEndpoint?: number;
+  /** Claims of one endpoint that may wait in this process for one of its perEndpoint turns. */
+  queuedPerEndpoint?: number;
   /** Rows claimed per statement at most. */
   batch?: number;
 };
 
-export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8, batch: 50 };
+export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8, queuedPerEndpoint: 24, batch: 50 };
 
 export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
@@ -78,8 +71,14 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   let stopped = false;
   let ticking = false;
   let again = false;
-  // More was due than we took (capacity or per-endpoint cap): look again when a slot frees.
+  // More was due than we took (the claim's limit or the process's capacity): look again when an
+  // attempt ends.
   let backlog = false;
+  // An endpoint holding this many claims (in flight and waiting) has enough for now: claims skip it
+  // until its count drops below, then it is refilled. Claims that skip a large backlog scan its
+  // rows, so they are made once per half queue, not after every attempt.
+  const refillBelow = o.perEndpoint + Math.ceil(o.queuedPerEndpoint / 2);
+  const held = (endpointId: number) => (runningPer.get(endpointId) ?? 0) + (waitingPer.get(endpointId)?.length ?? 0);
   // Endpoints seen in the last claim: sizes the next one, so a backlog on a few endpoints is not
   // claimed in bulk only to be given back.
   let lastEndpoints = o.batch;
@@ -88,20 +87,37 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   const run = (c: Claim) => {
     attempts++;
     runningPer.set(c.endpointId, (runningPer.get(c.endpointId) ?? 0) + 1);
-    const p = attemptDelivery(c.id, { claimed: true, beforeSend: () => pace(c) }).finally(() => {
-      running.delete(p);
+    // The endpoint's turn ends when its request does: recording the result needs no connection to
+    // the receiver, so the endpoint's next claim starts while this one's result is written.
+    let turnEnded = false;
+    const endTurn = () => {
+      if (turnEnded) return;
+      turnEnded = true;
+      const before = held(c.endpointId);
       const n = (runningPer.get(c.endpointId) ?? 1) - 1;
       if (n > 0) runningPer.set(c.endpointId, n);
       else runningPer.delete(c.endpointId);
-      const next = waitingPer.get(c.endpointId)?.shift();
-      if (next) {
-        waitingCount--;
-        if (fresh(next) && !stopped) run(next);
-        else void releaseClaims([next.id]).catch(() => {});
-      }
+      startWaiting(c.endpointId);
+      if (before >= refillBelow && held(c.endpointId) < refillBelow) wake();
+    };
+    const p = attemptDelivery(c.id, { claimed: true, beforeSend: () => pace(c), afterSend: endTurn }).finally(() => {
+      running.delete(p);
+      endTurn();
       if (backlog) wake();
     });
     running.add(p);
+  };
+
+  /** Starts the endpoint's waiting claims while it has free turns (a stale claim is given back instead). */
+  const startWaiting = (endpointId: number) => {
+    const queue = waitingPer.get(endpointId);
+    while (queue?.length && (runningPer.get(endpointId) ?? 0) < o.perEndpoint) {
+      const next = queue.shift()!;
+      waitingCount--;
+      if (fresh(next) && !stopped) run(next);
+      else void releaseClaims([next.id]).catch(() => {});
+    }
+    if (queue && !queue.length) waitingPer.delete(endpointId);
   };
 
   const tick = async () => {
@@ -118,40 +134,36 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
           backlog = free <= 0;
           break;
         }
-        const saturated = [...runningPer].filter(([, n]) => n >= o.perEndpoint).map(([id]) => id);
-        const limit = Math.min(o.batch, free, (lastEndpoints + 1) * o.perEndpoint);
+        const enough = [...new Set([...runningPer.keys(), ...waitingPer.keys()])].filter((id) => held(id) >= refillBelow);
+        const limit = Math.min(o.batch, free, (lastEndpoints + 1) * (o.perEndpoint + o.queuedPerEndpoint));
         const claimedAt = Date.now();
-        const claimed = await claimDueDeliveries(limit, lockMs, saturated);
+        const claimed = await claimDueDeliveries(limit, lockMs, enough);
         if (claimed.length) lastEndpoints = new Set(claimed.map((c) => c.endpointId)).size;
         const excess: number[] = [];
-        const now: Claim[] = [];
-        const later: Claim[] = [];
-        const held = new Map<number, { running: number; queued: number }>();
+        const accepted: Claim[] = [];
+        const taking = new Map<number, number>();
         for (const row of claimed) {
-          const c = { ...row, claimedAt, slotAt: 0, intervalMs: 0 };
-          const h = held.get(c.endpointId) ?? {
-            running: runningPer.get(c.endpointId) ?? 0,
-            queued: waitingPer.get(c.endpointId)?.length ?? 0,
-          };
-          held.set(c.endpointId, h);
-          if (stopped) excess.push(c.id);
-          else if (h.running < o.perEndpoint) (h.running++, now.push(c));
-          else if (h.queued < o.perEndpoint) (h.queued++, later.push(c));
-          else excess.push(c.id);
+          const n = taking.get(row.endpointId) ?? held(row.endpointId);
+          if (stopped || n >= o.perEndpoint + o.queuedPerEndpoint) excess.push(row.id);
+          else (taking.set(row.endpointId, n + 1), accepted.push({ ...row, claimedAt, slotAt: 0, intervalMs: 0 }));
         }
-        await assignSendSlots([...now, ...later]).catch(async (e) => {
+        await assignSendSlots(accepted).catch(async (e) => {
           // not run: given back at once rather than held until the claims expire
-          await releaseClaims([...now, ...later].map((c) => c.id)).catch(() => {});
+          await releaseClaims(accepted.map((c) => c.id)).catch(() => {});
           throw e;
         });
-        for (const c of now) run(c);
-        for (const c of later) {
-          waitingPer.set(c.endpointId, [...(waitingPer.get(c.endpointId) ?? []), c]);
+        // Queued first, then started as turns allow: attempts that ended during the await above
+        // freed turns that these take now.
+        for (const c of accepted) {
+          const queue = waitingPer.get(c.endpointId);
+          if (queue) queue.push(c);
+          else waitingPer.set(c.endpointId, [c]);
           waitingCount++;
         }
+        for (const endpointId of taking.keys()) startWaiting(endpointId);
         await releaseClaims(excess);
-        // Endpoints at their cap were skipped: whatever they have due waits for a free slot.
-        backlog = claimed.length === limit || excess.length > 0 || saturated.length > 0;
+        // Endpoints skipped as having enough are woken for when they run low (run's endTurn).
+        backlog = claimed.length === limit || excess.length > 0;
         if (claimed.length === limit && excess.length < claimed.length) again = true;
       } while (again && !stopped);
     } catch (e) {
@@ -177,16 +189,22 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   }
 
   // This process's requests to one endpoint leave one at a time, each no earlier than its slot and
-  // a whole interval after the previous one actually left: attempts that were held up (a slow
-  // read, a busy event loop) do not catch up in a burst. One settled promise kept per endpoint.
-  const lastSent = new Map<number, Promise<number>>();
+  // a whole interval after the previous one's turn (its slot, or when it actually left if later):
+  // attempts that were held up (a slow read, a busy event loop) do not catch up in a burst. A wait
+  // under a millisecond is not slept (a timer lasts a millisecond or more, which would cap an
+  // endpoint near 1,000/s whatever its rate): the request leaves up to 1 ms early, and the next
+  // turn still counts from this one's, so early starts never add up (PACING_MARGIN covers the 1 ms).
+  // One settled promise kept per endpoint.
+  const lastTurn = new Map<number, Promise<number>>();
+  const nowMs = () => performance.timeOrigin + performance.now();
   function pace(c: Claim): Promise<void> {
-    const mine = (lastSent.get(c.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
-      const wait = Math.max(c.slotAt, previous + c.intervalMs) - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      return Date.now();
+    const mine = (lastTurn.get(c.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
+      const turn = Math.max(c.slotAt, previous + c.intervalMs);
+      const wait = turn - nowMs();
+      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      return Math.max(turn, nowMs());
     });
-    lastSent.set(c.endpointId, mine);
+    lastTurn.set(c.endpointId, mine);
     return mine.then(() => undefined);
   }
 

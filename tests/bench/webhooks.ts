@@ -6,7 +6,7 @@
 //   (b) p50/p99 time from the API's 201 (POST /api/v1/links) to the receiver having the request.
 // The receiver answers 200 at once. Sizes: BENCH_DELIVERIES (default 2000) per throughput run,
 // BENCH_LINKS (default 200) API calls for the latency run. Prints figures only; it never passes
-// or fails on timing.
+// or fails on timing. BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples the app process.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,6 +14,7 @@ import pg from "pg";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 import { startApp } from "../support/app.ts";
+import { serverNodeOptions } from "./cpu.ts";
 import { createTestCa, startReceiver, type ReceivedRequest } from "../support/https-receiver.ts";
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 2000);
@@ -94,7 +95,11 @@ async function main() {
     return ws;
   };
 
-  const app = await startApp(databaseUrl, { ...env, NODE_EXTRA_CA_CERTS: ca.certPath });
+  const app = await startApp(databaseUrl, {
+    ...env,
+    NODE_EXTRA_CA_CERTS: ca.certPath,
+    NODE_OPTIONS: serverNodeOptions(process.env.BENCH_SERVER_CPU_PROFILE) ?? process.env.NODE_OPTIONS,
+  });
   const results: string[] = [];
   try {
     // (a) throughput: a backlog written while parked (due tomorrow), then released at once.

@@ -48,8 +48,8 @@ const CASES: Case[] = [
 describe("the due rule", () => {
   it("SQL, Prisma filter and predicate pick the same deliveries", async () => {
     const { createEndpoint } = await import("../../lib/webhooks/index.ts");
-    const { db } = await import("../../lib/db/client.ts");
-    const { dueSql, dueWhere, isDue } = await import("../../lib/webhooks/due.ts");
+    const { database, db } = await import("../../lib/db/client.ts");
+    const { dueCondition, dueTimes, dueWhere, isDue } = await import("../../lib/webhooks/due.ts");
     const ws = await newWorkspace("team");
     await createEndpoint(ws.id, { url: "http://127.0.0.1:9/due" });
     const now = new Date(Date.now() + 60_000);
@@ -77,7 +77,12 @@ describe("the due rule", () => {
       const byPredicate = names(rows.filter((d) => isDue(d, now, slackMs)));
       const byWhere = names(await db().delivery.findMany({ where: { id: { in: all }, ...dueWhere(now, slackMs) }, select: { id: true } }));
       const bySql = names(
-        await db().$queryRaw<{ id: number }[]>`SELECT id FROM "Delivery" WHERE id = ANY(${all}::int[]) AND ${dueSql(now, slackMs)}`,
+        (
+          await database().prismaPool.query<{ id: number }>(
+            `SELECT id FROM "Delivery" WHERE id = ANY($1::int[]) AND ${dueCondition(2, 3)}`,
+            [all, ...dueTimes(now, slackMs)],
+          )
+        ).rows,
       );
       expect(byPredicate, `predicate, slack ${slackMs}`).toEqual(expected[slackMs].sort());
       expect(byWhere, `Prisma filter, slack ${slackMs}`).toEqual(byPredicate);

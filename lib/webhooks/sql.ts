@@ -1,0 +1,186 @@
+import type pg from "pg";
+import { dueCondition, dueTimes } from "./due.ts";
+
+// The delivery engine's statements through `pg` (named, prepared): claiming due deliveries, reading
+// what an attempt sends, and recording delivered attempts. Through Prisma they were a findUnique with three
+// relations and an interactive transaction of four statements per delivery, whose client work
+// cost more than the attempt's request (measured by `npm run bench:webhooks`); here each is one
+// statement for a whole batch of attempts (batched.ts).
+
+export type Queryable = Pick<pg.Pool, "query">;
+
+/** What an attempt needs: the delivery, its event's body and its endpoint's address, secret and state. */
+export type Sendable = {
+  id: number;
+  endpointId: number;
+  /** Automatic attempts made so far. */
+  attempts: number;
+  isTest: boolean;
+  /** Attempts logged so far, automatic and manual: the next one is number attemptCount + 1. */
+  attemptCount: number;
+  event: { id: string; type: string; body: string };
+  endpoint: { url: string; secret: string; enabled: boolean; workspace: { active: boolean; plan: string } };
+};
+
+type SendableRow = {
+  id: number;
+  endpointId: number;
+  attempts: number;
+  isTest: boolean;
+  attemptCount: number;
+  eventId: string;
+  eventType: string;
+  eventBody: string;
+  url: string;
+  secret: string;
+  enabled: boolean;
+  active: boolean;
+  plan: string;
+};
+
+const SENDABLE = `
+  select d.id, d."endpointId", d.attempts, d."isTest",
+         (select count(*)::int from "DeliveryAttempt" a where a."deliveryId" = d.id) as "attemptCount",
+         ev.id as "eventId", ev.type as "eventType", ev.body as "eventBody",
+         e.url, e.secret, e.enabled, w.active, w.plan
+    from "Delivery" d
+    join "WebhookEvent" ev on ev.id = d."eventId"
+    join "WebhookEndpoint" e on e.id = d."endpointId"
+    join "Workspace" w on w.id = e."workspaceId"
+   where d.id = any($1::int[])`;
+
+/** The deliveries of `ids` that exist, each with what sending it needs (in no particular order). */
+export async function loadSendable(q: Queryable, ids: number[]): Promise<Sendable[]> {
+  const { rows } = await q.query<SendableRow>({ name: "webhook_sendable", text: SENDABLE, values: [ids] });
+  return rows.map((r) => ({
+    id: r.id,
+    endpointId: r.endpointId,
+    attempts: r.attempts,
+    isTest: r.isTest,
+    attemptCount: r.attemptCount,
+    event: { id: r.eventId, type: r.eventType, body: r.eventBody },
+    endpoint: { url: r.url, secret: r.secret, enabled: r.enabled, workspace: { active: r.active, plan: r.plan } },
+  }));
+}
+
+/** A delivered automatic attempt of a (non-test) delivery, to be recorded. */
+export type DeliveredAttempt = {
+  deliveryId: number;
+  endpointId: number;
+  /** The attempt's number in the log (Sendable.attemptCount + 1). */
+  number: number;
+  /** The delivery's automatic attempts with this one (Sendable.attempts + 1). */
+  attempts: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number;
+  responseBody: string;
+};
+
+// One statement, so atomic on its own: the attempts' log rows; each delivery still pending becomes
+// delivered (one that a resend delivered or a disable cancelled meanwhile is left as it is); each
+// endpoint's failure state is cleared and its last success stamped, unless it is healthy and was
+// stamped in the last $5 ms (that skipped write keeps parallel attempts from queueing on the
+// endpoint's row). Endpoint rows are locked in id order, as takeSendSlots (pacing.ts) does, so two
+// processes recording for the same endpoints never deadlock.
+const RECORD_DELIVERED = `
+  with r as (
+    select * from unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[])
+      as r("deliveryId", number, attempts, "startedAt", "durationMs", "statusCode", "responseBody")
+  ), logged as (
+    insert into "DeliveryAttempt" ("deliveryId", number, manual, "startedAt", "durationMs", "statusCode", outcome, error, "responseBody")
+    select r."deliveryId", r.number, false, r."startedAt", r."durationMs", r."statusCode", 'delivered', null, r."responseBody"
+      from r join "Delivery" d on d.id = r."deliveryId"
+  ), delivered as (
+    update "Delivery" d
+       set attempts = r.attempts, status = 'delivered', "nextAttemptAt" = null, "lockedUntil" = null, "updatedAt" = $9
+      from r
+     where d.id = r."deliveryId" and d.status = 'pending'
+    returning d.id
+  ), stale as (
+    select e.id from "WebhookEndpoint" e
+     where e.id = any($8::int[])
+       and (e."consecutiveFailures" > 0 or e."failingSince" is not null or e."lastSuccessAt" is null
+            or e."lastSuccessAt" < $9::timestamptz - make_interval(secs => $10::float8 / 1000))
+     order by e.id
+       for update
+  ), stamped as (
+    update "WebhookEndpoint" e
+       set "consecutiveFailures" = 0, "failingSince" = null, "lastSuccessAt" = $9
+      from stale
+     where e.id = stale.id
+    returning e.id
+  )
+  select array(select id from delivered) as delivered`;
+
+/**
+ * Records delivered automatic attempts in one statement (see RECORD_DELIVERED). Returns the ids of
+ * the deliveries this made delivered: the others were no longer pending. Attempts of deliveries
+ * that no longer exist (their endpoint was removed) are dropped.
+ */
+export async function recordDeliveredAttempts(
+  q: Queryable,
+  attempts: DeliveredAttempt[],
+  now: Date,
+  stampEveryMs: number,
+): Promise<Set<number>> {
+  if (!attempts.length) return new Set();
+  const col = <K extends keyof DeliveredAttempt>(k: K) => attempts.map((a) => a[k]);
+  const endpoints = [...new Set(col("endpointId"))];
+  const { rows } = await q.query<{ delivered: number[] }>({
+    name: "webhook_record_delivered",
+    text: RECORD_DELIVERED,
+    values: [
+      col("deliveryId"),
+      col("number"),
+      col("attempts"),
+      col("startedAt"),
+      col("durationMs"),
+      col("statusCode"),
+      col("responseBody"),
+      endpoints,
+      now,
+      stampEveryMs,
+    ],
+  });
+  return new Set(rows[0]?.delivered ?? []);
+}
+
+export type ClaimedDelivery = { id: number; endpointId: number };
+
+const CLAIM_DUE = `
+  UPDATE "Delivery" SET "lockedUntil" = $3
+   WHERE id IN (
+     SELECT id FROM "Delivery"
+      WHERE ${dueCondition(1, 2)}
+        AND NOT ("endpointId" = ANY($4::int[]))
+        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
+                         WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > $5)
+      ORDER BY "nextAttemptAt"
+      LIMIT $6
+        FOR UPDATE SKIP LOCKED
+   )
+  RETURNING id, "endpointId"`;
+
+/**
+ * Claims up to `limit` due deliveries (due.ts), skipping `skipEndpoints` and endpoints whose send
+ * slots are taken beyond `slotHorizon` (pacing.ts), and holds them until `until`. One atomic
+ * statement; concurrent callers get disjoint rows.
+ */
+export async function claimDue(
+  q: Queryable,
+  o: { now: Date; until: Date; limit: number; skipEndpoints: number[]; slotHorizon: Date },
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await q.query<ClaimedDelivery>({
+    name: "webhook_claim_due",
+    text: CLAIM_DUE,
+    values: [...dueTimes(o.now), o.until, o.skipEndpoints, o.slotHorizon, o.limit],
+  });
+  return rows;
+}
+
+/** Ends the hold on claimed deliveries (they are due again at once for any scheduler). */
+export async function releaseHolds(q: Queryable, ids: number[]): Promise<void> {
+  if (ids.length)
+    await q.query({ name: "webhook_release", text: `UPDATE "Delivery" SET "lockedUntil" = NULL WHERE id = ANY($1::int[])`, values: [ids] });
+}
