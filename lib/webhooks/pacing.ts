@@ -2,11 +2,12 @@ import { db } from "../db/client.ts";
 import { planOf, plans, webhookRatePerSecond } from "../plans/index.ts";
 import { shared } from "../registry.ts";
 
-// Each endpoint's delivery rate (the plan's webhookRatePerSecond): the built-in scheduler takes one
-// send slot per automatic attempt from the endpoint's row (WebhookEndpoint.sendSlotAt), slots
-// 1/rate apart, and the attempt's request leaves no earlier than its slot (attempt.ts notBefore). The slots live in the database,
-// so the rate holds across processes; a backlog simply waits, in order, for its slots, while the
-// scheduler keeps claiming other endpoints' deliveries (scheduler.ts).
+// Each endpoint's delivery rate (the plan's webhookRatePerSecond): every automatic attempt takes one
+// send slot from the endpoint's row (WebhookEndpoint.sendSlotAt), slots 1/rate apart, and its
+// request leaves no earlier than its slot: the built-in scheduler takes them at claim time
+// (scheduler.ts), Inngest's function in its attempt step (inngest-pacing.ts). The slots live in the
+// database, so the rate holds across processes and across the two engines; a backlog simply waits,
+// in order, for its slots, while other endpoints' deliveries go on. Resend and Test take none.
 
 /**
  * Slots are spaced a little wider than 1/rate: an attempt reaches the receiver a variable few
