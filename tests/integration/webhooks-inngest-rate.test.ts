@@ -34,13 +34,13 @@ let fn: typeof import("../../inngest/functions/deliver-webhook.ts");
 beforeAll(async () => {
   database = await createTestDatabase();
   receiver = await startHttpsReceiver();
-  // Inngest itself is not reached: the test runs the function (no hand-off, no built-in scheduler)
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-inngest-rate-"));
   const plansFile = path.join(dir, "plans.json");
   fs.writeFileSync(
     plansFile,
     JSON.stringify({ plans: { ...DEFAULT_PLANS, [SLOW_PLAN]: { ...DEFAULT_PLANS.team, webhookRatePerSecond: 10 } } }),
   );
+  // Inngest itself is not reached: the test runs the function (no hand-off, no built-in scheduler)
   useEnv({
     WEBHOOK_ALLOW_PRIVATE: "1",
     WEBHOOK_TIMEOUT_MS: "5000",
