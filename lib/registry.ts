@@ -18,6 +18,7 @@ export type SharedName =
   | "runtime" // lib/runtime.ts: the process's runtime (server.ts, the admin CLI)
   | "after-commit" // lib/events: what happens to new deliveries after commit (set by the runtime)
   | "scheduler-wake" // lib/webhooks/handoff.ts: wakes the built-in scheduler (set while it runs)
+  | "send-times" // lib/webhooks/pacing.ts: when this process's paced attempts last left for each endpoint
   | "background-work" // lib/background.ts: promises a clean exit waits for
   | "metrics" // lib/metrics: the Prometheus registry and the process's metrics
   | "mailer" // lib/mail: the SMTP transport

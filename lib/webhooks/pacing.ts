@@ -1,11 +1,13 @@
 import { database, db } from "../db/client.ts";
 import { planOf, plans, webhookRatePerSecond } from "../plans/index.ts";
+import { shared } from "../registry.ts";
 
-// Each endpoint's delivery rate (the plan's webhookRatePerSecond): the built-in scheduler takes one
-// send slot per automatic attempt from the endpoint's row (WebhookEndpoint.sendSlotAt), slots
-// 1/rate apart, and the attempt's request leaves no earlier than its slot (attempt.ts notBefore). The slots live in the database,
-// so the rate holds across processes; a backlog simply waits, in order, for its slots, while the
-// scheduler keeps claiming other endpoints' deliveries (scheduler.ts).
+// Each endpoint's delivery rate (the plan's webhookRatePerSecond): every automatic attempt takes one
+// send slot from the endpoint's row (WebhookEndpoint.sendSlotAt), slots 1/rate apart, and its
+// request leaves no earlier than its slot: the built-in scheduler takes them at claim time
+// (scheduler.ts), Inngest's function in its attempt step (inngest-pacing.ts). The slots live in the
+// database, so the rate holds across processes and across the two engines; a backlog simply waits,
+// in order, for its slots, while other endpoints' deliveries go on. Resend and Test take none.
 
 /**
  * Slots are spaced a little wider than 1/rate: an attempt reaches the receiver a variable few
@@ -59,6 +61,28 @@ export async function takeSendSlots(counts: Map<number, number>, now = Date.now(
     ],
   });
   return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
+}
+
+/** One send slot of an endpoint: the request may leave at `at` (unix ms); the endpoint's slots are `intervalMs` apart. */
+export type SendSlot = { endpointId: number; at: number; intervalMs: number };
+
+/**
+ * Waits until the request may leave: no earlier than its slot and a whole interval after this
+ * process's previous request (through this function) to the endpoint left, so attempts that were
+ * held up (a late wake-up, a slow read) do not reach the receiver in a burst with the ones on
+ * time. Used by Inngest's attempts (inngest-pacing.ts); scheduler.ts spaces its own with pace().
+ * One settled promise kept per endpoint, in the process registry.
+ */
+export function waitForSendSlot(slot: SendSlot): Promise<void> {
+  const sent = shared("send-times", () => new Map<number, Promise<number>>());
+  const mine = (sent.get(slot.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
+    // a previous send "in the future" (the clock was set back) holds nothing up
+    const wait = Math.max(slot.at, Math.min(previous, Date.now()) + slot.intervalMs) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    return Date.now();
+  });
+  sent.set(slot.endpointId, mine);
+  return mine.then(() => undefined);
 }
 
 export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
