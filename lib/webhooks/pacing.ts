@@ -68,22 +68,29 @@ export type SendSlot = { endpointId: number; at: number; intervalMs: number };
 
 /**
  * Waits until the request may leave: no earlier than its slot and a whole interval after this
- * process's previous request (through this function) to the endpoint left, so attempts that were
- * held up (a late wake-up, a slow read) do not reach the receiver in a burst with the ones on
- * time. Used by Inngest's attempts (inngest-pacing.ts); scheduler.ts spaces its own with pace().
- * One settled promise kept per endpoint, in the process registry.
+ * process's previous request to the endpoint had its turn (its slot, or when it actually left if
+ * later), whichever engine sent it: attempts that were held up (a late wake-up, a slow read, a busy
+ * event loop) do not reach the receiver in a burst with the ones on time. A wait under a
+ * millisecond is not slept (a timer lasts a millisecond or more, which would cap an endpoint near
+ * 1,000/s whatever its rate): the request leaves up to 1 ms early, and the next turn still counts
+ * from this one's, so early starts never add up (PACING_MARGIN covers the millisecond). One
+ * settled promise kept per endpoint, in the process registry.
  */
 export function waitForSendSlot(slot: SendSlot): Promise<void> {
-  const sent = shared("send-times", () => new Map<number, Promise<number>>());
-  const mine = (sent.get(slot.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
-    // a previous send "in the future" (the clock was set back) holds nothing up
-    const wait = Math.max(slot.at, Math.min(previous, Date.now()) + slot.intervalMs) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return Date.now();
+  const turns = shared("send-times", () => new Map<number, Promise<number>>());
+  const mine = (turns.get(slot.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
+    const now = nowMs();
+    // a previous turn "in the future" (the clock was set back) holds nothing up
+    const turn = Math.max(slot.at, Math.min(previous, now) + slot.intervalMs);
+    if (turn - now >= 1) await new Promise((resolve) => setTimeout(resolve, turn - now));
+    return Math.max(turn, nowMs());
   });
-  sent.set(slot.endpointId, mine);
+  turns.set(slot.endpointId, mine);
   return mine.then(() => undefined);
 }
+
+/** Unix time in milliseconds, with the fraction. */
+const nowMs = () => performance.timeOrigin + performance.now();
 
 export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
 

@@ -1,7 +1,7 @@
 import { config } from "../config/index.ts";
 import { database } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
-import { SLOT_HORIZON_MS, takeSendSlots } from "./pacing.ts";
+import { SLOT_HORIZON_MS, takeSendSlots, waitForSendSlot } from "./pacing.ts";
 import { claimDue, releaseHolds, type ClaimedDelivery } from "./sql.ts";
 import { log } from "../log/index.ts";
 
@@ -188,25 +188,8 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     }
   }
 
-  // This process's requests to one endpoint leave one at a time, each no earlier than its slot and
-  // a whole interval after the previous one's turn (its slot, or when it actually left if later):
-  // attempts that were held up (a slow read, a busy event loop) do not catch up in a burst. A wait
-  // under a millisecond is not slept (a timer lasts a millisecond or more, which would cap an
-  // endpoint near 1,000/s whatever its rate): the request leaves up to 1 ms early, and the next
-  // turn still counts from this one's, so early starts never add up (PACING_MARGIN covers the 1 ms).
-  // One settled promise kept per endpoint.
-  const lastTurn = new Map<number, Promise<number>>();
-  const nowMs = () => performance.timeOrigin + performance.now();
-  function pace(c: Claim): Promise<void> {
-    const mine = (lastTurn.get(c.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
-      const turn = Math.max(c.slotAt, previous + c.intervalMs);
-      const wait = turn - nowMs();
-      if (wait >= 1) await new Promise((resolve) => setTimeout(resolve, wait));
-      return Math.max(turn, nowMs());
-    });
-    lastTurn.set(c.endpointId, mine);
-    return mine.then(() => undefined);
-  }
+  // This process's requests to one endpoint leave one at a time, each in its send slot (pacing.ts).
+  const pace = (c: Claim) => waitForSendSlot({ endpointId: c.endpointId, at: c.slotAt, intervalMs: c.intervalMs });
 
   function wake() {
     if (!stopped) setImmediate(() => void tick());
