@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
+import { liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 
 // The link statements of the API's hot reads, through `pg` with named (prepared) statements instead
 // of Prisma: get-link is one statement (the link or links with that code, the custom domain's host
@@ -64,6 +65,35 @@ export async function findLinksByCode(
           values: [workspaceId, code, domainKey],
         });
   return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
+}
+
+const BY_CODE_COUNTING_RATE = `
+  with ${liveKeyRateCte(2)}, found as (${BY_CODE})
+  select found.*, (select "count" from rate) as "rateCount" from (select 1) as one left join found on true
+  order by found."domainKey"`;
+
+/**
+ * findLinksByCode on any of the workspace's domains and the request's rate count (lib/ratelimit liveKeyRateCte) in ONE statement, on
+ * the rate limiter's pool: the API's get-link on a plan with a rate. `rateCount` is null when
+ * nothing was counted (the key is no longer live); the links are then not to be used.
+ */
+export async function findLinksByCodeCountingRate(
+  q: Queryable,
+  workspaceId: number,
+  code: string,
+  rate: LiveKeyRate,
+): Promise<{ found: LinkWithDomainAndTags[]; rateCount: number | null }> {
+  const { rows } = await q.query<Partial<Row> & { rateCount: number | null }>({
+    name: "links_by_code_counting_rate",
+    text: BY_CODE_COUNTING_RATE,
+    values: [workspaceId, code, ...liveKeyRateValues(rate)],
+  });
+  return {
+    rateCount: rows[0].rateCount,
+    found: rows
+      .filter((r) => r.id != null)
+      .map(({ customHost, tagNames, rateCount: _, ...link }) => ({ link: link as Link, customHost: customHost!, tagNames: tagNames! })),
+  };
 }
 
 /** The columns a create sets (the others take their defaults). */
