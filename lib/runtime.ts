@@ -2,6 +2,7 @@ import { inBackground, backgroundSettled } from "./background.ts";
 import type { Config } from "./config/index.ts";
 import { database, disconnectDb, type Database } from "./db/client.ts";
 import { setAfterCommit } from "./events/index.ts";
+import { flushLog } from "./log/index.ts";
 import { peekShared, setShared } from "./registry.ts";
 import type { ShortLinkHandler } from "./redirects/http.ts";
 
@@ -15,6 +16,7 @@ import type { ShortLinkHandler } from "./redirects/http.ts";
 //   3. the click pipeline writes what it still holds (counters and click events, one transaction)
 //   4. background work settles: Inngest hand-offs, notices, reset mails, a running maintenance
 //   5. every database pool closes (lib/db/client.ts); later use fails instead of reconnecting
+//   6. the log lines gathered so far are written (lib/log/batched.ts)
 //
 // server.ts stops accepting connections (after /readyz has answered 503 for SHUTDOWN_DRAIN_MS) and
 // waits for the requests in flight before 1, and stops the embedded PostgreSQL after 5.
@@ -106,6 +108,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         await backgroundSettled();
         await disconnectDb({ final: true });
         setShared("runtime", undefined);
+        flushLog();
       })();
       return closing;
     },

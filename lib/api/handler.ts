@@ -5,7 +5,13 @@ import type { Workspace } from "../db/generated/client.ts";
 import { authenticateApiKey, findLiveApiKey, type AuthenticatedKey } from "../keys/index.ts";
 import { forgetApiKeys } from "../keys/cache.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
-import { consumeLiveKeyRateBudget, rateLimitHeaders, type RateDecision } from "../ratelimit/index.ts";
+import {
+  consumeLiveKeyRateBudget,
+  liveKeyRateDecision,
+  rateLimitHeaders,
+  type LiveKeyRate,
+  type RateDecision,
+} from "../ratelimit/index.ts";
 import { DEFAULT_MAX_BODY_BYTES, parseWith, queryObject, readJsonBody } from "./request.ts";
 import { withRequestLog, type ApiRequest } from "./request-log.ts";
 import { recordApiRequest, recordRateLimited } from "./metrics.ts";
@@ -14,7 +20,8 @@ import { errorResponse, failureResponse, json, unauthorizedResponse } from "./re
 // The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
 //   1. authenticate the key (401, identical in every case, no rate headers)
 //   2. the plan's ApiAccess (403 feature, no rate headers: the limiter has not run)
-//   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate)
+//   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate);
+//      a route with countedRun reads its answer in the same statement, used only once the count allows it
 //   4. the query and the JSON body through the route's zod schemas (400)
 //   5. the route's service call; any ServiceError it throws (403 feature / quota, 404, 409, ...) or its success mapped to JSON
 // Anything unexpected becomes 500 server_error with a logged reference. Every answer carries
@@ -41,10 +48,21 @@ type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = 
   /** query parameters that may be given more than once: the schema gets them as arrays */
   repeatable?: string[];
   maxBodyBytes?: number;
-  run: (
-    call: ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>,
-  ) => Promise<ApiAnswer>;
+  run: (call: Call<BS, QS>) => Promise<ApiAnswer>;
+  /**
+   * A route without a body, on a plan with a rate: its answer read in the statement that counts the
+   * request (one round trip for both; lib/ratelimit liveKeyRateCte). Null when it cannot for this
+   * call: the request is counted on its own and `run` answers. `answer` is taken only once the
+   * count allows the request; a null count (the key is no longer live) is handled as the rate
+   * statement's null.
+   */
+  countedRun?: (
+    call: Call<BS, QS>,
+    rate: LiveKeyRate,
+  ) => Promise<{ rateCount: number | null; answer: () => ApiAnswer | Promise<ApiAnswer> } | null>;
 };
+
+type Call<BS, QS> = ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>;
 
 type RouteContext = { params: Promise<Record<string, string | string[]>> };
 
@@ -64,28 +82,43 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       // rate statement confirms it in the same round trip; when it does not (revoked, expired,
       // switched off or another plan, and the notification not here yet) the database decides.
       let auth: AuthenticatedKey | null = await authenticateApiKey(token);
+      const params = ctx ? await ctx.params : {};
+      // the answer read with the count (countedRun), when the route did so, and the query it parsed
+      let counted: { answer: () => ApiAnswer | Promise<ApiAnswer>; query: unknown } | null = null;
       for (let attempt = 1; ; attempt++) {
         if (!auth) return unauthorizedResponse();
         request.workspaceId = auth.workspace.id;
         const plan = planOf(auth.workspace.plan);
         if (!hasFeature(plan, "ApiAccess")) return errorResponse(ServiceError.feature("ApiAccess"));
         if (plan.rateLimit === null) break;
-        rate = await consumeLiveKeyRateBudget(auth.keyId, auth.workspace.plan, plan.rateLimit, config().RATE_LIMIT_WINDOW_SECONDS);
+        const live: LiveKeyRate = {
+          keyId: auth.keyId,
+          plan: auth.workspace.plan,
+          limit: plan.rateLimit,
+          windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
+        };
+        const read = attempt === 1 && spec.countedRun ? await countedRead(spec, req, auth, params, live) : null;
+        rate = read
+          ? liveKeyRateDecision(read.rateCount, live.limit)
+          : await consumeLiveKeyRateBudget(live.keyId, live.plan, live.limit, live.windowSeconds);
         if (rate && !rate.allowed) {
           recordRateLimited();
           return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
         }
-        if (rate) break;
+        if (rate) {
+          counted = read;
+          break;
+        }
         // the database changed again between its two answers: refuse rather than go round
         if (attempt === 2) return unauthorizedResponse();
         forgetApiKeys();
         auth = await authenticateApiKey(token, findLiveApiKey);
       }
-      const url = new URL(req.url);
-      const query = parseWith(spec.query ?? emptyQuery, queryObject(url, spec.repeatable), "query ");
+      const query = counted ? counted.query : parseWith(spec.query ?? emptyQuery, queryObject(new URL(req.url), spec.repeatable), "query ");
       const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
-      const params = ctx ? await ctx.params : {};
-      const answer = await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
+      const answer = counted
+        ? await counted.answer()
+        : await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
       if ("stream" in answer)
         return new Response(answer.stream, {
           status: answer.status,
@@ -102,6 +135,27 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
     recordApiRequest(req, response.status, started);
     return response;
   };
+}
+
+/**
+ * The route's countedRun for a request whose query parses (a query that does not is counted on its
+ * own first and then answered 400, as without countedRun).
+ */
+async function countedRead<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined>(
+  spec: Spec<BS, QS>,
+  req: Request,
+  auth: AuthenticatedKey,
+  params: Record<string, string | string[]>,
+  live: LiveKeyRate,
+) {
+  let query;
+  try {
+    query = parseWith(spec.query ?? emptyQuery, queryObject(new URL(req.url), spec.repeatable), "query ");
+  } catch {
+    return null;
+  }
+  const read = await spec.countedRun!({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body: undefined } as never, live);
+  return read && { ...read, query };
 }
 
 const emptyQuery = z.strictObject({});

@@ -8,6 +8,7 @@ import {
   exportLinksCsv,
   exportLinksQuerySchema,
   getLink,
+  getLinkCountingRate,
   linkRefQuerySchema,
   listLinks,
   listLinksQuerySchema,
@@ -73,6 +74,12 @@ export function linkRoutes(fixedCode?: string) {
   return {
     GET: apiRoute({
       query: linkRefQuerySchema,
+      // by code on any domain: the link is read in the statement that counts the request
+      countedRun: async ({ workspace, params, query }, rate) => {
+        if (query.domain !== undefined) return null;
+        const read = await getLinkCountingRate(workspace, code(params), rate);
+        return read && { rateCount: read.rateCount, answer: () => ({ status: 200, body: apiLink(read.link()) }) };
+      },
       run: async ({ workspace, params, query }) => ({
         status: 200,
         body: apiLink(await getLink(workspace, { code: code(params), ...query })),

@@ -3,24 +3,31 @@ import { inPgTransaction } from "../db/pg-transaction.ts";
 import { ServiceError } from "../errors.ts";
 import { handOffAfterCommit } from "../events/index.ts";
 import { recordEventSql } from "../events/sql.ts";
-import type { Plan } from "../plans/index.ts";
-import { reserveLinkAllowance } from "./allowance.ts";
+import { webhooksAllowed, type Plan } from "../plans/index.ts";
+import { linkAllowanceUsed, reserveLinkAllowance } from "./allowance.ts";
+import { insertLinkReservingAllowance } from "./create-sql.ts";
 import type { PreparedRow } from "./create-rows.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
 import { CODE_ATTEMPTS, generateCode, isReservedAlias } from "./short-code.ts";
 import { insertLink, type NewLinkColumns } from "./sql.ts";
 
-// A single create without tags (the API's POST /api/v1/links, and the app's) as one transaction on a
-// raw `pg` connection: begin, the insert, the event with its deliveries (one statement, only on a plan
-// with webhooks), the allowance, commit. Prisma's interactive transaction costs several times the
-// CPU of these statements (`npm run bench:api`). The rules are the ones of a create with tags
-// (create.ts): the code index decides a taken code, the allowance row is taken last so its lock,
-// which serializes the workspace's creates, is held only from there to commit, and a refusal
-// rolls everything back.
+// A single create without tags (the API's POST /api/v1/links, and the app's) on raw `pg`
+// statements; Prisma's interactive transaction costs several times the CPU of these statements
+// (`npm run bench:api`). The rules are the ones of a create with tags (create.ts): the code index
+// decides a taken code, the allowance row is taken last so its lock, which serializes the
+// workspace's creates, is held as briefly as possible, and a refusal leaves nothing behind.
+//
+// On a plan without webhooks (no event to record) the create is ONE statement (create-sql.ts): the
+// insert and the allowance, both or neither, in its own implicit transaction. With an event to
+// record it is one transaction: begin, the insert, the event with its deliveries (one statement),
+// the allowance, commit (the event's body carries the inserted row, so it cannot be in the
+// insert's statement).
 
 /** Creates the row's link (link.created); the row has no tags. */
 export async function createUntaggedLink(workspace: LinkWorkspace, row: PreparedRow, plan: Plan, month: string): Promise<LinkWithHost> {
+  const oneStatement = !webhooksAllowed(plan) && plan.maxLinks >= 1 && !(row.alias !== undefined && isReservedAlias(row.alias));
+  if (oneStatement) return createInOneStatement(workspace, row, plan, month);
   const deliveries: number[] = [];
   const link = await inPgTransaction(database().prismaPool, async (client) => {
     deliveries.length = 0;
@@ -36,30 +43,46 @@ export async function createUntaggedLink(workspace: LinkWorkspace, row: Prepared
   return link;
 }
 
+/** The create as one statement; a generated code that collides is drawn again (a new statement). */
+async function createInOneStatement(workspace: LinkWorkspace, row: PreparedRow, plan: Plan, month: string): Promise<LinkWithHost> {
+  for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
+    const r = await insertLinkReservingAllowance(database().prismaPool, linkColumns(row), month, plan.maxLinks);
+    if ("link" in r) return { ...linkWithHost(r.link, row.domain.host), tagNames: [] };
+    // the count for the error body, read after the refusal (nothing was taken)
+    if (r.refused === "quota") throw ServiceError.quota("MaxLinks", plan.maxLinks, await linkAllowanceUsed(workspace.id, month));
+    if (row.alias !== undefined) throw ServiceError.aliasTaken(row.alias);
+  }
+  throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
+}
+
 /** The row's insert with its alias (null when taken or reserved), or a generated code drawn again on a collision. */
 async function insertWithCode(client: Parameters<typeof insertLink>[0], row: PreparedRow) {
   if (row.alias !== undefined && isReservedAlias(row.alias)) return null;
-  const d = row.data;
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
-    const columns: NewLinkColumns = {
-      workspaceId: d.workspaceId,
-      domainId: d.domainId ?? null,
-      domainKey: row.domain.domainKey,
-      code: row.alias ?? generateCode(),
-      url: d.url,
-      title: d.title ?? "",
-      notes: d.notes ?? null,
-      folder: d.folder ?? "",
-      active: d.active ?? true,
-      startsOn: (d.startsOn as Date | null | undefined) ?? null,
-      expiresOn: (d.expiresOn as Date | null | undefined) ?? null,
-      maxClicks: d.maxClicks ?? null,
-      fallbackUrl: d.fallbackUrl ?? null,
-      passwordHash: d.passwordHash ?? null,
-      targeting: d.targeting ?? null,
-    };
-    const link = await insertLink(client, columns);
+    const link = await insertLink(client, linkColumns(row));
     if (link || row.alias !== undefined) return link;
   }
   throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
+}
+
+/** The insert's columns of the row: its alias, or a newly drawn code. */
+function linkColumns(row: PreparedRow): NewLinkColumns {
+  const d = row.data;
+  return {
+    workspaceId: d.workspaceId,
+    domainId: d.domainId ?? null,
+    domainKey: row.domain.domainKey,
+    code: row.alias ?? generateCode(),
+    url: d.url,
+    title: d.title ?? "",
+    notes: d.notes ?? null,
+    folder: d.folder ?? "",
+    active: d.active ?? true,
+    startsOn: (d.startsOn as Date | null | undefined) ?? null,
+    expiresOn: (d.expiresOn as Date | null | undefined) ?? null,
+    maxClicks: d.maxClicks ?? null,
+    fallbackUrl: d.fallbackUrl ?? null,
+    passwordHash: d.passwordHash ?? null,
+    targeting: d.targeting ?? null,
+  };
 }

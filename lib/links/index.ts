@@ -5,7 +5,7 @@
 export * from "./schemas.ts";
 export * from "./serialize.ts";
 export { createLink, bulkCreateLinks, type BulkRowResult, type BulkOptions } from "./create.ts";
-export { getLink, type LinkWorkspace, type LinkRef } from "./lookup.ts";
+export { getLink, getLinkCountingRate, type LinkWorkspace, type LinkRef } from "./lookup.ts";
 export { updateLink, type UpdateResult } from "./update.ts";
 export { deleteLink } from "./delete.ts";
 export { listLinks, encodeCursor, decodeCursor } from "./list.ts";

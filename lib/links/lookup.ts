@@ -6,7 +6,8 @@ import { resolveQueryDomain, type ResolvedDomain } from "./link-domain.ts";
 import { tagNamesOf } from "./link-tags.ts";
 import { codeSchema } from "./schemas.ts";
 import { hostOf, linkWithHost, type LinkWithHost } from "./serialize.ts";
-import { findLinksByCode } from "./sql.ts";
+import type { LiveKeyRate } from "../ratelimit/index.ts";
+import { findLinksByCode, findLinksByCodeCountingRate, type LinkWithDomainAndTags } from "./sql.ts";
 import { byTagName } from "../tags/service.ts";
 
 // Finding one of the caller's links, as get, update and delete do.
@@ -90,7 +91,28 @@ export async function getLink(workspace: LinkWorkspace, ref: LinkRef): Promise<L
 /** findOwnLink by code without a lock, in one statement (sql.ts): the API's get-link. */
 async function findOwnLinkByCode(workspace: LinkWorkspace, code: string, domain: ResolvedDomain | undefined): Promise<LinkWithHost> {
   if (!codeSchema.safeParse(code).success) throw ServiceError.notFound();
-  const found = await findLinksByCode(database().prismaPool, workspace.id, code, domain?.domainKey ?? null);
+  return theLink(code, await findLinksByCode(database().prismaPool, workspace.id, code, domain?.domainKey ?? null));
+}
+
+/**
+ * getLink by code on any of the workspace's domains, read in the statement that counts the request
+ * against its key's rate (the API's get-link on a plan with a rate: one round trip for both).
+ * Null when the code is not one a link can have: the caller counts the request on its own and
+ * calls getLink (which answers 404). Otherwise the count (null: nothing was counted, the key is no
+ * longer live) and the answer getLink would have given, to be taken only once the count allows it.
+ */
+export async function getLinkCountingRate(
+  workspace: LinkWorkspace,
+  code: string,
+  rate: LiveKeyRate,
+): Promise<{ rateCount: number | null; link: () => LinkWithHost } | null> {
+  if (!codeSchema.safeParse(code).success) return null;
+  const { rateCount, found } = await findLinksByCodeCountingRate(database().rateLimit, workspace.id, code, rate);
+  return { rateCount, link: () => theLink(code, found) };
+}
+
+/** The one link found by code; 404 when none, 409 ambiguous_code when several domains have it. */
+function theLink(code: string, found: LinkWithDomainAndTags[]): LinkWithHost {
   if (found.length === 0) throw ServiceError.notFound();
   if (found.length > 1)
     throw ServiceError.ambiguous(

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
+import { liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 
 // The link statements of the API's hot reads, through `pg` with named (prepared) statements instead
 // of Prisma: get-link is one statement (the link or links with that code, the custom domain's host
@@ -31,7 +32,8 @@ const LINK_COLUMNS = [
   "updatedAt",
 ] as const satisfies readonly (keyof Link)[];
 
-const SELECT_LINK = LINK_COLUMNS.map((c) => `l."${c}"`).join(", ");
+/** The Link columns of `l`, for a select or a RETURNING. */
+export const SELECT_LINK = LINK_COLUMNS.map((c) => `l."${c}"`).join(", ");
 
 /** A link with the host of its custom domain (null on the default domain) and its tag names, unsorted. */
 export type LinkWithDomainAndTags = { link: Link; customHost: string | null; tagNames: string[] };
@@ -65,6 +67,35 @@ export async function findLinksByCode(
   return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
 }
 
+const BY_CODE_COUNTING_RATE = `
+  with ${liveKeyRateCte(2)}, found as (${BY_CODE})
+  select found.*, (select "count" from rate) as "rateCount" from (select 1) as one left join found on true
+  order by found."domainKey"`;
+
+/**
+ * findLinksByCode on any of the workspace's domains and the request's rate count (lib/ratelimit liveKeyRateCte) in ONE statement, on
+ * the rate limiter's pool: the API's get-link on a plan with a rate. `rateCount` is null when
+ * nothing was counted (the key is no longer live); the links are then not to be used.
+ */
+export async function findLinksByCodeCountingRate(
+  q: Queryable,
+  workspaceId: number,
+  code: string,
+  rate: LiveKeyRate,
+): Promise<{ found: LinkWithDomainAndTags[]; rateCount: number | null }> {
+  const { rows } = await q.query<Partial<Row> & { rateCount: number | null }>({
+    name: "links_by_code_counting_rate",
+    text: BY_CODE_COUNTING_RATE,
+    values: [workspaceId, code, ...liveKeyRateValues(rate)],
+  });
+  return {
+    rateCount: rows[0].rateCount,
+    found: rows
+      .filter((r) => r.id != null)
+      .map(({ customHost, tagNames, rateCount: _, ...link }) => ({ link: link as Link, customHost: customHost!, tagNames: tagNames! })),
+  };
+}
+
 /** The columns a create sets (the others take their defaults). */
 export type NewLinkColumns = {
   workspaceId: number;
@@ -84,37 +115,42 @@ export type NewLinkColumns = {
   targeting: unknown;
 };
 
+/** The columns and typed placeholders $1..$15 of a Link insert; newLinkValues gives the values in this order. */
+export const INSERT_COLUMNS = `("workspaceId", "domainId", "domainKey", "code", "url", "title", "notes", "folder", "active",
+    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting")`;
+export const INSERT_VALUES = `($1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
+    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb)`;
+
+/** The values of INSERT_VALUES. */
+export function newLinkValues(c: NewLinkColumns): unknown[] {
+  return [
+    c.workspaceId,
+    c.domainId,
+    c.domainKey,
+    c.code,
+    c.url,
+    c.title,
+    c.notes,
+    c.folder,
+    c.active,
+    c.startsOn,
+    c.expiresOn,
+    c.maxClicks,
+    c.fallbackUrl,
+    c.passwordHash,
+    c.targeting === undefined || c.targeting === null ? null : JSON.stringify(c.targeting),
+  ];
+}
+
 const INSERT = `
-  insert into "Link" as l ("workspaceId", "domainId", "domainKey", "code", "url", "title", "notes", "folder", "active",
-    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting")
-  values ($1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
-    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb)
+  insert into "Link" as l ${INSERT_COLUMNS}
+  values ${INSERT_VALUES}
   on conflict ("domainKey", "code") do nothing
   returning ${SELECT_LINK}`;
 
 /** Inserts one link; null when its code is taken on its domain (the unique index decides, nothing is aborted). */
 export async function insertLink(q: Queryable | Pick<pg.ClientBase, "query">, c: NewLinkColumns): Promise<Link | null> {
-  const { rows } = await q.query<Link>({
-    name: "links_insert",
-    text: INSERT,
-    values: [
-      c.workspaceId,
-      c.domainId,
-      c.domainKey,
-      c.code,
-      c.url,
-      c.title,
-      c.notes,
-      c.folder,
-      c.active,
-      c.startsOn,
-      c.expiresOn,
-      c.maxClicks,
-      c.fallbackUrl,
-      c.passwordHash,
-      c.targeting === undefined || c.targeting === null ? null : JSON.stringify(c.targeting),
-    ],
-  });
+  const { rows } = await q.query<Link>({ name: "links_insert", text: INSERT, values: newLinkValues(c) });
   return rows[0] ?? null;
 }
 

@@ -2,6 +2,7 @@ import { format } from "node:util";
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
 import { config } from "../config/index.ts";
 import { peekShared, setShared } from "../registry.ts";
+import { BatchedStream, flushLogLines } from "./batched.ts";
 import { prettyStream } from "./pretty.ts";
 
 export type { Logger } from "pino";
@@ -12,8 +13,10 @@ export type { Logger } from "pino";
 // where it comes from. The logger lives in the process registry (lib/registry.ts): server.ts's module
 // graph and Next's bundle write through the same one.
 //
-// Lines are written synchronously and without pino's worker-thread transports: what a process logs
-// just before it exits is not lost, and the compiled server and Next's bundle need no worker file.
+// Lines are written in the process itself, without pino's worker-thread transports (the compiled
+// server and Next's bundle need no worker file). JSON lines are gathered per event-loop turn and
+// written with one write (batched.ts, which says what a crash can lose); the process's exit and
+// runtime.close() write what is pending.
 //
 // What never goes into a line: passwords, API keys, secrets, tokens, session cookies and visitor
 // addresses. Callers do not pass them; `redact` below is only the safety net for a field named
@@ -83,6 +86,11 @@ export function log(area: string): Logger {
   return child;
 }
 
+/** Writes the log lines gathered in this event-loop turn now (runtime.close(), before the process ends). */
+export function flushLog(): void {
+  flushLogLines();
+}
+
 /** The format and level the process logs with. */
 export function logOptions(): LogOptions {
   return peekShared<ProcessLog>("log")?.options ?? settings();
@@ -126,8 +134,8 @@ function destination(options: LogOptions): DestinationStream {
   if (options.format === "pretty") return prettyStream(low, process.stderr);
   return pino.multistream(
     [
-      { level: "trace", stream: low },
-      { level: "warn", stream: process.stderr },
+      { level: "trace", stream: new BatchedStream(low) },
+      { level: "warn", stream: new BatchedStream(process.stderr) },
     ],
     { dedupe: true },
   );

@@ -19,26 +19,54 @@ export type RateDecision = {
 // are unchanged; a crash can forget the last fraction of a second of counts, which only ever grants a
 // few extra requests. Links and everything else keep durable commits (Prisma's pool).
 
-// The window's update, shared by both statements below: restart an ended window, else count one more.
-const ON_CONFLICT = `
+// The window's update, shared by the statements below: restart an ended window, else count one
+// more. `p(i)` names the statement's i-th parameter of the rate (1 key, 2 window seconds, 3 limit,
+// 4 plan), so the same text can be part of a larger statement (liveKeyRateCte).
+const onConflict = (p: (i: number) => string) => `
   ON CONFLICT ("keyId") DO UPDATE SET
-    "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN now() ELSE w."startedAt" END,
-    "count" = CASE WHEN w."startedAt" + make_interval(secs => $2::float8) <= now() THEN 1 ELSE LEAST(w."count" + 1, $3::int + 1) END
+    "startedAt" = CASE WHEN w."startedAt" + make_interval(secs => ${p(2)}::float8) <= now() THEN now() ELSE w."startedAt" END,
+    "count" = CASE WHEN w."startedAt" + make_interval(secs => ${p(2)}::float8) <= now() THEN 1 ELSE LEAST(w."count" + 1, ${p(3)}::int + 1) END
   RETURNING "count"`;
+
+const own = (i: number) => `$${i}`;
 
 const CONSUME = `
   INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
-  VALUES ($1::int, now(), 1)${ON_CONFLICT}`;
+  VALUES ($1::int, now(), 1)${onConflict(own)}`;
 
 // The same, counted only while the key is live, its workspace active and on plan $4: the API
 // authenticates from a process cache (lib/keys/cache.ts), and this statement, which every
 // rate-limited request runs anyway, confirms in the same round trip that what the cache said still
 // holds. Nothing is counted for a key that is no longer live.
-const CONSUME_LIVE_KEY = `
+const consumeLiveKey = (p: (i: number) => string) => `
   INSERT INTO "RateWindow" AS w ("keyId", "startedAt", "count")
   SELECT k."id", now(), 1 FROM "ApiKey" k JOIN "Workspace" ws ON ws."id" = k."workspaceId"
-  WHERE k."id" = $1::int AND k."revokedAt" IS NULL AND (k."expiresAt" IS NULL OR k."expiresAt" > now())
-    AND ws."active" AND ws."plan" = $4::text${ON_CONFLICT}`;
+  WHERE k."id" = ${p(1)}::int AND k."revokedAt" IS NULL AND (k."expiresAt" IS NULL OR k."expiresAt" > now())
+    AND ws."active" AND ws."plan" = ${p(4)}::text${onConflict(p)}`;
+
+const CONSUME_LIVE_KEY = consumeLiveKey(own);
+
+/** One request of a key believed live on `plan`, to be counted (consumeLiveKeyRateBudget, liveKeyRateCte). */
+export type LiveKeyRate = { keyId: number; plan: string; limit: number; windowSeconds: number };
+
+/**
+ * consumeLiveKeyRateBudget's statement as the CTE `rate` (one row, "count", or none) of a larger
+ * statement, so a route's first read and the request's count share one round trip (lib/links/sql.ts
+ * findLinksByCodeCountingRate). Its parameters follow the statement's own `before` ones, in the
+ * order of liveKeyRateValues.
+ */
+export function liveKeyRateCte(before: number): string {
+  return `rate AS (${consumeLiveKey((i) => `$${before + i}`)})`;
+}
+
+export function liveKeyRateValues(r: LiveKeyRate): unknown[] {
+  return [r.keyId, r.windowSeconds, r.limit, r.plan];
+}
+
+/** The decision of a count read from liveKeyRateCte; null when nothing was counted (the key is not live). */
+export function liveKeyRateDecision(count: number | string | null, limit: number): RateDecision | null {
+  return count === null ? null : decision(Number(count), limit);
+}
 
 function decision(count: number, limit: number): RateDecision {
   return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count) };

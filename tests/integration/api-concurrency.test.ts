@@ -109,3 +109,26 @@ it("a bulk create counts as one request against the budget", async () => {
   expect(a.status).toBe(200);
   expect(rateHeaders(a)).toEqual({ limit: "600", remaining: "599" });
 });
+
+it("get-link (its link read in the rate statement): 2 x budget parallel requests give exactly budget answers, each Remaining value once", async () => {
+  const { workspace, key } = await makeWorkspace("budget");
+  await db().link.create({ data: { workspaceId: workspace.id, code: "counted", url: "https://example.com/counted" } });
+  const api = client(env.app, key);
+  // a link, a missing code, a code no link can have and a query that does not parse: every one counts
+  const paths = ["/api/v1/links/counted", "/api/v1/links/missing", "/api/v1/links/no%20such", "/api/v1/links/counted?bad=1"];
+  const answers = await Promise.all(Array.from({ length: 2 * BUDGET }, (_, i) => api.get(paths[i % paths.length])));
+  const limited = answers.filter((a) => a.status === 429);
+  const allowed = answers.filter((a) => a.status !== 429);
+  expect(limited).toHaveLength(BUDGET);
+  expect(allowed.map((a) => Number(rateHeaders(a).remaining)).sort((x, y) => x - y)).toEqual(Array.from({ length: BUDGET }, (_, i) => i));
+  for (const a of allowed) {
+    const path = paths[answers.indexOf(a) % paths.length];
+    if (path === "/api/v1/links/counted") expect(a.body).toMatchObject({ code: "counted", url: "https://example.com/counted", tags: [] });
+    else if (path.endsWith("?bad=1")) expect(a.status).toBe(400);
+    else expect([a.status, a.text]).toEqual([404, '{"error":"not_found"}']);
+  }
+  for (const a of limited) {
+    expect(a.text).toBe(`{"error":"rate_limit","limit":${BUDGET}}`);
+    expect(rateHeaders(a)).toEqual({ limit: String(BUDGET), remaining: "0" });
+  }
+});

@@ -84,7 +84,7 @@ describe("health endpoints", () => {
 });
 
 describe("graceful shutdown", () => {
-  it("/readyz answers 503 from SIGTERM on, and a request in flight is still answered", async () => {
+  it("/readyz answers 503 from SIGTERM on, a request in flight is still answered, and every log line is written", async () => {
     await useDatabaseInProcess(database.url);
     const { workspace, key } = await makeWorkspace("free");
     const stopping = await startApp(database.url, { SHUTDOWN_DRAIN_MS: "3000" });
@@ -148,5 +148,17 @@ describe("graceful shutdown", () => {
     const { db } = await import("../../lib/db/client.ts");
     expect(await db().link.count({ where: { workspaceId: workspace.id, title: "in flight" } })).toBe(1);
     expect(await exited).toBe(0);
+    // lines are gathered per event-loop turn (lib/log/batched.ts): none is lost on the way out,
+    // down to the last line written after runtime.close()
+    // (the output's pipe may still be delivering after the exit: wait for the last line, with a deadline)
+    const records = await eventually(
+      async () => {
+        const r = stopping.records();
+        return r.some((x) => x.area === "linkhop" && x.msg === "stopped") ? r : null;
+      },
+      10_000,
+      "the last log line, stopped",
+    );
+    expect(records.filter((r) => r.area === "api" && r.msg === "request" && r.status === 201 && r.method === "POST")).toHaveLength(1);
   });
 });

@@ -1,0 +1,60 @@
+import type pg from "pg";
+import type { Link } from "../db/generated/client.ts";
+import { INSERT_COLUMNS, INSERT_VALUES, newLinkValues, SELECT_LINK, type NewLinkColumns, type Queryable } from "./sql.ts";
+
+// A single create of a link without tags or event, as ONE autocommit statement: the link's insert
+// and one unit of the workspace's monthly allowance (the fast path of allowance.ts
+// reserveLinkAllowance), both or neither. When the allowance is spent or the code is taken, the
+// statement raises (linkhop_refuse, migration *_link_create_refusal) and PostgreSQL rolls back what
+// it did. One round trip instead of begin, insert, reserve, commit; and the allowance row, which
+// serializes the workspace's creates, is locked only from inside this statement to its commit,
+// never across a round trip to the app (where a busy process would make every other create of the
+// workspace wait for it).
+
+const INSERT_RESERVING = `
+  with allowance as (
+    insert into "MonthlyUsage" as u ("workspaceId", "month", "created") values ($1::int, $16::text, 1)
+    on conflict ("workspaceId", "month") do update set "created" = u."created" + 1 where u."created" + 1 <= $17::int
+    returning "created"
+  ), inserted as (
+    insert into "Link" as l ${INSERT_COLUMNS}
+    values ${INSERT_VALUES}
+    on conflict ("domainKey", "code") do nothing
+    returning ${SELECT_LINK}
+  )
+  select inserted.*, linkhop_refuse(case when not exists (select 1 from allowance) then 'quota'
+                                         when inserted."id" is null then 'taken' end) as "refused"
+  from (select 1) as one left join inserted on true`;
+
+/** What the statement refused: the allowance is spent (quota), or the code is taken on its domain (taken). */
+export type CreateRefusal = "quota" | "taken";
+
+/** Raised by linkhop_refuse. */
+const REFUSED = "LH001";
+
+/**
+ * Inserts the link and takes one unit of the workspace's allowance for `month` under `limit` (at
+ * least 1), atomically; a refusal leaves nothing behind. A spent allowance is reported before a
+ * taken code (as reserveLinkAllowance's callers do).
+ */
+export async function insertLinkReservingAllowance(
+  q: Queryable | Pick<pg.ClientBase, "query">,
+  c: NewLinkColumns,
+  month: string,
+  limit: number,
+): Promise<{ link: Link } | { refused: CreateRefusal }> {
+  if (!(limit >= 1)) throw new Error("insertLinkReservingAllowance needs a limit of at least 1");
+  try {
+    const { rows } = await q.query<Link & { refused: unknown }>({
+      name: "links_insert_reserving",
+      text: INSERT_RESERVING,
+      values: [...newLinkValues(c), month, limit],
+    });
+    const { refused: _, ...link } = rows[0];
+    return { link };
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    if (err.code === REFUSED && (err.message === "quota" || err.message === "taken")) return { refused: err.message };
+    throw e;
+  }
+}
