@@ -20,22 +20,40 @@ export const SLOT_HORIZON_MS = 500;
 
 export type SendSlots = { firstAt: number; intervalMs: number };
 
-const TAKE_SEND_SLOTS = `
-    WITH wanted AS (
-      SELECT e.id, w.n, greatest(e."sendSlotAt", $3::timestamptz) AS first,
-             $4::float8 / coalesce(r.rate, $5::float8) AS interval_ms
-        FROM unnest($1::int[], $2::int[]) AS w(id, n)
+/**
+ * SQL: the CTEs `wanted` and `slotted`, which take consecutive send slots for each row (id, n) of
+ * the relation `counts` (n slots for endpoint id), locking the endpoint rows in id order (so two
+ * statements taking slots of the same endpoints never deadlock). `slotted` returns per endpoint its
+ * first slot (`first`) and their spacing (`interval_ms`). Parameters $p to $p+4 are sendSlotValues().
+ */
+export function sendSlotsCtes(counts: string, p: number): string {
+  return `wanted AS (
+      SELECT e.id, w.n, greatest(e."sendSlotAt", $${p}::timestamptz) AS first,
+             $${p + 1}::float8 / coalesce(r.rate, $${p + 2}::float8) AS interval_ms
+        FROM ${counts} AS w
         JOIN "WebhookEndpoint" e ON e.id = w.id
         JOIN "Workspace" ws ON ws.id = e."workspaceId"
-        LEFT JOIN unnest($6::text[], $7::float8[]) AS r(plan, rate) ON r.plan = ws.plan
+        LEFT JOIN unnest($${p + 3}::text[], $${p + 4}::float8[]) AS r(plan, rate) ON r.plan = ws.plan
        ORDER BY e.id
        FOR UPDATE OF e
-    )
-    UPDATE "WebhookEndpoint" e
-       SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)
-      FROM wanted
-     WHERE e.id = wanted.id
-    RETURNING e.id, wanted.first, wanted.interval_ms`;
+    ), slotted AS (
+      UPDATE "WebhookEndpoint" e
+         SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)
+        FROM wanted
+       WHERE e.id = wanted.id
+      RETURNING e.id, wanted.first, wanted.interval_ms
+    )`;
+}
+
+/** The parameters of sendSlotsCtes: now, the slot spacing's numerator, the fallback rate, the plans' rates. */
+export function sendSlotValues(now: Date): unknown[] {
+  const table = Object.values(plans());
+  return [now, 1000 * PACING_MARGIN, webhookRatePerSecond(planOf("")), table.map((p) => p.id), table.map((p) => webhookRatePerSecond(p))];
+}
+
+const TAKE_SEND_SLOTS = `
+    WITH ${sendSlotsCtes("(SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, n))", 3)}
+    SELECT id, first, interval_ms FROM slotted`;
 
 /**
  * Takes `count` consecutive send slots for each endpoint, in one statement: returns, per endpoint,
@@ -43,22 +61,11 @@ const TAKE_SEND_SLOTS = `
  */
 export async function takeSendSlots(counts: Map<number, number>, now = Date.now()): Promise<Map<number, SendSlots>> {
   if (!counts.size) return new Map();
-  // rows are locked in id order: two schedulers taking slots of the same endpoints never deadlock
-  const ids = [...counts.keys()].sort((a, b) => a - b);
-  const table = Object.values(plans());
-  const fallback = webhookRatePerSecond(planOf(""));
+  const ids = [...counts.keys()];
   const { rows } = await database().prismaPool.query<{ id: number; first: Date; interval_ms: number }>({
     name: "webhook_take_send_slots",
     text: TAKE_SEND_SLOTS,
-    values: [
-      ids,
-      ids.map((id) => counts.get(id)!),
-      new Date(now),
-      1000 * PACING_MARGIN,
-      fallback,
-      table.map((p) => p.id),
-      table.map((p) => webhookRatePerSecond(p)),
-    ],
+    values: [ids, ids.map((id) => counts.get(id)!), ...sendSlotValues(new Date(now))],
   });
   return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
 }
@@ -72,25 +79,23 @@ export type SendSlot = { endpointId: number; at: number; intervalMs: number };
  * later), whichever engine sent it: attempts that were held up (a late wake-up, a slow read, a busy
  * event loop) do not reach the receiver in a burst with the ones on time. A wait under a
  * millisecond is not slept (a timer lasts a millisecond or more, which would cap an endpoint near
- * 1,000/s whatever its rate): the request leaves up to 1 ms early, and the next turn still counts
- * from this one's, so early starts never add up (PACING_MARGIN covers the millisecond). One
- * settled promise kept per endpoint, in the process registry.
+ * 1,000/s whatever its rate): the request leaves up to 2 ms early (with Date.now()'s whole
+ * milliseconds, the injectable clock), and the next turn still counts from this one's, so early
+ * starts never add up (PACING_MARGIN covers them). One settled promise kept per endpoint, in the
+ * process registry.
  */
 export function waitForSendSlot(slot: SendSlot): Promise<void> {
   const turns = shared("send-times", () => new Map<number, Promise<number>>());
   const mine = (turns.get(slot.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
-    const now = nowMs();
+    const now = Date.now();
     // a previous turn "in the future" (the clock was set back) holds nothing up
     const turn = Math.max(slot.at, Math.min(previous, now) + slot.intervalMs);
     if (turn - now >= 1) await new Promise((resolve) => setTimeout(resolve, turn - now));
-    return Math.max(turn, nowMs());
+    return Math.max(turn, Date.now());
   });
   turns.set(slot.endpointId, mine);
   return mine.then(() => undefined);
 }
-
-/** Unix time in milliseconds, with the fraction. */
-const nowMs = () => performance.timeOrigin + performance.now();
 
 export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
 

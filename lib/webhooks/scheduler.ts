@@ -1,8 +1,8 @@
 import { config } from "../config/index.ts";
 import { database } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
-import { SLOT_HORIZON_MS, takeSendSlots, waitForSendSlot } from "./pacing.ts";
-import { claimDue, releaseHolds, type ClaimedDelivery } from "./sql.ts";
+import { SLOT_HORIZON_MS, waitForSendSlot } from "./pacing.ts";
+import { claimDue, releaseHolds, type SlottedClaim } from "./sql.ts";
 import { log } from "../log/index.ts";
 
 // The built-in scheduler: runs the retry schedule inside the app process when Inngest is not
@@ -12,22 +12,25 @@ import { log } from "../log/index.ts";
 // knows is in the rows: a restart picks up where the last process stopped.
 
 /**
- * Claims up to `limit` due deliveries (due.ts: pending, nextAttemptAt passed, not held), skipping
- * `skipEndpoints` and endpoints whose send slots are taken further than SLOT_HORIZON_MS ahead
- * (pacing.ts), and holds them for `lockMs`. One atomic statement; concurrent callers get disjoint rows.
+ * Claims up to `limit` due deliveries (due.ts: pending, nextAttemptAt passed, not held) and takes
+ * their send slots (pacing.ts), at most `rooms.get(endpoint)` (else `defaultRoom`) of each endpoint,
+ * skipping `skip` and endpoints whose send slots are taken further than SLOT_HORIZON_MS ahead, and
+ * holds them for `lockMs`. One atomic statement; concurrent callers get disjoint rows.
  */
 export async function claimDueDeliveries(
   limit: number,
   lockMs: number,
-  skipEndpoints: number[] = [],
-  now = new Date(),
-): Promise<ClaimedDelivery[]> {
+  o: { skip?: number[]; rooms?: Map<number, number>; defaultRoom?: number; now?: Date } = {},
+): Promise<SlottedClaim[]> {
+  const now = o.now ?? new Date();
   return claimDue(database().prismaPool, {
     now,
     until: new Date(now.getTime() + lockMs),
     limit,
-    skipEndpoints,
+    skipEndpoints: o.skip ?? [],
     slotHorizon: new Date(now.getTime() + SLOT_HORIZON_MS),
+    rooms: o.rooms ?? new Map(),
+    defaultRoom: o.defaultRoom ?? limit,
   });
 }
 
@@ -54,7 +57,7 @@ export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8
 export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
 /** `slotAt`: the endpoint's send slot (pacing.ts), before which the request does not leave; `intervalMs`: the spacing of its slots. */
-type Claim = ClaimedDelivery & { claimedAt: number; slotAt: number; intervalMs: number };
+type Claim = SlottedClaim & { claimedAt: number };
 
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
@@ -79,9 +82,6 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   // rows, so they are made once per half queue, not after every attempt.
   const refillBelow = o.perEndpoint + Math.ceil(o.queuedPerEndpoint / 2);
   const held = (endpointId: number) => (runningPer.get(endpointId) ?? 0) + (waitingPer.get(endpointId)?.length ?? 0);
-  // Endpoints seen in the last claim: sizes the next one, so a backlog on a few endpoints is not
-  // claimed in bulk only to be given back.
-  let lastEndpoints = o.batch;
   let attempts = 0;
 
   const run = (c: Claim) => {
@@ -134,37 +134,31 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
           backlog = free <= 0;
           break;
         }
-        const enough = [...new Set([...runningPer.keys(), ...waitingPer.keys()])].filter((id) => held(id) >= refillBelow);
-        const limit = Math.min(o.batch, free, (lastEndpoints + 1) * (o.perEndpoint + o.queuedPerEndpoint));
+        const room = o.perEndpoint + o.queuedPerEndpoint;
+        const heldNow = [...new Set([...runningPer.keys(), ...waitingPer.keys()])].map((id) => [id, held(id)] as const);
         const claimedAt = Date.now();
-        const claimed = await claimDueDeliveries(limit, lockMs, enough);
-        if (claimed.length) lastEndpoints = new Set(claimed.map((c) => c.endpointId)).size;
-        const excess: number[] = [];
-        const accepted: Claim[] = [];
-        const taking = new Map<number, number>();
-        for (const row of claimed) {
-          const n = taking.get(row.endpointId) ?? held(row.endpointId);
-          if (stopped || n >= o.perEndpoint + o.queuedPerEndpoint) excess.push(row.id);
-          else (taking.set(row.endpointId, n + 1), accepted.push({ ...row, claimedAt, slotAt: 0, intervalMs: 0 }));
-        }
-        await assignSendSlots(accepted).catch(async (e) => {
-          // not run: given back at once rather than held until the claims expire
-          await releaseClaims(accepted.map((c) => c.id)).catch(() => {});
-          throw e;
+        const claimed = await claimDueDeliveries(Math.min(o.batch, free), lockMs, {
+          skip: heldNow.filter(([, n]) => n >= refillBelow).map(([id]) => id),
+          rooms: new Map(heldNow.map(([id, n]) => [id, Math.max(0, room - n)])),
+          defaultRoom: room,
         });
-        // Queued first, then started as turns allow: attempts that ended during the await above
-        // freed turns that these take now.
-        for (const c of accepted) {
+        if (stopped) {
+          await releaseClaims(claimed.map((c) => c.id));
+          break;
+        }
+        // Queued first, then started as turns allow: attempts that ended while the claim ran freed
+        // turns that these take now.
+        for (const row of claimed) {
+          const c = { ...row, claimedAt };
           const queue = waitingPer.get(c.endpointId);
           if (queue) queue.push(c);
           else waitingPer.set(c.endpointId, [c]);
           waitingCount++;
         }
-        for (const endpointId of taking.keys()) startWaiting(endpointId);
-        await releaseClaims(excess);
+        for (const endpointId of new Set(claimed.map((c) => c.endpointId))) startWaiting(endpointId);
         // Endpoints skipped as having enough are woken for when they run low (run's endTurn).
-        backlog = claimed.length === limit || excess.length > 0;
-        if (claimed.length === limit && excess.length < claimed.length) again = true;
+        backlog = claimed.length === Math.min(o.batch, free);
+        if (backlog) again = true;
       } while (again && !stopped);
     } catch (e) {
       log("webhooks").error({ err: e }, "scheduler: claiming due deliveries failed");
@@ -172,21 +166,6 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       ticking = false;
     }
   };
-
-  /** Each accepted claim takes its endpoint's next send slot, in claim (due) order: one statement per claim. */
-  async function assignSendSlots(accepted: Claim[]) {
-    const counts = new Map<number, number>();
-    for (const c of accepted) counts.set(c.endpointId, (counts.get(c.endpointId) ?? 0) + 1);
-    const slots = await takeSendSlots(counts);
-    const used = new Map<number, number>();
-    for (const c of accepted) {
-      const s = slots.get(c.endpointId);
-      const i = used.get(c.endpointId) ?? 0;
-      used.set(c.endpointId, i + 1);
-      c.slotAt = s ? s.firstAt + i * s.intervalMs : 0;
-      c.intervalMs = s?.intervalMs ?? 0;
-    }
-  }
 
   // This process's requests to one endpoint leave one at a time, each in its send slot (pacing.ts).
   const pace = (c: Claim) => waitForSendSlot({ endpointId: c.endpointId, at: c.slotAt, intervalMs: c.intervalMs });

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { dueCondition, dueTimes } from "./due.ts";
+import { sendSlotsCtes, sendSlotValues } from "./pacing.ts";
 
 // The delivery engine's statements through `pg` (named, prepared): claiming due deliveries, reading
 // what an attempt sends, and recording delivered attempts. Through Prisma they were a findUnique with three
@@ -148,35 +149,69 @@ export async function recordDeliveredAttempts(
 
 export type ClaimedDelivery = { id: number; endpointId: number };
 
+/** A claimed delivery and its send slot (pacing.ts): its request may leave at slotAt (unix ms). */
+export type SlottedClaim = ClaimedDelivery & { slotAt: number; intervalMs: number };
+
+// Due deliveries in due order (candidates, rows locked for this statement only); of each endpoint
+// at most its room (ranked: this process's free places for it, else $9); those are held (claimed),
+// and their endpoints' send slots taken in the same statement, one slot per claim in due order.
 const CLAIM_DUE = `
-  UPDATE "Delivery" SET "lockedUntil" = $3
-   WHERE id IN (
-     SELECT id FROM "Delivery"
-      WHERE ${dueCondition(1, 2)}
-        AND NOT ("endpointId" = ANY($4::int[]))
-        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
-                         WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > $5)
-      ORDER BY "nextAttemptAt"
-      LIMIT $6
-        FOR UPDATE SKIP LOCKED
-   )
-  RETURNING id, "endpointId"`;
+  WITH candidates AS (
+    SELECT id, "endpointId", "nextAttemptAt" FROM "Delivery"
+     WHERE ${dueCondition(1, 2)}
+       AND NOT ("endpointId" = ANY($4::int[]))
+       AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
+                        WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > $5)
+     ORDER BY "nextAttemptAt"
+     LIMIT $6
+       FOR UPDATE SKIP LOCKED
+  ), ranked AS (
+    SELECT c.id, row_number() OVER (PARTITION BY c."endpointId" ORDER BY c."nextAttemptAt", c.id) AS rn,
+           coalesce(r.room, $9::int) AS room
+      FROM candidates c LEFT JOIN unnest($7::int[], $8::int[]) AS r(id, room) ON r.id = c."endpointId"
+  ), claimed AS (
+    UPDATE "Delivery" d SET "lockedUntil" = $3
+      FROM ranked
+     WHERE d.id = ranked.id AND ranked.rn <= ranked.room
+    RETURNING d.id, d."endpointId", ranked.rn
+  ), counts AS (
+    SELECT "endpointId" AS id, count(*)::int AS n FROM claimed GROUP BY "endpointId"
+  ), ${sendSlotsCtes("counts", 10)}
+  SELECT c.id, c."endpointId", s.first, s.interval_ms, c.rn::int
+    FROM claimed c JOIN slotted s ON s.id = c."endpointId"
+   ORDER BY s.first + make_interval(secs => (c.rn - 1) * s.interval_ms / 1000.0), c.id`;
 
 /**
- * Claims up to `limit` due deliveries (due.ts), skipping `skipEndpoints` and endpoints whose send
- * slots are taken beyond `slotHorizon` (pacing.ts), and holds them until `until`. One atomic
- * statement; concurrent callers get disjoint rows.
+ * Claims up to `limit` due deliveries (due.ts) in due order, at most `rooms.get(endpoint)` (else
+ * `defaultRoom`) of each endpoint, skipping `skipEndpoints` and endpoints whose send slots are
+ * taken beyond `slotHorizon`; holds them until `until`, and takes one send slot per claim
+ * (pacing.ts). One atomic statement; concurrent callers get disjoint rows. In slot order.
  */
 export async function claimDue(
   q: Queryable,
-  o: { now: Date; until: Date; limit: number; skipEndpoints: number[]; slotHorizon: Date },
-): Promise<ClaimedDelivery[]> {
-  const { rows } = await q.query<ClaimedDelivery>({
+  o: { now: Date; until: Date; limit: number; skipEndpoints: number[]; slotHorizon: Date; rooms: Map<number, number>; defaultRoom: number },
+): Promise<SlottedClaim[]> {
+  const { rows } = await q.query<{ id: number; endpointId: number; first: Date; interval_ms: number; rn: number }>({
     name: "webhook_claim_due",
     text: CLAIM_DUE,
-    values: [...dueTimes(o.now), o.until, o.skipEndpoints, o.slotHorizon, o.limit],
+    values: [
+      ...dueTimes(o.now),
+      o.until,
+      o.skipEndpoints,
+      o.slotHorizon,
+      o.limit,
+      [...o.rooms.keys()],
+      [...o.rooms.values()],
+      o.defaultRoom,
+      ...sendSlotValues(o.now),
+    ],
   });
-  return rows;
+  return rows.map((r) => ({
+    id: r.id,
+    endpointId: r.endpointId,
+    slotAt: r.first.getTime() + (r.rn - 1) * Number(r.interval_ms),
+    intervalMs: Number(r.interval_ms),
+  }));
 }
 
 /** Ends the hold on claimed deliveries (they are due again at once for any scheduler). */

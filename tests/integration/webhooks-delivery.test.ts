@@ -289,6 +289,21 @@ describe("webhook delivery over HTTPS", () => {
     expect(a.error).toContain("ECONNREFUSED");
   });
 
+  it("records answers holding NUL bytes (which PostgreSQL text cannot store) with the bytes replaced, failed and delivered alike", async () => {
+    const r = await receiver((_req, i) => (i === 0 ? { status: 500, body: "bad\u0000one" } : { status: 200, body: "ok\u0000done" }));
+    const { ws } = await endpointFor(r.url("localhost"));
+    const { deliveryIds } = await emitEvent(ws);
+    const attempts = await eventually(async () => {
+      const x = await attemptsOf(deliveryIds[0]);
+      return x.length === 2 ? x : null;
+    });
+    expect(attempts.map((a) => [a.number, a.outcome, a.statusCode, a.responseBody])).toEqual([
+      [1, "http_status", 500, "bad\uFFFDone"],
+      [2, "delivered", 200, "ok\uFFFDdone"],
+    ]);
+    expect(await db().delivery.findUniqueOrThrow({ where: { id: deliveryIds[0] } })).toMatchObject({ status: "delivered", attempts: 2 });
+  });
+
   it("records a certificate no one trusts as a TLS error", async () => {
     const r = await receiver(undefined, ca.untrusted(["localhost"]));
     const { ws } = await endpointFor(r.url("localhost"));
