@@ -87,7 +87,10 @@ export async function disconnectDb(options: { final?: boolean } = {}): Promise<v
 }
 
 async function endDatabase(d: Database): Promise<void> {
-  await Promise.allSettled([d.prisma.$disconnect(), d.redirects.end(), d.analytics.end(), d.rateLimit.end()]);
+  // The adapter ends Prisma's pool only if Prisma itself connected; the webhook engine's statements
+  // (lib/webhooks/sql.ts) use that pool directly, so it may hold connections Prisma never opened.
+  const prisma = d.prisma.$disconnect().finally(() => (d.prismaPool.ending ? undefined : d.prismaPool.end()));
+  await Promise.allSettled([prisma, d.redirects.end(), d.analytics.end(), d.rateLimit.end()]);
 }
 
 /** A unique-constraint violation (P2002), and which constraint when the driver says. */
