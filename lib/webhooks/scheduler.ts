@@ -158,7 +158,10 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
         for (const endpointId of new Set(claimed.map((c) => c.endpointId))) startWaiting(endpointId);
         // Endpoints skipped as having enough are woken for when they run low (run's endTurn).
         backlog = claimed.length === Math.min(o.batch, free);
-        if (backlog) again = true;
+        // An endpoint that filled its room may have hidden later due deliveries of others behind
+        // its own (the claim looks at the oldest `limit`): look again, now skipping it.
+        const filled = claimed.some((c) => held(c.endpointId) >= room);
+        if (backlog || filled) again = true;
       } while (again && !stopped);
     } catch (e) {
       log("webhooks").error({ err: e }, "scheduler: claiming due deliveries failed");
