@@ -13,6 +13,7 @@
 export type SharedName =
   | "config" // lib/config: the parsed environment
   | "log" // lib/log: the process's logger and its children per area
+  | "log-lines" // lib/log/batched.ts: log streams with lines waiting for the turn's end
   | "plans" // lib/plans: the plan table (built in or PLANS_FILE)
   | "database" // lib/db/client.ts: the Prisma client and the pg pools
   | "runtime" // lib/runtime.ts: the process's runtime (server.ts, the admin CLI)

@@ -1,4 +1,5 @@
 import type { DestinationStream } from "pino";
+import { shared } from "../registry.ts";
 
 // The server's log lines are gathered for the rest of the event loop's turn and written with one
 // write (setImmediate): under load the API logs a line per request, and one write call (a system
@@ -15,21 +16,24 @@ import type { DestinationStream } from "pino";
 
 type Target = Pick<NodeJS.WritableStream, "write">;
 
-const pending = new Set<BatchedStream>();
-let exitHooked = false;
+// The streams with lines waiting, once per process (both module graphs, lib/registry.ts), so a
+// flush from either graph writes them all; the exit hook is installed with it.
+const pendingStreams = () =>
+  shared("log-lines", () => {
+    process.on("exit", flushLogLines);
+    return new Set<BatchedStream>();
+  });
 
 export class BatchedStream implements DestinationStream {
   private lines: string[] = [];
 
   constructor(private readonly target: Target) {
-    if (!exitHooked) {
-      exitHooked = true;
-      process.on("exit", flushLogLines);
-    }
+    pendingStreams();
   }
 
   write(line: string): void {
     if (this.lines.length === 0) {
+      const pending = pendingStreams();
       pending.add(this);
       if (pending.size === 1) setImmediate(flushLogLines);
     }
@@ -47,6 +51,7 @@ export class BatchedStream implements DestinationStream {
 
 /** Writes every stream's gathered lines now (the turn's end, shutdown, exit). */
 export function flushLogLines(): void {
+  const pending = pendingStreams();
   const streams = [...pending];
   pending.clear();
   for (const s of streams) s.flush();
