@@ -36,9 +36,9 @@ export type AttemptOptions = {
   /** The built-in scheduler already claimed the delivery (lockedUntil set). */
   claimed?: boolean;
   /**
-   * Waited for right before the request leaves, after the delivery was read: the built-in
-   * scheduler's pacing of the endpoint (scheduler.ts), so the database's varying latency does not
-   * bunch requests at the receiver.
+   * Waited for right before the request leaves, after the delivery was read and the address
+   * checked: the endpoint's pacing (pacing.ts waitForSendSlot), so the database's and the DNS's
+   * varying latency does not bunch requests at the receiver. Not called when the check refuses.
    */
   beforeSend?: () => Promise<void>;
   /** Called once the request is over (answered, failed or timed out), before its result is recorded. */
@@ -119,8 +119,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
   }
   const loaded = await loadAndRecheck(deliveryId, opts);
   if (!("delivery" in loaded)) return loaded;
-  await opts.beforeSend?.();
-  const sent = await send(loaded.delivery);
+  const sent = await send(loaded.delivery, opts.beforeSend);
   opts.afterSend?.();
   metrics().webhooks.attempts.inc({ outcome: sent.outcome });
   metrics().webhooks.duration.observe(sent.durationMs / 1000);
@@ -194,11 +193,11 @@ type Sent = {
  * Sends: the guard again (addresses may have changed since the endpoint was saved), then a POST
  * pinned to the addresses just checked, signed with the secret as it is now.
  */
-async function send(d: Sendable): Promise<Sent> {
+async function send(d: Sendable, beforeRequest?: () => Promise<void>): Promise<Sent> {
   const cfg = config();
   const ep = d.endpoint;
   const startedAt = new Date();
-  const t0 = performance.now();
+  let t0 = performance.now();
   let outcome: AttemptOutcome;
   let statusCode: number | null = null;
   let responseBody = "";
@@ -211,7 +210,12 @@ async function send(d: Sendable): Promise<Sent> {
     const host = URL.canParse(ep.url) ? new URL(ep.url).hostname : null;
     if (host) dropPooledConnections(host);
   } else {
-    const remaining = Math.max(1, Math.round(cfg.WEBHOOK_TIMEOUT_MS - (performance.now() - t0)));
+    // the pacing's wait (beforeSend) comes after the check, so the request leaves at its slot
+    // however long the lookup took; the wait is not part of the attempt's time or timeout
+    const checkedMs = performance.now() - t0;
+    if (beforeRequest) await beforeRequest();
+    t0 = performance.now() - checkedMs;
+    const remaining = Math.max(1, Math.round(cfg.WEBHOOK_TIMEOUT_MS - checkedMs));
     const timestamp = Math.floor(Date.now() / 1000);
     const r = await postPinned({
       url: guard.url,

@@ -74,17 +74,37 @@ export async function takeSendSlots(counts: Map<number, number>, now = Date.now(
 export type SendSlot = { endpointId: number; at: number; intervalMs: number };
 
 /**
+ * A request leaves at most this long after its slot; a later one takes a new slot first. Every
+ * request then leaves within [slot - 2 ms, slot + SLOT_LATENESS_MS], so whichever processes send
+ * them, a second at the receiver holds at most rate * (1,000 + 2 + SLOT_LATENESS_MS) / (1,000 *
+ * PACING_MARGIN) + 1 requests: never more than the rate while that stays under 1,050 ms.
+ */
+export const SLOT_LATENESS_MS = 40;
+/** A process so busy that its requests miss their slots this many times in a row sends anyway. */
+const MAX_RETAKES = 3;
+
+/**
  * Waits until the request may leave: no earlier than its slot and a whole interval after this
  * process's previous request to the endpoint had its turn (its slot, or when it actually left if
  * later), whichever engine sent it: attempts that were held up (a late wake-up, a slow read, a busy
- * event loop) do not reach the receiver in a burst with the ones on time. A wait under a
- * millisecond is not slept (a timer lasts a millisecond or more, which would cap an endpoint near
- * 1,000/s whatever its rate): the request leaves up to 2 ms early (with Date.now()'s whole
- * milliseconds, the injectable clock), and the next turn still counts from this one's, so early
- * starts never add up (PACING_MARGIN covers them). One settled promise kept per endpoint, in the
- * process registry.
+ * event loop) do not reach the receiver in a burst with the ones on time, and one that would leave
+ * more than SLOT_LATENESS_MS after its slot takes a new one. A wait under a millisecond is not
+ * slept (a timer lasts a millisecond or more, which would cap an endpoint near 1,000/s whatever its
+ * rate): the request leaves up to 2 ms early (with Date.now()'s whole milliseconds, the injectable
+ * clock), and the next turn still counts from this one's, so early starts never add up
+ * (PACING_MARGIN covers them). One settled promise kept per endpoint, in the process registry.
  */
-export function waitForSendSlot(slot: SendSlot): Promise<void> {
+export async function waitForSendSlot(slot: SendSlot): Promise<void> {
+  for (let retakes = 0, s = slot; ; retakes++) {
+    await takeTurn(s);
+    if (Date.now() - s.at <= SLOT_LATENESS_MS || retakes === MAX_RETAKES) return;
+    const fresh = (await takeSendSlots(new Map([[s.endpointId, 1]]))).get(s.endpointId);
+    if (!fresh) return;
+    s = { endpointId: s.endpointId, at: fresh.firstAt, intervalMs: fresh.intervalMs };
+  }
+}
+
+function takeTurn(slot: SendSlot): Promise<number> {
   const turns = shared("send-times", () => new Map<number, Promise<number>>());
   const mine = (turns.get(slot.endpointId) ?? Promise.resolve(0)).then(async (previous) => {
     const now = Date.now();
@@ -94,7 +114,7 @@ export function waitForSendSlot(slot: SendSlot): Promise<void> {
     return Math.max(turn, Date.now());
   });
   turns.set(slot.endpointId, mine);
-  return mine.then(() => undefined);
+  return mine;
 }
 
 export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
