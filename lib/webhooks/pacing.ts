@@ -23,7 +23,9 @@ export type SendSlots = { firstAt: number; intervalMs: number };
 /**
  * SQL: the CTEs `wanted` and `slotted`, which take consecutive send slots for each row (id, n) of
  * the relation `counts` (n slots for endpoint id), locking the endpoint rows in id order (so two
- * statements taking slots of the same endpoints never deadlock). `slotted` returns per endpoint its
+ * statements taking slots of the same endpoints never deadlock) with FOR NO KEY UPDATE, the lock an
+ * UPDATE of these columns takes anyway: FOR UPDATE would also wait for (and could deadlock with)
+ * transactions inserting deliveries of the endpoint, whose foreign key holds a KEY SHARE lock. `slotted` returns per endpoint its
  * first slot (`first`) and their spacing (`interval_ms`). Parameters $p to $p+4 are sendSlotValues().
  */
 export function sendSlotsCtes(counts: string, p: number): string {
@@ -35,7 +37,7 @@ export function sendSlotsCtes(counts: string, p: number): string {
         JOIN "Workspace" ws ON ws.id = e."workspaceId"
         LEFT JOIN unnest($${p + 3}::text[], $${p + 4}::float8[]) AS r(plan, rate) ON r.plan = ws.plan
        ORDER BY e.id
-       FOR UPDATE OF e
+       FOR NO KEY UPDATE OF e
     ), slotted AS (
       UPDATE "WebhookEndpoint" e
          SET "sendSlotAt" = wanted.first + make_interval(secs => wanted.n * wanted.interval_ms / 1000.0)

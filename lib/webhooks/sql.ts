@@ -82,8 +82,9 @@ export type DeliveredAttempt = {
 // delivered (one that a resend delivered or a disable cancelled meanwhile is left as it is); each
 // endpoint's failure state is cleared and its last success stamped, unless it is healthy and was
 // stamped in the last $5 ms (that skipped write keeps parallel attempts from queueing on the
-// endpoint's row). Endpoint rows are locked in id order, as takeSendSlots (pacing.ts) does, so two
-// processes recording for the same endpoints never deadlock.
+// endpoint's row). Endpoint rows are locked in id order and FOR NO KEY UPDATE, as takeSendSlots
+// (pacing.ts) does, so two processes recording for the same endpoints never deadlock, nor does a
+// transaction inserting deliveries (its foreign key's KEY SHARE lock does not conflict with it).
 const RECORD_DELIVERED = `
   with r as (
     select * from unnest($1::int[], $2::int[], $3::int[], $4::timestamptz[], $5::int[], $6::int[], $7::text[])
@@ -104,7 +105,7 @@ const RECORD_DELIVERED = `
        and (e."consecutiveFailures" > 0 or e."failingSince" is not null or e."lastSuccessAt" is null
             or e."lastSuccessAt" < $9::timestamptz - make_interval(secs => $10::float8 / 1000))
      order by e.id
-       for update
+       for no key update
   ), stamped as (
     update "WebhookEndpoint" e
        set "consecutiveFailures" = 0, "failingSince" = null, "lastSuccessAt" = $9
