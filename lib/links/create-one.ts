@@ -24,10 +24,38 @@ import { insertLink, type NewLinkColumns } from "./sql.ts";
 // the allowance, commit (the event's body carries the inserted row, so it cannot be in the
 // insert's statement).
 
-/** Creates the row's link (link.created); the row has no tags. */
-export async function createUntaggedLink(workspace: LinkWorkspace, row: PreparedRow, plan: Plan, month: string): Promise<LinkWithHost> {
-  const oneStatement = !webhooksAllowed(plan) && plan.maxLinks >= 1 && !(row.alias !== undefined && isReservedAlias(row.alias));
-  if (oneStatement) return createInOneStatement(workspace, row, plan, month);
+/**
+ * Whether a single create of this input (or row) on this plan is the one statement: no tags, no
+ * password (its hash comes after cheap checks, create.ts), no event to record, an alias that is not
+ * a reserved path (refused without a statement) and an allowance of at least one.
+ */
+export function createsInOneStatement(
+  input: { tags?: string[] | null; password?: string | null; alias?: string | null },
+  plan: Plan,
+): boolean {
+  return (
+    !input.tags?.length &&
+    !input.password &&
+    !webhooksAllowed(plan) &&
+    plan.maxLinks >= 1 &&
+    !(typeof input.alias === "string" && isReservedAlias(input.alias))
+  );
+}
+
+/**
+ * Creates the row's link (link.created); the row has no tags. A row prepared with its verified-domain
+ * check left to the insert (uncheckedHosts) must take the one statement; `recheck` prepares it
+ * again with every check, for the answer when the statement refuses a destination.
+ */
+export async function createUntaggedLink(
+  workspace: LinkWorkspace,
+  row: PreparedRow,
+  plan: Plan,
+  month: string,
+  recheck: () => Promise<PreparedRow | ServiceError>,
+): Promise<LinkWithHost> {
+  if (createsInOneStatement(row, plan)) return createInOneStatement(workspace, row, plan, month, recheck);
+  if (row.uncheckedHosts.length) throw new Error("a row with unchecked destination hosts must be created in one statement");
   const deliveries: number[] = [];
   const link = await inPgTransaction(database().prismaPool, async (client) => {
     deliveries.length = 0;
@@ -43,11 +71,29 @@ export async function createUntaggedLink(workspace: LinkWorkspace, row: Prepared
   return link;
 }
 
-/** The create as one statement; a generated code that collides is drawn again (a new statement). */
-async function createInOneStatement(workspace: LinkWorkspace, row: PreparedRow, plan: Plan, month: string): Promise<LinkWithHost> {
+/**
+ * The create as one statement; a generated code that collides is drawn again (a new statement).
+ * A refused destination is answered as the full checks answer it (recheck): the same issues, in
+ * the same order as every other create's.
+ */
+async function createInOneStatement(
+  workspace: LinkWorkspace,
+  row: PreparedRow,
+  plan: Plan,
+  month: string,
+  recheck: () => Promise<PreparedRow | ServiceError>,
+): Promise<LinkWithHost> {
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
-    const r = await insertLinkReservingAllowance(database().prismaPool, linkColumns(row), month, plan.maxLinks);
+    const r = await insertLinkReservingAllowance(database().prismaPool, linkColumns(row), month, plan.maxLinks, row.uncheckedHosts);
     if ("link" in r) return { ...linkWithHost(r.link, row.domain.host), tagNames: [] };
+    if (r.refused === "destination") {
+      const checked = await recheck();
+      if (checked instanceof ServiceError) throw checked;
+      // (the domain stopped being verified in between: go on with the row as now checked)
+      row = checked;
+      attempt--;
+      continue;
+    }
     // the count for the error body, read after the refusal (nothing was taken)
     if (r.refused === "quota") throw ServiceError.quota("MaxLinks", plan.maxLinks, await linkAllowanceUsed(workspace.id, month));
     if (row.alias !== undefined) throw ServiceError.aliasTaken(row.alias);

@@ -7,7 +7,15 @@ import { mergedUrl, normalizeTargeting, toDate } from "./columns.ts";
 import { resolveCreateDomains, type ResolvedDomain } from "./link-domain.ts";
 import { addTagsToNewLinks, tagNamesOf } from "./link-tags.ts";
 import type { LinkWorkspace } from "./lookup.ts";
-import { cheapVerdicts, featuresRequested, linkValidation, missingFeature, refusedDestinations, scheduleIssues } from "./rules.ts";
+import {
+  cheapVerdicts,
+  destinationHostnames,
+  featuresRequested,
+  linkValidation,
+  missingFeature,
+  refusedDestinations,
+  scheduleIssues,
+} from "./rules.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { codeKey, isReservedAlias, takenAliasKeys, type NewLinkRow } from "./short-code.ts";
 
@@ -19,10 +27,23 @@ import { codeKey, isReservedAlias, takenAliasKeys, type NewLinkRow } from "./sho
  * A create row that passed validation and feature checks. Its password is hashed (data.passwordHash)
  * only once the row has also passed the cheap pre-check (precheckRows), just before the insert.
  */
-export type PreparedRow = NewLinkRow & { password?: string; domain: ResolvedDomain; tags: string[] };
+export type PreparedRow = NewLinkRow & {
+  password?: string;
+  domain: ResolvedDomain;
+  tags: string[];
+  /** Destination hosts not yet checked against verified custom domains: the insert must refuse them (create-sql.ts). */
+  uncheckedHosts: string[];
+};
 
-/** Validation that needs the database (domain, destinations), then features. No password is hashed here. */
-export async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInput[]): Promise<(PreparedRow | ServiceError)[]> {
+/**
+ * Validation that needs the database (domain, destinations), then features. No password is hashed here.
+ * `verifiedDomains: "caller checks"`: see refusedDestinations; each row then lists its uncheckedHosts.
+ */
+export async function prepareRows(
+  workspace: LinkWorkspace,
+  given: CreateLinkInput[],
+  verifiedDomains: "read" | "caller checks" = "read",
+): Promise<(PreparedRow | ServiceError)[]> {
   const urls = given.map((i) => mergedUrl(i.url, i.utm));
   const inputs = given.map((i, k) => {
     const u = urls[k];
@@ -32,7 +53,7 @@ export async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInp
     workspace,
     inputs.map((i) => i.domain),
   );
-  const refused = await refusedDestinations(inputs);
+  const refused = await refusedDestinations(inputs, undefined, verifiedDomains);
   const prepared = inputs.map((input, i): PreparedRow | ServiceError => {
     const domain = domainOf(input.domain);
     const unusable = "domainKey" in domain ? [] : [domain];
@@ -46,6 +67,7 @@ export async function prepareRows(workspace: LinkWorkspace, given: CreateLinkInp
       password: input.password ?? undefined,
       domain,
       tags: input.tags ?? [],
+      uncheckedHosts: verifiedDomains === "caller checks" ? destinationHostnames(input) : [],
       data: {
         workspaceId: workspace.id,
         domainId: domain.domainId,

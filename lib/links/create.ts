@@ -3,7 +3,7 @@ import type { Link } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { monthOf, reserveLinkAllowance } from "./allowance.ts";
-import { createUntaggedLink } from "./create-one.ts";
+import { createsInOneStatement, createUntaggedLink } from "./create-one.ts";
 import { hashPasswords, precheckRows, prepareRows, tagNew, type PreparedRow } from "./create-rows.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import { linkValidation, parseLinkInput } from "./rules.ts";
@@ -18,10 +18,15 @@ const BULK_EVENT_SIZE = 100;
 
 /** Creates one link (link.created). */
 export async function createLink(workspace: LinkWorkspace, input: CreateLinkInput): Promise<LinkWithHost> {
-  const [row] = await prepareRows(workspace, [input]);
-  if (row instanceof ServiceError) throw row;
   const plan = planOf(workspace.plan);
   const month = monthOf();
+  const checkAll = () => prepareRows(workspace, [input]).then((r) => r[0]);
+  // A create in one statement leaves the verified-domain read to its statement. Any refusal is
+  // answered by the full checks, so which error comes first never depends on the path.
+  const oneStatement = createsInOneStatement(input, plan);
+  let [row] = await prepareRows(workspace, [input], oneStatement ? "caller checks" : "read");
+  if (row instanceof ServiceError && oneStatement) row = await checkAll();
+  if (row instanceof ServiceError) throw row;
   if (row.password) {
     // Only a password makes the pre-check worth its reads: without one the transaction answers as fast.
     const { verdicts, quota } = await precheckRows(workspace, [row], month);
@@ -30,7 +35,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     await hashPasswords([row]);
   }
   // without tags: one transaction of raw statements (create-one.ts); tags are created through Prisma
-  if (row.tags.length === 0) return createUntaggedLink(workspace, row, plan, month);
+  if (row.tags.length === 0) return createUntaggedLink(workspace, row, plan, month, checkAll);
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertWithCodes(tx, [row]);
     const link =

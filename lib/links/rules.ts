@@ -88,24 +88,39 @@ async function namesReachingHere(hostnames: string[], own: string[]): Promise<Se
   return here;
 }
 
+/** The host names of a link's destinations, as refusedDestinations compares them with custom domains. */
+export function destinationHostnames(input: Partial<DestinationFields>): string[] {
+  return [...new Set(destinationsOf(input).map((d) => bareHost(new URL(d.url).hostname)))];
+}
+
 /**
  * Refuses destinations on DESTINATION_DENYLIST (the host or its subdomains) and any address that is
  * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any
  * workspace, by name, and for a short-link host on this machine by address too (isServiceHost).
  * Returns one issue per refused URL.
+ *
+ * `verifiedDomains: "caller checks"` leaves out the read of verified custom domains: the caller's
+ * own statement refuses a destination on one (the single create, create-sql.ts) and then asks
+ * again with the read. Nothing else depends on that read: a destination host that is not a
+ * verified domain gives the same answers either way.
  */
-export async function refusedDestinations(inputs: Partial<DestinationFields>[], client?: DbOrTx): Promise<Issue[][]> {
+export async function refusedDestinations(
+  inputs: Partial<DestinationFields>[],
+  client?: DbOrTx,
+  verifiedDomains: "read" | "caller checks" = "read",
+): Promise<Issue[][]> {
   const cfg = config();
   const parsed = inputs.map((i) => destinationsOf(i).map((d) => ({ ...d, u: new URL(d.url) })));
   const hostnames = [...new Set(parsed.flat().map((d) => bareHost(d.u.hostname)))];
   // in a caller's transaction through Prisma; otherwise one prepared statement (sql.ts)
-  const verified = !hostnames.length
-    ? []
-    : client
-      ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map(
-          (d) => d.host,
-        )
-      : await verifiedDomainHosts(database().prismaPool, hostnames);
+  const verified =
+    !hostnames.length || verifiedDomains === "caller checks"
+      ? []
+      : client
+        ? (await client.domain.findMany({ where: { host: { in: hostnames }, verifiedAt: { not: null } }, select: { host: true } })).map(
+            (d) => d.host,
+          )
+        : await verifiedDomainHosts(database().prismaPool, hostnames);
   const own = [cfg.shortDomain, cfg.appHost, ...verified];
   const here = await namesReachingHere(hostnames, own);
   return parsed.map((list) =>

@@ -104,6 +104,27 @@ describe("insertLinkReservingAllowance", () => {
     expect(await used(other.id)).toBe(1);
   });
 
+  it("refuses a destination host that is a verified custom domain before the allowance and the code, leaving nothing behind", async () => {
+    const ws = await db().workspace.create({ data: { slug: "cs-6", name: "F", plan: "team" } });
+    await db().domain.create({
+      data: { workspaceId: ws.id, host: "short.cs6.test", txtToken: "t1", verifiedAt: new Date(), verifiedHost: "short.cs6.test" },
+    });
+    await db().domain.create({ data: { workspaceId: ws.id, host: "pending.cs6.test", txtToken: "t2" } });
+    expect("link" in (await insert(columns(ws.id, "cs6-taken"), 2))).toBe(true);
+    const hosts = (more: string[]) => insertLinkReservingAllowance(database().prismaPool, columns(ws.id, "cs6-new"), MONTH, 2, more);
+    expect(await hosts(["example.com", "short.cs6.test"])).toEqual({ refused: "destination" });
+    // an unverified domain is no short link yet; the code and allowance checks still apply after it
+    const fine = await hosts(["example.com", "pending.cs6.test"]);
+    expect("link" in fine).toBe(true);
+    const refusedFirst = await insertLinkReservingAllowance(database().prismaPool, columns(ws.id, "cs6-taken"), MONTH, 2, [
+      "short.cs6.test",
+    ]);
+    expect(refusedFirst).toEqual({ refused: "destination" });
+    expect(await insert(columns(ws.id, "cs6-taken"), 2)).toEqual({ refused: "quota" });
+    expect(await used(ws.id)).toBe(2);
+    expect(await linkCount(ws.id)).toBe(2);
+  });
+
   it("does not take a limit below one (the caller's other path grants nothing then)", async () => {
     const ws = await db().workspace.create({ data: { slug: "cs-5", name: "E", plan: "team" } });
     await expect(insert(columns(ws.id, "zero"), 0)).rejects.toThrow(/at least 1/);

@@ -84,6 +84,44 @@ describe("a destination that is already a short link", () => {
   });
 });
 
+// On a plan without webhooks a create is one statement that also checks the destination against
+// verified custom domains (lib/links/create-sql.ts); the answers must be those of the other path.
+describe("a destination on a verified custom domain, on both create paths", () => {
+  it("is refused with the same body on a plan without webhooks (one statement) and with them (a transaction), taking nothing", async () => {
+    const owner = await makeWorkspace("pro");
+    const host = `vd-${Date.now().toString(36)}.chain.test`;
+    await makeDomain(owner.workspace.id, host);
+    const bodies: unknown[] = [];
+    for (const plan of ["pro", "team"]) {
+      const { key, workspace } = await makeWorkspace(plan);
+      const api = client(env.app, key);
+      const a = await api.post("/api/v1/links", { url: "https://example.com/", fallbackUrl: `https://${host.toUpperCase()}/x` });
+      expect(a.status, a.text).toBe(400);
+      bodies.push(a.body);
+      expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+      expect(await db().monthlyUsage.count({ where: { workspaceId: workspace.id, created: { gt: 0 } } })).toBe(0);
+      // and the next create still gets its unit of the allowance
+      expect((await api.post("/api/v1/links", { url: "https://example.com/ok" })).status).toBe(201);
+    }
+    expect(bodies[0]).toEqual(bodies[1]);
+    expect(JSON.stringify(bodies[0])).toMatch(/fallbackUrl: .*short-link host of this service/);
+  });
+
+  it("comes before a missing feature, as on every other path", async () => {
+    const owner = await makeWorkspace("pro");
+    const host = `vf-${Date.now().toString(36)}.chain.test`;
+    await makeDomain(owner.workspace.id, host);
+    const { key, workspace } = await makeWorkspace("free");
+    const api = client(env.app, key);
+    const a = await api.post("/api/v1/links", { url: `https://${host}/x`, alias: "mine" });
+    expect(a.status, a.text).toBe(400);
+    expect(a.text).toMatch(/short-link host of this service/);
+    // without the refused destination the missing feature answers
+    expect((await api.post("/api/v1/links", { url: "https://example.com/", alias: "mine" })).status).toBe(403);
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+  });
+});
+
 // A resolver that never answers must not hold a link save for long, nor refuse it.
 describe("resolving a destination's name is bounded", () => {
   it("a silent DNS server: the check gives up within its deadline and the name is not taken for this machine", async () => {
