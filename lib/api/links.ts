@@ -11,11 +11,13 @@ import {
   getLinkCountingRate,
   linkRefQuerySchema,
   listLinks,
+  listLinksCountingRate,
   listLinksQuerySchema,
   REPEATABLE_LINK_QUERY,
   toApiLink,
   updateLink,
   updateLinkSchema,
+  type LinksPage,
   type LinkWithHost,
 } from "../links/index.ts";
 import { errorBody } from "./error-body.ts";
@@ -32,13 +34,17 @@ export const createLinkRoute = apiRoute({
   run: async ({ workspace, body }) => ({ status: 201, body: apiLink(await createLink(workspace, body)) }),
 });
 
+const pageBody = (page: LinksPage) => ({ links: page.links.map(apiLink), nextCursor: page.nextCursor });
+
 export const listLinksRoute = apiRoute({
   query: listLinksQuerySchema,
   repeatable: REPEATABLE_LINK_QUERY,
-  run: async ({ workspace, query }) => {
-    const page = await listLinks(workspace, query);
-    return { status: 200, body: { links: page.links.map(apiLink), nextCursor: page.nextCursor } };
+  // without filters: the page is read in the statement that counts the request
+  countedRun: async ({ workspace, query }, rate) => {
+    const read = await listLinksCountingRate(workspace, query, rate);
+    return read && { rateCount: read.rateCount, answer: () => ({ status: 200, body: pageBody(read.page()) }) };
   },
+  run: async ({ workspace, query }) => ({ status: 200, body: pageBody(await listLinks(workspace, query)) }),
 });
 
 /** GET /api/v1/links/export: the filtered links as CSV, streamed. */

@@ -8,7 +8,7 @@ export { createLink, bulkCreateLinks, type BulkRowResult, type BulkOptions } fro
 export { getLink, getLinkCountingRate, type LinkWorkspace, type LinkRef } from "./lookup.ts";
 export { updateLink, type UpdateResult } from "./update.ts";
 export { deleteLink } from "./delete.ts";
-export { listLinks, encodeCursor, decodeCursor } from "./list.ts";
+export { listLinks, listLinksCountingRate, encodeCursor, decodeCursor, type LinksPage } from "./list.ts";
 export { reserveLinkAllowance, monthOf } from "./allowance.ts";
 export { spendLinkCreateBudget } from "./app-budget.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";

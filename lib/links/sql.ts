@@ -88,12 +88,7 @@ export async function findLinksByCodeCountingRate(
     text: BY_CODE_COUNTING_RATE,
     values: [workspaceId, code, ...liveKeyRateValues(rate)],
   });
-  return {
-    rateCount: rows[0].rateCount,
-    found: rows
-      .filter((r) => r.id != null)
-      .map(({ customHost, tagNames, rateCount: _, ...link }) => ({ link: link as Link, customHost: customHost!, tagNames: tagNames! })),
-  };
+  return { rateCount: rows[0].rateCount, found: linksOf(rows) };
 }
 
 /** The columns a create sets (the others take their defaults). */
@@ -164,6 +159,15 @@ export async function verifiedDomainHosts(q: Queryable, hosts: string[]): Promis
   return rows.map((r) => r.host);
 }
 
+const PAGE_SELECT = `
+  select ${SELECT_LINK}, d."host" as "customHost",
+    coalesce((select array_agg(t."name") from "LinkTag" lt join "Tag" t on t."id" = lt."tagId" where lt."linkId" = l."id"), '{}') as "tagNames"
+  from "Link" l left join "Domain" d on d."id" = l."domainId"
+  where l."workspaceId" = $1`;
+const PAGE_ORDER = `order by l."createdAt" desc, l."id" desc limit $2`;
+const PAGE_FIRST = `${PAGE_SELECT} ${PAGE_ORDER}`;
+const PAGE_AFTER = `${PAGE_SELECT} and (l."createdAt", l."id") < ($3::timestamptz, $4::int) ${PAGE_ORDER}`;
+
 /**
  * A page of the workspace's links, newest first (createdAt desc, id desc), after the cursor's link
  * when given: `size` + 1 rows (the extra one tells whether there is a next page), each with its
@@ -175,18 +179,48 @@ export async function listLinksPage(
   size: number,
   after: { createdAt: Date; id: number } | undefined,
 ): Promise<LinkWithDomainAndTags[]> {
-  const select = `
-    select ${SELECT_LINK}, d."host" as "customHost",
-      coalesce((select array_agg(t."name") from "LinkTag" lt join "Tag" t on t."id" = lt."tagId" where lt."linkId" = l."id"), '{}') as "tagNames"
-    from "Link" l left join "Domain" d on d."id" = l."domainId"
-    where l."workspaceId" = $1`;
-  const order = `order by l."createdAt" desc, l."id" desc limit $2`;
   const { rows } = after
-    ? await q.query<Row>({
-        name: "links_page_after",
-        text: `${select} and (l."createdAt", l."id") < ($3::timestamptz, $4::int) ${order}`,
-        values: [workspaceId, size + 1, after.createdAt, after.id],
-      })
-    : await q.query<Row>({ name: "links_page_first", text: `${select} ${order}`, values: [workspaceId, size + 1] });
+    ? await q.query<Row>({ name: "links_page_after", text: PAGE_AFTER, values: [workspaceId, size + 1, after.createdAt, after.id] })
+    : await q.query<Row>({ name: "links_page_first", text: PAGE_FIRST, values: [workspaceId, size + 1] });
   return rows.map(({ customHost, tagNames, ...link }) => ({ link, customHost, tagNames }));
+}
+
+const countingRate = (page: string, before: number) => `
+  with ${liveKeyRateCte(before)}, page as (${page})
+  select page.*, (select "count" from rate) as "rateCount" from (select 1) as one left join page on true
+  order by page."createdAt" desc, page."id" desc`;
+const PAGE_FIRST_COUNTING_RATE = countingRate(PAGE_FIRST, 2);
+const PAGE_AFTER_COUNTING_RATE = countingRate(PAGE_AFTER, 4);
+
+/**
+ * listLinksPage and the request's rate count (lib/ratelimit liveKeyRateCte) in ONE statement, on the
+ * rate limiter's pool: the API's unfiltered list on a plan with a rate. `rateCount` is null when
+ * nothing was counted (the key is no longer live); the page is then not to be used.
+ */
+export async function listLinksPageCountingRate(
+  q: Queryable,
+  workspaceId: number,
+  size: number,
+  after: { createdAt: Date; id: number } | undefined,
+  rate: LiveKeyRate,
+): Promise<{ page: LinkWithDomainAndTags[]; rateCount: number | null }> {
+  const { rows } = after
+    ? await q.query<Partial<Row> & { rateCount: number | null }>({
+        name: "links_page_after_counting_rate",
+        text: PAGE_AFTER_COUNTING_RATE,
+        values: [workspaceId, size + 1, after.createdAt, after.id, ...liveKeyRateValues(rate)],
+      })
+    : await q.query<Partial<Row> & { rateCount: number | null }>({
+        name: "links_page_first_counting_rate",
+        text: PAGE_FIRST_COUNTING_RATE,
+        values: [workspaceId, size + 1, ...liveKeyRateValues(rate)],
+      });
+  return { rateCount: rows[0].rateCount, page: linksOf(rows) };
+}
+
+/** The links of a statement that also answered the rate count (left-joined: no link is one row of nulls). */
+function linksOf(rows: (Partial<Row> & { rateCount: number | null })[]): LinkWithDomainAndTags[] {
+  return rows
+    .filter((r) => r.id != null)
+    .map(({ customHost, tagNames, rateCount: _, ...link }) => ({ link: link as Link, customHost: customHost!, tagNames: tagNames! }));
 }
