@@ -100,9 +100,30 @@ export async function waitForSendSlot(slot: SendSlot): Promise<void> {
   for (let retakes = 0, s = slot; ; retakes++) {
     await takeTurn(s);
     if (Date.now() - s.at <= SLOT_LATENESS_MS || retakes === MAX_RETAKES) return;
-    const fresh = (await takeSendSlots(new Map([[s.endpointId, 1]]))).get(s.endpointId);
+    const fresh = await retakeSendSlot(s.endpointId);
     if (!fresh) return;
     s = { endpointId: s.endpointId, at: fresh.firstAt, intervalMs: fresh.intervalMs };
+  }
+}
+
+/** PostgreSQL aborted the statement to break a deadlock (40P01), or as a serialization failure (40001). */
+const TRY_AGAIN = new Set(["40P01", "40001"]);
+const RETAKE_TRIES = 3;
+
+/**
+ * One new send slot of the endpoint. The statement waits for the endpoint's row, and while it waits
+ * it is first in that row's queue, so PostgreSQL may pick it as the victim of a deadlock among the
+ * row's holder and the statements queued behind it (claims and records, which lock several rows);
+ * aborted so, it is tried again: failing the attempt instead would hold its delivery until the
+ * claim expired.
+ */
+async function retakeSendSlot(endpointId: number): Promise<SendSlots | undefined> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return (await takeSendSlots(new Map([[endpointId, 1]]))).get(endpointId);
+    } catch (e) {
+      if (tries >= RETAKE_TRIES || !TRY_AGAIN.has((e as { code?: string })?.code ?? "")) throw e;
+    }
   }
 }
 
