@@ -86,7 +86,16 @@ describe("request ids", () => {
     );
     expect(a.status).toBe(500);
     expect([a.body.reference, a.headers["x-error-reference"], a.headers["x-request-id"]]).toEqual([id, id, id]);
-    expect((await recordsOnce((r) => r.requestId === id)).map((r) => r.msg).sort()).toEqual(["request", "server_error POST /api/v1/links"]);
+    // (the error is logged at once, the request's line at the end of its event-loop turn: wait for both)
+    await recordsOnce((r) => r.requestId === id && r.msg === "request");
+    await recordsOnce((r) => r.requestId === id && r.level === "error");
+    expect(
+      env.app
+        .records()
+        .filter((r) => r.requestId === id)
+        .map((r) => r.msg)
+        .sort(),
+    ).toEqual(["request", "server_error POST /api/v1/links"]);
 
     // A success, and an app page, answer it too.
     const ok = await call(env.app, "GET", "/api/v1/links", { key, headers: { "x-request-id": id } });
