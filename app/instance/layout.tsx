@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { signOutAction } from "@/app/(auth)/actions";
+import { AccountLinks } from "@/app/(auth)/account-links";
 
 export const dynamic = "force-dynamic";
 
@@ -17,12 +17,7 @@ export default function InstanceLayout({ children }: { children: React.ReactNode
           <Link href="/" className="text-sm text-slate-600 hover:text-slate-900">
             Your workspaces
           </Link>
-          <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
-            Account
-          </Link>
-          <form action={signOutAction}>
-            <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
-          </form>
+          <AccountLinks />
         </nav>
       </header>
       <main className="mx-auto w-full max-w-6xl px-4 py-6 md:px-8 md:py-8">{children}</main>

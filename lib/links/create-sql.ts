@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
-import { INSERT_COLUMNS, INSERT_VALUES, newLinkValues, SELECT_LINK, type NewLinkColumns, type Queryable } from "./sql.ts";
+import { INSERT_COLUMNS, INSERT_VALUES, newLinkValues, SELECT_LINK, type NewLinkColumns } from "./sql.ts";
+import type { Queryable } from "../db/queryable.ts";
 
 // A single create of a link without tags or event, as ONE autocommit statement: the link's insert
 // and one unit of the workspace's monthly allowance (the fast path of allowance.ts

@@ -1,13 +1,12 @@
 import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
 import { liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
+import type { Queryable } from "../db/queryable.ts";
 
 // The link statements of the API's hot reads, through `pg` with named (prepared) statements instead
 // of Prisma: get-link is one statement (the link or links with that code, the custom domain's host
 // and the tag names) instead of two or three Prisma queries, each of which costs more CPU in the
 // client than PostgreSQL spends answering it (measured by `npm run bench:api`).
-
-export type Queryable = Pick<pg.Pool, "query">;
 
 /** Every column of Link, as the Prisma model names them (no @map: the columns have these names). */
 const LINK_COLUMNS = [

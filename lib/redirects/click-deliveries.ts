@@ -13,7 +13,8 @@ import { inClickScope, type ClickScopeColumns } from "../events/click-scope.ts";
 // flush leaves none behind. Per flush: one query for the batch's workspaces' subscriptions, and
 // only when there is one, one for the clicked links; nothing per request.
 
-type Queryable = Pick<pg.PoolClient, "query">;
+/** The flush transaction's client. */
+type FlushClient = Pick<pg.PoolClient, "query">;
 
 /** click events serialized between two turns of the event loop */
 const SERIALIZE_SLICE = 1000;
@@ -21,7 +22,7 @@ const SERIALIZE_SLICE = 1000;
 export type ClickSubscriber = ClickScopeColumns & { endpointId: number; workspace: EventWorkspace };
 
 /** Enabled endpoints that selected link.clicked, in active workspaces whose plan has webhooks. */
-export async function clickSubscribers(q: Queryable, workspaceIds: number[]): Promise<ClickSubscriber[]> {
+export async function clickSubscribers(q: FlushClient, workspaceIds: number[]): Promise<ClickSubscriber[]> {
   if (!workspaceIds.length) return [];
   const { rows } = await q.query<{
     id: number;
@@ -54,7 +55,7 @@ export async function clickSubscribers(q: Queryable, workspaceIds: number[]): Pr
 export type ClickedLink = { id: number; folder: string; tagIds: number[]; object: WebhookLink };
 
 /** The links as they are now (folder, tags, and the webhook link object), by id. */
-export async function clickedLinks(q: Queryable, linkIds: number[]): Promise<Map<number, ClickedLink>> {
+export async function clickedLinks(q: FlushClient, linkIds: number[]): Promise<Map<number, ClickedLink>> {
   if (!linkIds.length) return new Map();
   const { rows } = await q.query<Link & { host: string | null; tagIds: number[] }>({
     name: "webhooks_clicked_links",
@@ -119,7 +120,7 @@ function clickIds(n: number): string[] {
  * Writes one link.clicked event per counted click (bots never) on a link in some subscriber's
  * scope, and its deliveries, on `q` (the flush's transaction). Returns the new delivery ids.
  */
-export async function recordClickDeliveries(q: Queryable, events: ClickEvent[]): Promise<number[]> {
+export async function recordClickDeliveries(q: FlushClient, events: ClickEvent[]): Promise<number[]> {
   const counted = events.filter((e) => !e.bot);
   if (!counted.length) return [];
   const subscribers = await clickSubscribers(q, [...new Set(counted.map((e) => e.workspaceId))]);

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { verifyPassword } from "../auth/password.ts";
 import { guessGroup } from "../http/client-address.ts";
-import { consumePasswordGuesses, refundPasswordGuess, type Queryable } from "./sql.ts";
+import { consumePasswordGuesses, refundPasswordGuess } from "./sql.ts";
+import type { Queryable } from "../db/queryable.ts";
 
 // Password-protected links. Three limits, all counted in PostgreSQL in one atomic statement
 // (lib/redirects/sql.ts consumePasswordGuesses), so they hold across processes:

@@ -1,11 +1,10 @@
 import pg from "pg";
 import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
+import type { Queryable } from "../db/queryable.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
 // named (prepared) statements instead of Prisma: a cache miss or a capped click costs one round
 // trip and about half of what the Prisma client takes here (measured in the shared ENVIRONMENT notes).
-
-export type Queryable = Pick<pg.Pool, "query">;
 
 type LinkRow = {
   id: number;

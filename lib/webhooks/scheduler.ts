@@ -1,6 +1,7 @@
 import { config } from "../config/index.ts";
 import { database } from "../db/client.ts";
-import { attemptDelivery, LOCK_MARGIN_MS, RECORD_WITHIN_MS } from "./attempt.ts";
+import { attemptDelivery, LOCK_MARGIN_MS } from "./attempt.ts";
+import { RECORD_WITHIN_MS } from "./record-attempt.ts";
 import { SLOT_HORIZON_MS, waitForSendSlot } from "./pacing.ts";
 import { claimDue, releaseHolds, type SlottedClaim } from "./sql.ts";
 import { log } from "../log/index.ts";

@@ -1,14 +1,13 @@
 import type pg from "pg";
 import { dueCondition, dueTimes } from "./due.ts";
 import { sendSlotsCtes, sendSlotValues } from "./pacing.ts";
+import type { Queryable } from "../db/queryable.ts";
 
 // The delivery engine's statements through `pg` (named, prepared): claiming due deliveries, reading
 // what an attempt sends, and recording delivered attempts. Through Prisma they were a findUnique with three
 // relations and an interactive transaction of four statements per delivery, whose client work
 // cost more than the attempt's request (measured by `npm run bench:webhooks`); here each is one
 // statement for a whole batch of attempts (batched.ts).
-
-export type Queryable = Pick<pg.Pool, "query">;
 
 /** What an attempt needs: the delivery, its event's body and its endpoint's address, secret and state. */
 export type Sendable = {

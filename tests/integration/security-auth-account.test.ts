@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
-import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startApp, type RunningApp } from "../support/app.ts";
-import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
+import type { RunningApp } from "../support/app.ts";
+import { AUTH_TEST_APP_URL, startAuthTestApp, type AuthTestEnv } from "../support/auth-app.ts";
+import type { SmtpServer } from "../support/smtp.ts";
 import { signInCookie } from "../support/session.ts";
 import { submitForm } from "./security-auth-forms.ts";
 
 // The Account page's change of email, "Sign out everywhere" and "Delete account"
 // (lib/auth/email-change.ts, lib/auth/delete-account.ts, lib/auth/reauth.ts) against the running
 // server, its forms posted as a browser without JavaScript does, and a real SMTP server.
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
@@ -18,33 +18,23 @@ let reauth: typeof import("../../lib/auth/reauth.ts");
 let clock: typeof import("../../lib/clock.ts");
 let db: typeof import("../../lib/db/client.ts").db;
 
-const APP_URL = "http://app.linkhop.test";
+const APP_URL = AUTH_TEST_APP_URL;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabaseInProcess(database.url);
-  smtp = await startSmtpServer();
-  process.env.SMTP_URL = smtp.url;
-  process.env.APP_URL = APP_URL;
-  process.env.AUTH_SECRET = "test-secret-test-secret-test-secret";
-  (await import("../../lib/config/index.ts")).resetConfig();
+  env = await startAuthTestApp();
+  ({ app, smtp } = env);
   ws = await import("../../lib/workspaces/index.ts");
   members = await import("../../lib/members/index.ts");
   emailChange = await import("../../lib/auth/email-change.ts");
   reauth = await import("../../lib/auth/reauth.ts");
   clock = await import("../../lib/clock.ts");
   db = (await import("../../lib/db/client.ts")).db;
-  app = await startApp(database.url, { SMTP_URL: smtp.url, APP_URL });
 });
 
 afterEach(() => clock.setClock(null));
 
 afterAll(async () => {
-  await app?.stop();
-  await smtp?.stop();
-  const { disconnectDb } = await import("../../lib/db/client.ts");
-  await disconnectDb();
-  await database?.drop();
+  await env?.stop();
 });
 
 let n = 0;

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startApp, type RunningApp } from "../support/app.ts";
-import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
+import type { RunningApp } from "../support/app.ts";
+import { AUTH_TEST_APP_URL, startAuthTestApp, type AuthTestEnv } from "../support/auth-app.ts";
+import type { SmtpServer } from "../support/smtp.ts";
 import { signInCookie } from "../support/session.ts";
 import { submitForm } from "./security-auth-forms.ts";
 
 // Email verification (lib/auth/verification.ts) against the running server and a real SMTP
 // server: someone who signs up with another person's address is not let in by "Add existing
 // account", nor linked to that person's Google/GitHub sign-in; the real owner verifies by mail.
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
@@ -18,31 +18,21 @@ let oauth: typeof import("../../lib/auth/oauth.ts");
 let verification: typeof import("../../lib/auth/verification.ts");
 let db: typeof import("../../lib/db/client.ts").db;
 
-const APP_URL = "http://app.linkhop.test";
+const APP_URL = AUTH_TEST_APP_URL;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabaseInProcess(database.url);
-  smtp = await startSmtpServer();
-  process.env.SMTP_URL = smtp.url;
-  process.env.APP_URL = APP_URL;
-  process.env.AUTH_SECRET = "test-secret-test-secret-test-secret";
-  (await import("../../lib/config/index.ts")).resetConfig();
+  env = await startAuthTestApp();
+  ({ app, smtp } = env);
   ws = await import("../../lib/workspaces/index.ts");
   members = await import("../../lib/members/index.ts");
   inv = await import("../../lib/members/invitations.ts");
   oauth = await import("../../lib/auth/oauth.ts");
   verification = await import("../../lib/auth/verification.ts");
   db = (await import("../../lib/db/client.ts")).db;
-  app = await startApp(database.url, { SMTP_URL: smtp.url, APP_URL });
 });
 
 afterAll(async () => {
-  await app?.stop();
-  await smtp?.stop();
-  const { disconnectDb } = await import("../../lib/db/client.ts");
-  await disconnectDb();
-  await database?.drop();
+  await env?.stop();
 });
 
 let n = 0;

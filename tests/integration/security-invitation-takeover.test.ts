@@ -3,9 +3,9 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callAction } from "../support/actions.ts";
-import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
-import { startApp, type RunningApp } from "../support/app.ts";
-import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
+import type { RunningApp } from "../support/app.ts";
+import { AUTH_TEST_APP_URL, startAuthTestApp, type AuthTestEnv } from "../support/auth-app.ts";
+import type { SmtpServer } from "../support/smtp.ts";
 import { signInCookie } from "../support/session.ts";
 import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 
@@ -14,7 +14,7 @@ import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 // over HTTP against the running server with a real SMTP server: the inviter can neither take over
 // an account with the invited address, nor make a verified account for it, nor learn whether one
 // exists; the mailbox's owner, reading the mail, still joins.
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let oauth: typeof import("../../lib/auth/oauth.ts");
@@ -22,29 +22,19 @@ let members: typeof import("../../lib/members/index.ts");
 let invitations: typeof import("../../lib/members/invitations.ts");
 let db: typeof import("../../lib/db/client.ts").db;
 
-const APP_URL = "http://app.linkhop.test";
+const APP_URL = AUTH_TEST_APP_URL;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  await useDatabaseInProcess(database.url);
-  smtp = await startSmtpServer();
-  process.env.SMTP_URL = smtp.url;
-  process.env.APP_URL = APP_URL;
-  process.env.AUTH_SECRET = "test-secret-test-secret-test-secret";
-  (await import("../../lib/config/index.ts")).resetConfig();
+  env = await startAuthTestApp();
+  ({ app, smtp } = env);
   oauth = await import("../../lib/auth/oauth.ts");
   members = await import("../../lib/members/index.ts");
   invitations = await import("../../lib/members/invitations.ts");
   db = (await import("../../lib/db/client.ts")).db;
-  app = await startApp(database.url, { SMTP_URL: smtp.url, APP_URL });
 });
 
 afterAll(async () => {
-  await app?.stop();
-  await smtp?.stop();
-  const { disconnectDb } = await import("../../lib/db/client.ts");
-  await disconnectDb();
-  await database?.drop();
+  await env?.stop();
 });
 
 let n = 0;
@@ -256,7 +246,7 @@ describe("accounts verified by an invitation before this release", () => {
       });
     await invitation(byInvitation.email, new Date(t.getTime() + 3)); // verified in the acceptance's transaction
     await invitation(byMailEarlier.email, t);
-    const client = new pg.Client({ connectionString: database.url });
+    const client = new pg.Client({ connectionString: env.databaseUrl });
     await client.connect();
     try {
       await client.query(sql);

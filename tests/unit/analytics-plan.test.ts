@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ClickFilters, StoreQuery, TopGroup } from "../../lib/analytics/model.ts";
 import { planQuery, planSource } from "../../lib/analytics/store/plan.ts";
-import type { Queryable } from "../../lib/analytics/store/sql-params.ts";
+import type { Queryable } from "../../lib/db/queryable.ts";
 
 // store/plan.ts: which table answers a report, for every row of its table.
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { DEACTIVATED_MESSAGE, workspacesOf } from "@/lib/workspaces";
 import { planOf } from "@/lib/plans";
-import { signOutAction } from "@/app/(auth)/actions";
+import { AccountLinks } from "@/app/(auth)/account-links";
 import { VerifyEmailNotice } from "@/app/(auth)/account/verify-notice";
 import { unverifiedEmailOf } from "@/lib/auth/verification";
 import { isInstanceAdmin } from "@/lib/instance";
@@ -34,13 +34,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
             Linkhop
           </Link>
           <div className="flex gap-3 md:hidden">
-            {instanceLink}
-            <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
-              Account
-            </Link>
-            <form action={signOutAction}>
-              <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
-            </form>
+            <AccountLinks>{instanceLink}</AccountLinks>
           </div>
         </div>
         <div className="px-4 pb-3">
@@ -52,13 +46,7 @@ export default async function WorkspaceLayout({ children, params }: { children: 
         </div>
         <NavLinks slug={slug} canManage={can("webhooks.view")} />
         <div className="hidden gap-4 p-4 md:absolute md:bottom-0 md:flex">
-          {instanceLink}
-          <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
-            Account
-          </Link>
-          <form action={signOutAction}>
-            <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
-          </form>
+          <AccountLinks>{instanceLink}</AccountLinks>
         </div>
       </aside>
       <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">

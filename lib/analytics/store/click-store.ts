@@ -16,7 +16,7 @@ import { answer } from "./execute.ts";
 import { ensureMonthPartition, monthOf, partitionName } from "./partitions.ts";
 import { planQuery } from "./plan.ts";
 import { unmarkRollupDaysIn } from "./rollup-build.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 import { loadVisitorSalt, pruneVisitorSalts } from "./salts.ts";
 
 // The PostgreSQL click store (the ClickStore of lib/analytics/model.ts): events in a table

@@ -1,7 +1,8 @@
 import type { BotMode, GroupRow } from "../model.ts";
 import type { DimFilter, LinkGroup, RollupDim } from "./dimensions.ts";
 import { readLinkGroups } from "./link-groups.ts";
-import { botSql, type Queryable } from "./sql-params.ts";
+import { botSql } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Reading the day rollups (analytics.click_day; store/rollup-build.ts builds them) over a set of
 // built UTC days.

@@ -1,5 +1,5 @@
 import type { ClickEvent } from "../model.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Writing click events (analytics.click_event). Raw SQL, like every statement of the store: the
 // table is partitioned (outside the Prisma models, see the migration) and a batch is one multi-row

@@ -1,7 +1,8 @@
 import type pg from "pg";
 import type { Bucket, ClickQuery, ExportRow, GroupRow, TopGroup, Totals } from "../model.ts";
 import { filterWhere, groupColumns, isLinkGroup, LINK_GROUPS, visitorsPerLink, WHERE_ORDER } from "./dimensions.ts";
-import { Params, type Queryable } from "./sql-params.ts";
+import { Params } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // The raw events (analytics.click_event): one WHERE clause built from the filters of the dimension
 // table (store/dimensions.ts), and one named function per kind of answer. Values always travel as

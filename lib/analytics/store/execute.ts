@@ -14,7 +14,7 @@ import { decodeValue } from "./dimensions.ts";
 import { queryTimeseries, queryTopGroups, queryTotals } from "./events-read.ts";
 import { readLinkDays, readLinkSetGroups, readLinkSetTotals, readLinkSetValues } from "./link-day-rollup-read.ts";
 import type { Interval, RollupPlan, SourcePlan } from "./plan.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Answering a report as its plan says (store/plan.ts decides): from the raw events alone, or from
 // the rollups for the plan's built days and the raw events for the intervals around them, added up.

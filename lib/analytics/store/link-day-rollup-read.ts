@@ -2,7 +2,8 @@ import type { BotMode as Bots, GroupRow } from "../model.ts";
 import { CASELESS_FILTERS, LINK_SETS, type DimFilter, type LinkDim, type LinkSetFilter } from "./dimensions.ts";
 import { spelledNames, type RollupRow } from "./day-rollup-read.ts";
 import { readLinkGroups, type LinkGrouping } from "./link-groups.ts";
-import { botSql, Params, type Queryable } from "./sql-params.ts";
+import { botSql, Params } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Reading the daily rollups per link and dimension value (analytics.click_day_link; built with the
 // day's click_day rows, store/rollup-build.ts): for the reports that group by link (links, tags,

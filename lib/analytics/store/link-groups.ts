@@ -1,6 +1,6 @@
 import type { GroupRow } from "../model.ts";
 import { LINK_GROUPS, type LinkGroup } from "./dimensions.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Per-link figures of the rollups grouped as a report asks: per link, or by what the links are now
 // (their tags, a UTM value of their URL: store/dimensions.ts LINK_GROUPS).

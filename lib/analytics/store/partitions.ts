@@ -1,6 +1,6 @@
 import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type pg from "pg";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // The monthly partitions of analytics.click_event: one per calendar month (UTC), named
 // click_event_yYYYYmMM. The partitions of this month and the next MONTHS_AHEAD exist before a click

@@ -13,7 +13,7 @@ import {
 } from "./dimensions.ts";
 import type { LinkGrouping } from "./link-groups.ts";
 import { builtDays } from "./rollup-build.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Which table answers a report: decided here and nowhere else (store/execute.ts only carries it out).
 //

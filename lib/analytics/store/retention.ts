@@ -2,7 +2,7 @@ import type pg from "pg";
 import { analyticsRetentionDays, FALLBACK_ANALYTICS_RETENTION_DAYS, planOf, plans } from "../../plans/index.ts";
 import { DAY_MS } from "../model.ts";
 import { dropMonthPartition, listMonthPartitions, nextMonth } from "./partitions.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Forgetting what a workspace's plan no longer keeps (lib/analytics/jobs.ts runs this every hour):
 // events older than their workspace plan's analyticsRetentionDays are deleted with their daily

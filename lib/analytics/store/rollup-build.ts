@@ -3,7 +3,7 @@ import type pg from "pg";
 import { utcDay } from "../model.ts";
 import { CASELESS_FILTERS, dimValueSql, FILTER_DIMS, LINK_DIMS, linkValueSql, PAIR_DIMS, ROLLUP_DIMS } from "./dimensions.ts";
 import { listMonthPartitions } from "./partitions.ts";
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // Building the daily rollups of one UTC day (days are UTC day numbers: days since 1970-01-01), in
 // one transaction: analytics.click_day (per workspace, day and bot flag: every dimension's values,

@@ -1,4 +1,4 @@
-import type { Queryable } from "./sql-params.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // The daily visitor salts (analytics.visitor_salt; lib/analytics/ingest/visitor.ts says why).
 

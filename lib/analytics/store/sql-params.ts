@@ -1,11 +1,10 @@
 import type pg from "pg";
 import type { BotMode } from "../model.ts";
+import type { Queryable } from "../../db/queryable.ts";
 
 // What every statement builder of the store uses: something to send a statement to, numbered
 // parameters (values always travel as parameters; only fixed SQL from the store's tables is
 // concatenated), and the bot mode as a condition.
-
-export type Queryable = Pick<pg.Pool, "query">;
 
 export class Params {
   readonly values: unknown[] = [];
