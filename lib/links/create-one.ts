@@ -43,18 +43,23 @@ export function createsInOneStatement(
 }
 
 /**
- * Creates the row's link (link.created); the row has no tags. A row prepared with its verified-domain
- * check left to the insert (uncheckedHosts) must take the one statement; `recheck` prepares it
- * again with every check, for the answer when the statement refuses a destination.
+ * A single create without tags: the row, its workspace, plan and month (of the allowance), and
+ * `recheck`, which prepares the row again with every check (for the answer when the one statement
+ * refuses a destination: a row prepared with its verified-domain check left to the insert,
+ * uncheckedHosts, must take the one statement).
  */
-export async function createUntaggedLink(
-  workspace: LinkWorkspace,
-  row: PreparedRow,
-  plan: Plan,
-  month: string,
-  recheck: () => Promise<PreparedRow | ServiceError>,
-): Promise<LinkWithHost> {
-  if (createsInOneStatement(row, plan)) return createInOneStatement(workspace, row, plan, month, recheck);
+export type UntaggedCreate = {
+  workspace: LinkWorkspace;
+  row: PreparedRow;
+  plan: Plan;
+  month: string;
+  recheck: () => Promise<PreparedRow | ServiceError>;
+};
+
+/** Creates the row's link (link.created). */
+export async function createUntaggedLink(create: UntaggedCreate): Promise<LinkWithHost> {
+  const { workspace, row, plan, month } = create;
+  if (createsInOneStatement(row, plan)) return createInOneStatement(create);
   if (row.uncheckedHosts.length) throw new Error("a row with unchecked destination hosts must be created in one statement");
   const deliveries: number[] = [];
   const link = await inPgTransaction(database().prismaPool, async (client) => {
@@ -76,13 +81,7 @@ export async function createUntaggedLink(
  * A refused destination is answered as the full checks answer it (recheck): the same issues, in
  * the same order as every other create's.
  */
-async function createInOneStatement(
-  workspace: LinkWorkspace,
-  row: PreparedRow,
-  plan: Plan,
-  month: string,
-  recheck: () => Promise<PreparedRow | ServiceError>,
-): Promise<LinkWithHost> {
+async function createInOneStatement({ workspace, row, plan, month, recheck }: UntaggedCreate): Promise<LinkWithHost> {
   for (let attempt = 0; attempt < CODE_ATTEMPTS; attempt++) {
     const r = await insertLinkReservingAllowance(database().prismaPool, linkColumns(row), month, plan.maxLinks, row.uncheckedHosts);
     if ("link" in r) return { ...linkWithHost(r.link, row.domain.host), tagNames: [] };

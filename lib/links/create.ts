@@ -35,7 +35,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     await hashPasswords([row]);
   }
   // without tags: one transaction of raw statements (create-one.ts); tags are created through Prisma
-  if (row.tags.length === 0) return createUntaggedLink(workspace, row, plan, month, checkAll);
+  if (row.tags.length === 0) return createUntaggedLink({ workspace, row, plan, month, recheck: checkAll });
   return withEvents(async (tx, emit) => {
     const [inserted] = await insertWithCodes(tx, [row]);
     const link =
