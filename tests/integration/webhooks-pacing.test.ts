@@ -12,11 +12,11 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // The app's connections look for deadlocks after 5 s (the deadlock test below builds its cycle
+  // The app's connections look for deadlocks after 8 s (the deadlock test below builds its cycle
   // well within that, so that PostgreSQL's first check finds it and picks the slot's statement).
   const admin = new pg.Client({ connectionString: database.url });
   await admin.connect();
-  await admin.query(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '5s'`);
+  await admin.query(`alter database "${new URL(database.url).pathname.slice(1)}" set deadlock_timeout = '8s'`);
   await admin.end();
   useEnv({ WEBHOOK_ALLOW_PRIVATE: "1" });
   await useDatabaseInProcess(database.url);
@@ -96,7 +96,7 @@ describe("waitForSendSlot", () => {
       const aWaits = a.query(`select 1 from "WebhookEndpoint" where id = $1 for update`, [e2.id]).catch((e: Error) => e);
       await eventually(async () => (await waitOf(pidA)) === "transactionid", 10_000, "A waiting for B");
       // PostgreSQL aborts the slot's statement: B moves up to wait for A's transaction itself.
-      await eventually(async () => (await waitOf(pidB)) === "transactionid", 20_000, "the slot statement aborted");
+      await eventually(async () => (await waitOf(pidB)) === "transactionid", 30_000, "the slot statement aborted");
       for (const p of [pidA, pidB]) await watch.query("select pg_terminate_backend($1)", [p]);
       await Promise.all([aWaits, bWaits]);
       expect(await settled).toBe("taken");
