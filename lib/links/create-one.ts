@@ -26,16 +26,12 @@ import { insertLink, type NewLinkColumns } from "./sql.ts";
 
 /**
  * Whether a single create of this input (or row) on this plan is the one statement: no tags, no
- * password (its hash comes after cheap checks, create.ts), no event to record, an alias that is not
- * a reserved path (refused without a statement) and an allowance of at least one.
+ * event to record, an alias that is not a reserved path (refused without a statement) and an
+ * allowance of at least one.
  */
-export function createsInOneStatement(
-  input: { tags?: string[] | null; password?: string | null; alias?: string | null },
-  plan: Plan,
-): boolean {
+export function createsInOneStatement(input: { tags?: string[] | null; alias?: string | null }, plan: Plan): boolean {
   return (
     !input.tags?.length &&
-    !input.password &&
     !webhooksAllowed(plan) &&
     plan.maxLinks >= 1 &&
     !(typeof input.alias === "string" && isReservedAlias(input.alias))

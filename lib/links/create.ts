@@ -21,11 +21,12 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   const month = monthOf();
   const checkAll = () => prepareRows(workspace, [input]).then((r) => r[0]);
-  // A create in one statement leaves the verified-domain read to its statement. Any refusal is
-  // answered by the full checks, so which error comes first never depends on the path.
-  const oneStatement = createsInOneStatement(input, plan);
-  let [row] = await prepareRows(workspace, [input], oneStatement ? "caller checks" : "read");
-  if (row instanceof ServiceError && oneStatement) row = await checkAll();
+  // A create in one statement leaves the verified-domain read to its statement, unless it has a
+  // password (whose hash, slow on purpose, comes only after every check). Any refusal is answered
+  // by the full checks, so which error comes first never depends on the path.
+  const deferred = createsInOneStatement(input, plan) && !input.password;
+  let [row] = await prepareRows(workspace, [input], deferred ? "caller checks" : "read");
+  if (row instanceof ServiceError && deferred) row = await checkAll();
   if (row instanceof ServiceError) throw row;
   if (row.password) {
     // Only a password makes the pre-check worth its reads: without one the transaction answers as fast.

@@ -98,10 +98,14 @@ describe("a destination on a verified custom domain, on both create paths", () =
       const a = await api.post("/api/v1/links", { url: "https://example.com/", fallbackUrl: `https://${host.toUpperCase()}/x` });
       expect(a.status, a.text).toBe(400);
       bodies.push(a.body);
+      // with a password (checked before its hash, on both paths): the same answer
+      const p = await api.post("/api/v1/links", { url: "https://example.com/", fallbackUrl: `https://${host}/x`, password: "pw-123456" });
+      expect([p.status, p.body]).toEqual([400, a.body]);
       expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
       expect(await db().monthlyUsage.count({ where: { workspaceId: workspace.id, created: { gt: 0 } } })).toBe(0);
-      // and the next create still gets its unit of the allowance
+      // and the next creates still get their units of the allowance, with a password too
       expect((await api.post("/api/v1/links", { url: "https://example.com/ok" })).status).toBe(201);
+      expect((await api.post("/api/v1/links", { url: "https://example.com/ok", password: "pw-123456" })).status).toBe(201);
     }
     expect(bodies[0]).toEqual(bodies[1]);
     expect(JSON.stringify(bodies[0])).toMatch(/fallbackUrl: .*short-link host of this service/);
