@@ -6,7 +6,7 @@ import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { DEACTIVATED_CANCEL_REASON } from "../workspaces/writable.ts";
 import { readSendable } from "./attempt-batches.ts";
 import { recordAttempt, recordDelivered, recordResult, type Loaded, type Sent } from "./record-attempt.ts";
-import { dueWhere } from "./due.ts";
+import { DUE_SLACK_MS, dueWhere } from "./due.ts";
 import { checkWebhookUrl } from "./guard.ts";
 import { notifyEndpointDisabledSoon } from "./notify.ts";
 import { outcomeOfStatus, RESPONSE_BYTES_KEPT, userAgent, type AttemptOutcome } from "./rules.ts";
@@ -54,8 +54,6 @@ export type AttemptOptions = {
  */
 export const LOCK_MARGIN_MS = 30_000;
 const RECORD_TX_TIMEOUT_MS = 5000;
-/** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
-const DUE_SLACK_MS = 1000;
 
 const result = (deliveryId: number, r: Partial<AttemptResult> & Pick<AttemptResult, "outcome" | "done">): AttemptResult => ({
   deliveryId,

@@ -9,6 +9,9 @@ import type { Prisma } from "../db/generated/client.ts";
 // Due: pending, not a test delivery, its nextAttemptAt reached (by `now` + `slackMs`: a sleeping
 // scheduler wakes a little early), and not held by another attempt (lockedUntil unset or passed).
 
+/** An automatic attempt may run this much before its nextAttemptAt (sleeps wake a little early). */
+export const DUE_SLACK_MS = 1000;
+
 export type DueFields = { status: string; isTest: boolean; nextAttemptAt: Date | null; lockedUntil: Date | null };
 
 export function isDue(d: DueFields, now: Date, slackMs = 0): boolean {

@@ -1,6 +1,6 @@
 import { db } from "../db/client.ts";
 import { attemptDelivery, type AttemptResult } from "./attempt.ts";
-import { isDue } from "./due.ts";
+import { DUE_SLACK_MS, isDue } from "./due.ts";
 import { takeSendSlots, waitForSendSlot, type SendSlot } from "./pacing.ts";
 
 // The per-endpoint delivery rate on Inngest (inngest/functions/deliver-webhook.ts). Every automatic
@@ -20,8 +20,6 @@ export const WAIT_IN_STEP_MS = 1000;
  * by then, and the request leaves at its slot rather than that much after it.
  */
 export const WAKE_BEFORE_SLOT_MS = 250;
-/** As attempt.ts's claim: an attempt may run this much before nextAttemptAt. */
-const DUE_SLACK_MS = 1000;
 
 /** The step's slot, too far ahead to wait for inside the step. */
 export type SlotAhead = { slotAhead: SendSlot };

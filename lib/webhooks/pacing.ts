@@ -57,19 +57,34 @@ const TAKE_SEND_SLOTS = `
     WITH ${sendSlotsCtes("(SELECT * FROM unnest($1::int[], $2::int[]) AS u(id, n))", 3)}
     SELECT id, first, interval_ms FROM slotted`;
 
+/** PostgreSQL aborted the statement to break a deadlock (40P01), or as a serialization failure (40001). */
+const TRY_AGAIN = new Set(["40P01", "40001"]);
+const TAKE_TRIES = 3;
+
 /**
  * Takes `count` consecutive send slots for each endpoint, in one statement: returns, per endpoint,
  * the first slot's time (unix ms) and the spacing; the i-th attempt may start at firstAt + i * intervalMs.
+ * The statement waits for the endpoints' rows, and while it waits it is first in a row's queue, so
+ * PostgreSQL may pick it as the victim of a deadlock among the row's holder and the statements
+ * queued behind it (claims and records, which lock several rows); aborted so, it is tried again
+ * (from a new "now"): failing instead would fail the attempt that asked, and hold its delivery
+ * until the claim expired.
  */
-export async function takeSendSlots(counts: Map<number, number>, now = Date.now()): Promise<Map<number, SendSlots>> {
+export async function takeSendSlots(counts: Map<number, number>): Promise<Map<number, SendSlots>> {
   if (!counts.size) return new Map();
   const ids = [...counts.keys()];
-  const { rows } = await database().prismaPool.query<{ id: number; first: Date; interval_ms: number }>({
-    name: "webhook_take_send_slots",
-    text: TAKE_SEND_SLOTS,
-    values: [ids, ids.map((id) => counts.get(id)!), ...sendSlotValues(new Date(now))],
-  });
-  return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
+  for (let tries = 1; ; tries++) {
+    try {
+      const { rows } = await database().prismaPool.query<{ id: number; first: Date; interval_ms: number }>({
+        name: "webhook_take_send_slots",
+        text: TAKE_SEND_SLOTS,
+        values: [ids, ids.map((id) => counts.get(id)!), ...sendSlotValues(new Date())],
+      });
+      return new Map(rows.map((r) => [r.id, { firstAt: r.first.getTime(), intervalMs: Number(r.interval_ms) }]));
+    } catch (e) {
+      if (tries >= TAKE_TRIES || !TRY_AGAIN.has((e as { code?: string })?.code ?? "")) throw e;
+    }
+  }
 }
 
 /** One send slot of an endpoint: the request may leave at `at` (unix ms); the endpoint's slots are `intervalMs` apart. */
@@ -100,30 +115,9 @@ export async function waitForSendSlot(slot: SendSlot): Promise<void> {
   for (let retakes = 0, s = slot; ; retakes++) {
     await takeTurn(s);
     if (Date.now() - s.at <= SLOT_LATENESS_MS || retakes === MAX_RETAKES) return;
-    const fresh = await retakeSendSlot(s.endpointId);
+    const fresh = (await takeSendSlots(new Map([[s.endpointId, 1]]))).get(s.endpointId);
     if (!fresh) return;
     s = { endpointId: s.endpointId, at: fresh.firstAt, intervalMs: fresh.intervalMs };
-  }
-}
-
-/** PostgreSQL aborted the statement to break a deadlock (40P01), or as a serialization failure (40001). */
-const TRY_AGAIN = new Set(["40P01", "40001"]);
-const RETAKE_TRIES = 3;
-
-/**
- * One new send slot of the endpoint. The statement waits for the endpoint's row, and while it waits
- * it is first in that row's queue, so PostgreSQL may pick it as the victim of a deadlock among the
- * row's holder and the statements queued behind it (claims and records, which lock several rows);
- * aborted so, it is tried again: failing the attempt instead would hold its delivery until the
- * claim expired.
- */
-async function retakeSendSlot(endpointId: number): Promise<SendSlots | undefined> {
-  for (let tries = 1; ; tries++) {
-    try {
-      return (await takeSendSlots(new Map([[endpointId, 1]]))).get(endpointId);
-    } catch (e) {
-      if (tries >= RETAKE_TRIES || !TRY_AGAIN.has((e as { code?: string })?.code ?? "")) throw e;
-    }
   }
 }
 
