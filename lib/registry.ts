@@ -30,7 +30,8 @@ export type SharedName =
   | "geo" // lib/analytics: the IP location database
   | "key-touches" // lib/keys: when this process last wrote each key's lastUsedAt
   | "api-key-cache" // lib/keys/cache.ts: key lookups kept while notifications keep them exact
-  | "exports-running"; // lib/analytics: CSV exports streaming now
+  | "exports-running" // lib/analytics: CSV exports streaming now
+  | "password-hashing"; // lib/auth/hash-gate.ts: password hashes running and waiting
 
 const KEY = Symbol.for("linkhop.registry");
 type Slots = Map<SharedName, unknown>;

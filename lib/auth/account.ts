@@ -25,7 +25,7 @@ export async function changePassword(userId: number, input: unknown, address?: s
   if (!gate.ok) throw new ServiceError("rate_limit", tooManyAttemptsMessage(gate.retryAfterSeconds));
   if (!(await verifyPassword(current, user.passwordHash)))
     throw ServiceError.validation([{ path: "current", message: "The current password is wrong." }]);
-  await signInSucceeded(user.email, address);
+  await signInSucceeded(gate);
   const passwordHash = await hashPassword(next);
   // Conditional on the version read above: two changes at once cannot both pass on one check.
   const r = await db().user.updateMany({

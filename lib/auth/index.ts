@@ -14,8 +14,9 @@ import { endSessions, sessionIsCurrent, sessionVersionOf } from "./session.ts";
 import { clientAddressFrom } from "./client-address.ts";
 import { now } from "../clock.ts";
 import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
-import { completeSignIn, pendingSignInToken } from "./two-factor.ts";
+import { completeSignIn, decoyPendingToken, pendingSignInToken } from "./two-factor.ts";
 import { setPendingSignIn } from "./pending-cookie.ts";
+import { isKnownClient, rememberKnownClient } from "./known-client.ts";
 import { log } from "../log/index.ts";
 
 // Sessions are JWTs (required for the credentials provider). token.uid is our user id, token.sv
@@ -73,6 +74,8 @@ const OAUTH_MESSAGES: Record<string, string> = {
     "The provider does not confirm that this email address is yours. Verify it with the provider first, or sign in with your password.",
   oauth_account_unverified:
     "A Linkhop account with this email address exists, but its address is not verified. Sign in with its password and verify the address first; then this sign-in works.",
+  oauth_confirm_mail:
+    "The provider does not confirm that this email address is yours, so we sent a link to it. Open that link, then choose “Forgot password?” to set a password for your account.",
   signup_closed: CLOSED_MESSAGE,
   signup_invite_only: INVITE_ONLY_MESSAGE,
 };
@@ -118,12 +121,22 @@ const providers: NextAuthConfig["providers"] = [
       const parsed = credentialsSchema.safeParse(raw);
       if (!parsed.success) return null;
       const { email, password } = parsed.data;
-      const gate = await takeSignInAttempt(email, address);
-      if (!gate.ok) throw new TooManySignInAttempts(gate.retryAfterSeconds);
       const user = await db().user.findUnique({ where: { email } });
+      // The account-wide limit does not stop the owner's own browser, nor an account whose
+      // password alone opens nothing (a second factor follows): lib/auth/throttle.ts.
+      const known = isKnownClient(request.headers.get("cookie"), email);
+      const gate = await takeSignInAttempt(email, address, { accountLimit: known ? "skip" : user?.totpEnabledAt ? "report" : "applies" });
+      if (!gate.ok) throw new TooManySignInAttempts(gate.retryAfterSeconds);
       const ok = await verifyPassword(password, user?.passwordHash);
+      if (user && gate.accountLocked) {
+        // Locked, with a second factor: on to the code step either way, so the answer does not
+        // tell a right password from a wrong one; after a wrong one no code can succeed.
+        if (ok) await signInSucceeded({ keys: gate.keys });
+        const decoy = decoyPendingToken(user.id, user.sessionVersion);
+        throw new SecondFactorRequired(ok ? ((await pendingSignInToken(user.id)) ?? decoy) : decoy);
+      }
       if (!ok || !user) return null;
-      await signInSucceeded(email, address);
+      await signInSucceeded(gate);
       const pending = await pendingSignInToken(user.id);
       if (pending) throw new SecondFactorRequired(pending);
       return { id: String(user.id), email: user.email, name: user.name };
@@ -154,6 +167,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
   },
   events: {
+    // A full sign-in (no second step pending): this browser is a known client of the account.
+    async signIn({ user }) {
+      if (user?.email) await rememberKnownClient(user.email);
+    },
     // Signing out ends every session of the user, so a copy of the cookie stops working too.
     async signOut(message) {
       const token = "token" in message ? message.token : null;

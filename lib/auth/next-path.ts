@@ -1,17 +1,37 @@
 import { config } from "../config/index.ts";
 
-// Where to go after signing in (`?next=`). Only a path on the app's own origin is accepted, else
-// the fallback: a `next` such as `//evil.example`, `/\evil.example` (browsers read `\` as `/`), a
-// path with control characters (`/\t/evil.example` loses its tab in the URL parser) or a
-// percent-encoded form of any of these would send the visitor to another site.
+// Where to go after signing in (`?next=`), and every other redirect target taken from a request.
+// Only a path on the app's own origin is accepted, else the fallback. The value is normalised
+// first (the URL parser resolves dot segments, drops tabs and newlines, reads `\` as `/`), and the
+// RESULT is checked: `/.//evil.example` normalises to `//evil.example`, which a browser reads as
+// another site, so checking only the input is not enough. The input is checked too, percent-decoded
+// up to three times: `/%2F/evil.example` or `/%5Cevil.example` must not pass through a later decode.
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MAX_LENGTH = 2048;
 /** Percent-decoding rounds checked: `%255C` is `%5C` is `\`. */
 const DECODE_ROUNDS = 3;
 
+/** A path that starts with exactly one `/`, holds no backslash or control character. */
 function looksLocal(v: string): boolean {
   return v.startsWith("/") && !v.startsWith("//") && !v.includes("\\") && !CONTROL.test(v);
+}
+
+/** `value` and its percent-decoded forms all look local. */
+function localInEveryForm(value: string): boolean {
+  let form = value;
+  for (let round = 0; ; round++) {
+    if (!looksLocal(form)) return false;
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(form);
+    } catch {
+      return false;
+    }
+    if (decoded === form) return true;
+    if (round === DECODE_ROUNDS) return false;
+    form = decoded;
+  }
 }
 
 /** `value` as a same-origin path (path, query and fragment), or `fallback` when it is anything else. */
@@ -19,19 +39,7 @@ export function safeNextPath(value: unknown): string;
 export function safeNextPath<T extends string | null>(value: unknown, fallback: T): string | T;
 export function safeNextPath(value: unknown, fallback: string | null = "/"): string | null {
   if (typeof value !== "string" || value.length === 0 || value.length > MAX_LENGTH) return fallback;
-  let form = value;
-  for (let round = 0; ; round++) {
-    if (!looksLocal(form)) return fallback;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(form);
-    } catch {
-      return fallback;
-    }
-    if (decoded === form) break;
-    if (round === DECODE_ROUNDS) return fallback;
-    form = decoded;
-  }
+  if (!localInEveryForm(value)) return fallback;
   const origin = new URL(config().APP_URL).origin;
   let url: URL;
   try {
@@ -40,5 +48,8 @@ export function safeNextPath(value: unknown, fallback: string | null = "/"): str
     return fallback;
   }
   if (url.origin !== origin) return fallback;
-  return url.pathname + url.search + url.hash;
+  const normalised = url.pathname + url.search + url.hash;
+  // Checked again after normalising: the answer is what the browser follows.
+  if (normalised.length > MAX_LENGTH || !localInEveryForm(url.pathname)) return fallback;
+  return normalised;
 }

@@ -11,12 +11,18 @@ import { log } from "../log/index.ts";
 // provider vouches for the address); an existing account is linked only when the provider vouches
 // for the address AND the account has verified it. Without the second condition, whoever registered someone else's
 // address with a password first would keep access once its owner signs in with Google.
+//
+// A new account from a provider that does NOT vouch for the address is the other way round: its
+// identity is recorded as linked unverified and signs nobody in until the mailbox confirms the
+// address, and that confirmation drops it (lib/auth/identities.ts). Otherwise an outsider could
+// sign in at a provider with someone else's address, wait for its owner to verify and set a
+// password, and still sign in to the account through the provider.
 
 export type OAuthIdentity = { provider: string; providerAccountId: string; email: string; name: string | null; emailVerified: boolean };
 
 /** Why an OAuth sign-in is refused; the login page words each (app/(auth)/login). */
 export type OAuthRefusal =
-  "oauth_no_email" | "oauth_unverified_email" | "oauth_account_unverified" | "signup_closed" | "signup_invite_only";
+  "oauth_no_email" | "oauth_unverified_email" | "oauth_account_unverified" | "oauth_confirm_mail" | "signup_closed" | "signup_invite_only";
 
 export class OAuthRefused extends ServiceError {
   constructor(readonly reason: OAuthRefusal) {
@@ -33,9 +39,15 @@ export async function signInWithOAuth(identity: OAuthIdentity) {
     include: { user: true },
   });
   if (linked) {
-    if (emailVerified && linked.user.email === email && !linked.user.emailVerifiedAt) {
-      await db().user.updateMany({ where: { id: linked.user.id, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+    if (emailVerified && linked.user.email === email) {
+      // The provider vouches for the account's address now: it is verified, the identity with it.
+      if (!linked.user.emailVerifiedAt) {
+        await db().user.updateMany({ where: { id: linked.user.id, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+      }
+      if (linked.linkedUnverified) await db().account.update({ where: { id: linked.id }, data: { linkedUnverified: false } });
+      return linked.user;
     }
+    if (linked.linkedUnverified) throw new OAuthRefused("oauth_confirm_mail");
     return linked.user;
   }
   if (!email) throw new OAuthRefused("oauth_no_email");
@@ -54,9 +66,13 @@ export async function signInWithOAuth(identity: OAuthIdentity) {
       where: { id: created.user.id },
       data: { passwordHash: null, emailVerifiedAt: emailVerified ? new Date() : null },
     });
-    if (!emailVerified) await sendVerificationMail(user.id);
   }
-  await db().account.create({ data: { provider, providerAccountId, userId: user.id } });
+  const linkedUnverified = !user.emailVerifiedAt;
+  await db().account.create({ data: { provider, providerAccountId, userId: user.id, linkedUnverified } });
+  if (linkedUnverified) {
+    await sendVerificationMail(user.id);
+    throw new OAuthRefused("oauth_confirm_mail");
+  }
   return user;
 }
 

@@ -9,6 +9,7 @@ import { inBackground } from "../background.ts";
 import { guessGroup } from "../http/client-address.ts";
 import { emailSchema, passwordSchema } from "../workspaces/index.ts";
 import { hashPassword } from "./password.ts";
+import { dropUnverifiedIdentities } from "./identities.ts";
 import { clearSignInLimits, throttleKey, tooManyAttemptsMessage } from "./throttle.ts";
 import { takeAttempt } from "./throttle-sql.ts";
 import { log } from "../log/index.ts";
@@ -175,7 +176,10 @@ export async function resetPassword(token: unknown, input: unknown, address?: st
     });
     if (used.count === 0) throw ServiceError.forbidden(`${RESET_LINK_MESSAGES.used.title}. ${RESET_LINK_MESSAGES.used.text}`);
     const before = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { emailVerifiedAt: true } });
+    // The mailbox proved the address. Identities linked before it did prove nothing: on an account
+    // whose address nobody verified, every one; on a verified one, those linked while it was not.
     if (!before.emailVerifiedAt) await tx.account.deleteMany({ where: { userId } });
+    else await dropUnverifiedIdentities(tx, userId);
     await tx.user.update({
       where: { id: userId },
       data: { passwordHash, sessionVersion: { increment: 1 }, emailVerifiedAt: before.emailVerifiedAt ?? at },

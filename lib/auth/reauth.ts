@@ -54,6 +54,6 @@ export async function confirmIdentity(
   if (!gate.ok) throw new ServiceError("rate_limit", tooManyAttemptsMessage(gate.retryAfterSeconds));
   if (!(await verifyPassword(proof.password.slice(0, 1024), user.passwordHash)))
     throw ServiceError.validation([{ path: field, message: "The current password is wrong." }]);
-  await signInSucceeded(user.email, proof.address);
+  await signInSucceeded(gate);
   return { email: user.email, sessionVersion: user.sessionVersion };
 }

@@ -19,8 +19,9 @@ import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./th
 // - A TOTP code is accepted once: the last accepted time step is kept and only a later step is
 //   accepted, by one conditional UPDATE (two parallel sign-ins with the same code: one wins).
 // - "Now" is lib/clock.ts, so tests use a known secret at a known time.
-// - Guessing codes counts against the sign-in limits (lib/auth/throttle.ts) like wrong passwords,
-//   per account and client address: at sign-in, and when disabling from a signed-in session.
+// - Guessing codes counts against the sign-in limits (lib/auth/throttle.ts) per client address and
+//   per account and client address, like wrong passwords, and against a per-account limit of codes
+//   of its own: at sign-in, and when disabling from a signed-in session.
 
 const PERIOD = 30;
 const DIGITS = 6;
@@ -197,12 +198,12 @@ export async function disableSecondFactor(userId: number, input: unknown, addres
   const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, totpEnabledAt: true } });
   if (!user) throw ServiceError.notFound("Sign in again.");
   if (!user.totpEnabledAt) throw ServiceError.conflict("The second factor is already off.");
-  const gate = await takeSignInAttempt(user.email, address);
+  const gate = await takeSignInAttempt(user.email, address, { step: "code" });
   if (!gate.ok) throw new ServiceError("rate_limit", tooManyAttemptsMessage(gate.retryAfterSeconds));
   if (!(await spendSecondFactorCode(userId, code))) {
     throw ServiceError.validation([{ path: "code", message: "That code is not right." }]);
   }
-  await signInSucceeded(user.email, address);
+  await signInSucceeded(gate);
   await db().$transaction([
     db().user.update({
       where: { id: userId },
@@ -227,6 +228,25 @@ export async function pendingSignInToken(userId: number): Promise<string | null>
   if (!user?.totpEnabledAt) return null;
   const expires = Math.floor(now().getTime() / 1000) + PENDING_SIGN_IN_SECONDS;
   return `${userId}.${user.sessionVersion}.${expires}.${pendingMac(userId, user.sessionVersion, expires).toString("base64url")}`;
+}
+
+/**
+ * A token shaped like a pending token that no code completes (its MAC is random): the answer to a
+ * wrong password on a locked account with a second factor (lib/auth/index.ts), which must look
+ * like the answer to the right one.
+ */
+export function decoyPendingToken(userId: number, sessionVersion: number): string {
+  const expires = Math.floor(now().getTime() / 1000) + PENDING_SIGN_IN_SECONDS;
+  return `${userId}.${sessionVersion}.${expires}.${randomBytes(32).toString("base64url")}`;
+}
+
+/**
+ * Whether `token` has a pending token's form and has not expired: the code page shows its form for
+ * it without checking the MAC, so a decoy (decoyPendingToken) gets the same page as a real one.
+ */
+export function pendingTokenLooksCurrent(token: unknown): boolean {
+  const m = /^(\d{1,10})\.(\d{1,10})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(typeof token === "string" ? token : "");
+  return m !== null && Number(m[3]) * 1000 >= now().getTime();
 }
 
 /** The user a pending token stands for, while it is good; else null. */
@@ -257,10 +277,12 @@ export async function completeSignIn(
 ): Promise<{ ok: true; user: { id: number; email: string; name: string | null } } | { ok: false; retryAfterSeconds?: number }> {
   const user = await pendingSignInUser(token);
   if (!user || typeof code !== "string" || !code.trim()) return { ok: false };
-  const gate = await takeSignInAttempt(user.email, address);
+  // The pending token proves the password: the code step has its own account limit, which wrong
+  // passwords (a stranger locking the account) never fill.
+  const gate = await takeSignInAttempt(user.email, address, { step: "code" });
   if (!gate.ok) return { ok: false, retryAfterSeconds: gate.retryAfterSeconds };
   if (!(await spendSecondFactorCode(user.id, code.trim()))) return { ok: false };
-  await signInSucceeded(user.email, address);
+  await signInSucceeded(gate);
   return { ok: true, user };
 }
 

@@ -4,6 +4,7 @@ import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
 import { takeAttempt } from "./throttle-sql.ts";
+import { dropUnverifiedIdentities } from "./identities.ts";
 import { log } from "../log/index.ts";
 
 // Email verification. An account is verified when its owner showed they read mail sent to its
@@ -36,7 +37,11 @@ export function verificationUrl(token: string, next?: string): string {
   return next ? `${url}?next=${encodeURIComponent(next)}` : url;
 }
 
-export type VerifyOutcome = { state: "verified" | "already_verified"; email: string } | { state: "expired" | "invalid" };
+/** hasPassword: false for an account made through GitHub/Google/OIDC, which can then set one ("Forgot password?"). */
+export type VerifyOutcome =
+  | { state: "verified"; email: string; hasPassword: boolean }
+  | { state: "already_verified"; email: string; hasPassword: boolean }
+  | { state: "expired" | "invalid" };
 
 /** Checks a verification link's token and marks the account verified. */
 export async function verifyEmail(token: string): Promise<VerifyOutcome> {
@@ -44,14 +49,18 @@ export async function verifyEmail(token: string): Promise<VerifyOutcome> {
   if (!m) return { state: "invalid" };
   const [userId, expires] = [Number(m[1]), Number(m[2])];
   if (userId > 2_147_483_647) return { state: "invalid" };
-  const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedAt: true } });
+  const user = await db().user.findUnique({ where: { id: userId }, select: { email: true, emailVerifiedAt: true, passwordHash: true } });
   const given = Buffer.from(m[3], "base64url");
   const expected = mac(userId, user?.email ?? "", expires);
   if (!user || given.length !== expected.length || !timingSafeEqual(given, expected)) return { state: "invalid" };
-  if (user.emailVerifiedAt) return { state: "already_verified", email: user.email };
+  if (user.emailVerifiedAt) return { state: "already_verified", email: user.email, hasPassword: user.passwordHash !== null };
   if (expires * 1000 < Date.now()) return { state: "expired" };
-  await db().user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
-  return { state: "verified", email: user.email };
+  await db().$transaction(async (tx) => {
+    const { count } = await tx.user.updateMany({ where: { id: userId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+    // The mailbox proved the address: an identity linked before it did is nobody's proof.
+    if (count > 0) await dropUnverifiedIdentities(tx, userId);
+  });
+  return { state: "verified", email: user.email, hasPassword: user.passwordHash !== null };
 }
 
 /**

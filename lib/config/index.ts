@@ -142,6 +142,8 @@ const schema = z.object({
   SIGNUP_MODE: z.preprocess(unsetIfEmpty, z.enum(["open", "invite", "closed"]).default("open")),
   // sign-ups per client address and hour (lib/auth/throttle.ts)
   SIGNUP_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(30),
+  // failed sign-ins per client address and 15 minutes, across every account (lib/auth/throttle.ts)
+  SIGNIN_FAILURES_PER_CLIENT: z.coerce.number().int().min(1).default(50),
   AUTH_GITHUB_ID: z.string().optional(),
   AUTH_GITHUB_SECRET: z.string().optional(),
   AUTH_GOOGLE_ID: z.string().optional(),

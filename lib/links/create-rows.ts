@@ -109,7 +109,7 @@ export async function precheckRows(workspace: LinkWorkspace, rows: PreparedRow[]
 
 // scrypt is slow on purpose (and runs on Node's small shared thread pool, as do sign-ins and
 // password-protected links): hash outside the transaction, a few at a time, only rows that passed
-// every cheap check.
+// every cheap check, in the bulk lane of lib/auth/hash-gate.ts, so sign-ins go first.
 const HASH_PARALLEL = 4;
 
 export async function hashPasswords(rows: PreparedRow[]): Promise<void> {
@@ -117,7 +117,7 @@ export async function hashPasswords(rows: PreparedRow[]): Promise<void> {
   for (let at = 0; at < withPassword.length; at += HASH_PARALLEL) {
     await Promise.all(
       withPassword.slice(at, at + HASH_PARALLEL).map(async (r) => {
-        r.data.passwordHash = await hashPassword(r.password!);
+        r.data.passwordHash = await hashPassword(r.password!, "bulk");
       }),
     );
   }

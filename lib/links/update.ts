@@ -54,7 +54,7 @@ export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: 
   // A new password is hashed only for an edit that can go through: the link is the caller's and a
   // new alias is free (both read again, and enforced, in the transaction).
   if (patch.password) await precheckUpdate(workspace, resolved, patch.alias);
-  const passwordHash = patch.password ? await hashPassword(patch.password) : undefined;
+  const passwordHash = patch.password ? await hashPassword(patch.password, "bulk") : undefined;
 
   return withEvents(async (tx, emit) => {
     const before = await findOwnLink(tx, workspace, resolved, true);

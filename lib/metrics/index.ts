@@ -100,6 +100,15 @@ function createMetrics() {
       registers,
     }),
   };
+  const auth = {
+    passwordHashes: new Counter({
+      name: "linkhop_password_hashes_total",
+      help: "Password hashes (scrypt) computed, by lane: interactive (sign-in, sign-up, a link's visitor) or bulk (link passwords set by API or app)",
+      labelNames: ["lane"],
+      registers,
+    }),
+  };
+  for (const lane of ["interactive", "bulk"]) auth.passwordHashes.inc({ lane }, 0);
   const precounted = [redirects.outcomes, redirects.duration, redirects.cacheHits, redirects.cacheMisses];
 
   return {
@@ -107,6 +116,7 @@ function createMetrics() {
     clicks,
     api,
     webhooks,
+    auth,
     /** What the scrape-time gauges read (lib/runtime.ts); undefined when the runtime closes. */
     setSources(next: MetricSources | undefined) {
       sources = next;

@@ -32,6 +32,8 @@ process.env.WEBHOOK_RETRY_DELAYS ??= "1s,1s,1s,1s,1s,1s";
 // Every spec signs up fresh accounts from this one machine; the per-address sign-up limit itself
 // is tested over HTTP in tests/integration/security-auth-throttle.test.ts.
 process.env.SIGNUP_LIMIT_PER_HOUR ??= "1000";
+// Likewise failed sign-ins per client across accounts (tests/integration/security-auth-guessing.test.ts).
+process.env.SIGNIN_FAILURES_PER_CLIENT ??= "1000";
 delete process.env.DATABASE_URL;
 
 const { startE2eServices } = await import("./services.ts");

@@ -5,6 +5,7 @@ import { startOidcProvider, type OidcAccount, type OidcProvider } from "../suppo
 import { startSmtpServer, type SmtpServer } from "../support/smtp.ts";
 import { formsOf, submitForm } from "./security-auth-forms.ts";
 import { freePort } from "../support/ports.ts";
+import { Browser } from "../support/cookie-browser.ts";
 
 // OpenID Connect sign-in (lib/auth/oidc.ts) against a real OpenID provider on loopback and the
 // running app, over HTTP as a browser goes: the button on the login page -> the provider's
@@ -56,46 +57,6 @@ afterAll(async () => {
 let n = 0;
 const fresh = (label: string) => `${label}-${++n}@example.test`;
 const sub = () => `sub-${++n}`;
-
-/** A browser's cookies, per origin (the app and the provider), without JavaScript. */
-class Browser {
-  private jars = new Map<string, Map<string, string>>();
-
-  cookie(origin: string, name: string): string | undefined {
-    return this.jars.get(origin)?.get(name);
-  }
-
-  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    const { origin } = new URL(url);
-    const jar = this.jars.get(origin) ?? new Map<string, string>();
-    this.jars.set(origin, jar);
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const res = await fetch(url, { ...init, redirect: "manual", headers: { ...(init.headers as object), ...(cookie ? { cookie } : {}) } });
-    for (const set of res.headers.getSetCookie()) {
-      const [pair, ...attributes] = set.split(";");
-      const eq = pair.indexOf("=");
-      const [name, value] = [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
-      const expired = attributes.some(
-        (a) => /^\s*max-age=0\s*$/i.test(a) || (/^\s*expires=/i.test(a) && Date.parse(a.split("=")[1]) < Date.now()),
-      );
-      if (expired || !value) jar.delete(name);
-      else jar.set(name, value);
-    }
-    return res;
-  }
-
-  /** Follows redirects from `res` (at `url`) like a browser; every hop is returned. */
-  async follow(url: string, res: Response): Promise<{ url: string; res: Response }[]> {
-    const hops = [{ url, res }];
-    while (res.status >= 300 && res.status < 400) {
-      if (hops.length > 20) throw new Error(`too many redirects: ${hops.map((h) => h.url).join(" -> ")}`);
-      url = new URL(res.headers.get("location")!, url).toString();
-      res = await this.fetch(url);
-      hops.push({ url, res });
-    }
-    return hops;
-  }
-}
 
 /**
  * Signs in with the provider's button on the login page as `account`, in a fresh browser: posts
@@ -210,16 +171,48 @@ describe("OpenID Connect sign-in", () => {
     expect(await db().account.count({ where: { userId: user.id } })).toBe(1);
   });
 
-  test("a new address the provider does not vouch for makes an unverified account, which gets the verification mail", async () => {
+  test("a new address the provider does not vouch for makes an unverified account that signs nobody in; its mailbox gets the verification mail", async () => {
     for (const claims of [{ email_verified: false }, {}]) {
       const email = fresh("unvouched");
-      const result = await signInWithOidc({ sub: sub(), email, ...claims });
+      const account = { sub: sub(), email, ...claims };
+      const result = await signInWithOidc(account);
+      expect(result.userId).toBeNull();
+      expect(result.location).toBe(`${appUrl}/login?error=oauth_confirm_mail`);
+      expect(await result.final.res.text()).toContain("so we sent a link to it");
       const user = await userByEmail(email);
-      expect(result.userId).toBe(user.id);
       expect(user.emailVerifiedAt).toBeNull();
+      expect(user.accounts.map((a) => a.linkedUnverified)).toEqual([true]);
+      // again: still no session before the mailbox confirms
+      expect((await signInWithOidc(account)).userId).toBeNull();
       await verifyByMail(email);
-      expect((await userByEmail(email)).emailVerifiedAt).not.toBeNull();
+      const verified = await userByEmail(email);
+      expect(verified.emailVerifiedAt).not.toBeNull();
+      // confirming by mail drops the identity that was linked before: it proved nothing
+      expect(verified.accounts).toHaveLength(0);
     }
+  });
+
+  test("pre-account takeover: an outsider's unvouched identity does not survive the owner's verification and password reset", async () => {
+    const victim = fresh("victim");
+    // The attacker signs in at the provider with the victim's address, which it does not vouch for.
+    const attacker = { sub: sub(), email: victim, email_verified: false };
+    expect((await signInWithOidc(attacker)).userId).toBeNull();
+    // The victim opens the verification mail, then sets a password through "Forgot password?".
+    await verifyByMail(victim);
+    const ask = await submitForm(appUrl, "/forgot-password", { email: victim });
+    expect(ask.status).toBeLessThan(400);
+    const mail = await smtp.waitFor((m) => m.to.includes(victim) && m.subject === "Reset your Linkhop password");
+    const resetPath = new URL(/https?:\/\/\S+\/reset-password\/[A-Za-z0-9_-]+/.exec(mail.text)![0]).pathname;
+    const reset = await submitForm(appUrl, resetPath, { password: "victim-password-1" });
+    expect(reset.html).toContain("Password set");
+    const owner = await userByEmail(victim);
+    expect(owner.accounts).toHaveLength(0);
+    // The attacker's sign-in no longer lands in the account: it is refused, and no session is made.
+    const again = await signInWithOidc(attacker);
+    expect(again.userId).toBeNull();
+    expect(again.browser.cookie(appUrl, "authjs.session-token")).toBeUndefined();
+    expect(again.location).toBe(`${appUrl}/login?error=oauth_unverified_email`);
+    expect((await userByEmail(victim)).accounts).toHaveLength(0);
   });
 
   test("is not linked to an existing account whose address was not verified by mail, and the login page says why", async () => {

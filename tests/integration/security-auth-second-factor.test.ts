@@ -202,8 +202,14 @@ describe("signing in with a second factor", () => {
     const [name, value] = pending.split("=");
     const [uid, sv, exp, mac] = value.split(".");
     const later = `${name}=${uid}.${sv}.${Number(exp) + 3600}.${mac}`;
-    const forged = await fetch(`${app.url}/login/two-factor`, { headers: { cookie: later }, redirect: "manual" });
-    expect(forged.status).toBe(307); // back to the password
+    // The page checks only the form and expiry (a locked account's decoy must look like a real
+    // pending sign-in), but the code step checks the token: the right code with it makes no session.
+    const forged = await codeStep(later, codeAt(me.secret, appNow()));
+    expect(forged.status).toBe(200);
+    expect(forged.html).toContain("That code is not right, or your sign-in took too long.");
+    expect(sessionCookieOf(forged.cookies)).toBeUndefined();
+    const garbage = await fetch(`${app.url}/login/two-factor`, { headers: { cookie: `${name}=not-a-token` }, redirect: "manual" });
+    expect(garbage.status).toBe(307); // back to the password
     // the cookie's token is good for 5 minutes on the app's clock
     clock.setClock(() => appNow() + 6 * 60_000);
     try {

@@ -200,8 +200,12 @@ describe("GitHub / Google sign-in", () => {
   test("a new address makes a new account, verified only when the provider vouches for it", async () => {
     const vouched = await oauth.signInWithOAuth(identity(fresh("g-new"), true));
     expect(vouched.emailVerifiedAt).not.toBeNull();
-    const unvouched = await oauth.signInWithOAuth(identity(fresh("g-unv"), false));
+    // unvouched: the account exists, unverified, its identity recorded as such and refused until the mailbox confirms
+    const email = fresh("g-unv");
+    await expect(oauth.signInWithOAuth(identity(email, false))).rejects.toMatchObject({ reason: "oauth_confirm_mail" });
+    const unvouched = await db().user.findUniqueOrThrow({ where: { email }, include: { accounts: true } });
     expect(unvouched.emailVerifiedAt).toBeNull();
+    expect(unvouched.accounts.map((a) => a.linkedUnverified)).toEqual([true]);
     await verificationPath(unvouched.email);
   });
 });

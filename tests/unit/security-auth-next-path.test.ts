@@ -34,6 +34,15 @@ describe("where to go after signing in", () => {
     "evil.example",
     "",
     "/%E0%A4%A",
+    // Normalising these (dot segments) gives `//evil.example`, which a browser reads as another site.
+    "/.//evil.example",
+    "/./\/evil.example",
+    "/w/..//evil.example",
+    "/w/../..//evil.example/x?y=1",
+    "/%2e//evil.example",
+    "/%2E%2E//evil.example",
+    "/a/%2e%2e//evil.example",
+    "/.//%2Fevil.example",
     `/${"a".repeat(3000)}`,
   ])("refuses %j", (value) => {
     expect(safeNextPath(value)).toBe("/");

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { currentUserId } from "@/lib/auth";
 import { safeNextPath } from "@/lib/auth/next-path";
 import { pendingSignIn } from "@/lib/auth/pending-cookie";
-import { pendingSignInUser } from "@/lib/auth/two-factor";
+import { pendingTokenLooksCurrent } from "@/lib/auth/two-factor";
 import { TextLink } from "@/components/ui";
 import { CodeForm } from "./code-form";
 
@@ -19,7 +19,8 @@ export default async function SecondFactorPage({ searchParams }: { searchParams:
   const next = safeNextPath(params.next, null) ?? undefined;
   if (await currentUserId()) redirect(next ?? "/");
   const login = next ? `/login?next=${encodeURIComponent(next)}` : "/login";
-  if (!(await pendingSignInUser(await pendingSignIn()))) redirect(login);
+  // Only the token's form and expiry: a decoy (a wrong password on a locked account) must get the same page.
+  if (!pendingTokenLooksCurrent(await pendingSignIn())) redirect(login);
   const recovery = params.recovery === "1";
   const self = (withRecovery: boolean) => {
     const q = new URLSearchParams();

@@ -20,6 +20,10 @@ export default async function VerifyEmailPage({
   const outcome = await verifyEmail((await params).token);
   const next = safeNextPath((await searchParams).next, null);
   const confirmed = outcome.state === "verified" || outcome.state === "already_verified";
+  // An account made through a provider that did not vouch for the address has no password, and
+  // its provider identity was dropped on confirming (lib/auth/identities.ts): it signs in once a
+  // password is set.
+  const needsPassword = confirmed && !outcome.hasPassword;
   const [title, text] =
     outcome.state === "verified"
       ? ["Email address confirmed", `Thanks: ${outcome.email} is verified.`]
@@ -32,7 +36,14 @@ export default async function VerifyEmailPage({
     <div className="text-center">
       <h1 className="text-lg font-semibold">{title}</h1>
       <p className="mt-2 text-sm text-slate-600">{text}</p>
-      {confirmed && next && next !== "/" ? (
+      {needsPassword ? (
+        <>
+          <p className="mt-2 text-sm text-slate-600">To sign in, set a password for your account.</p>
+          <Link href="/forgot-password" className={`${buttonClass} mt-6`}>
+            Set a password
+          </Link>
+        </>
+      ) : confirmed && next && next !== "/" ? (
         <Link href={next} className={`${buttonClass} mt-6`}>
           Continue
         </Link>

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Account" ADD COLUMN     "linkedUnverified" BOOLEAN NOT NULL DEFAULT false;
