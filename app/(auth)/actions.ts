@@ -6,7 +6,8 @@ import { pendingTokenOf, signIn, signInErrorMessage, signOut } from "@/lib/auth"
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from "@/lib/auth/pending-cookie";
 import { clientAddressFrom } from "@/lib/auth/client-address";
 import { safeNextPath } from "@/lib/auth/next-path";
-import { signUpFrom } from "@/lib/auth/signup";
+import { signUpFrom, type SignUpOutcome } from "@/lib/auth/signup";
+import { CHECK_MAIL_PATH } from "@/lib/auth/pending-signup";
 import { ServiceError } from "@/lib/errors";
 
 export type FormState = { error?: string; email?: string } | undefined;
@@ -55,14 +56,15 @@ export async function signUpAction(_: FormState, form: FormData): Promise<FormSt
   const email = String(form.get("email") ?? "");
   const password = String(form.get("password") ?? "");
   const name = String(form.get("name") ?? "");
-  let slug: string;
+  let result: SignUpOutcome;
   try {
-    const result = await signUpFrom(clientAddressFrom(await headers()), { email, password, name: name || undefined });
-    slug = result.workspace.slug;
+    result = await signUpFrom(clientAddressFrom(await headers()), { email, password, name: name || undefined });
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message, email };
     throw e;
   }
+  // invite-only: no account until the mailed link is used
+  if (result.state === "mailed") redirect(CHECK_MAIL_PATH);
   try {
     await signIn("credentials", { email, password, redirect: false });
   } catch (e) {
@@ -70,7 +72,7 @@ export async function signUpAction(_: FormState, form: FormData): Promise<FormSt
     throw e;
   }
   const next = safeNextPath(form.get("next"));
-  redirect(next !== "/" ? next : `/w/${slug}`);
+  redirect(next !== "/" ? next : `/w/${result.workspace.slug}`);
 }
 
 /** Ends every session of the user (see lib/auth/session.ts), not only this browser's cookie. */

@@ -57,9 +57,13 @@ export async function signInWithOAuth(identity: OAuthIdentity) {
     if (!user.emailVerifiedAt) throw new OAuthRefused("oauth_account_unverified");
   } else {
     // An OAuth-only account: a random password nobody knows, so sign-up's one path is reused.
-    // A new account: only when the instance's sign-up mode allows it (lib/instance/signup.ts).
-    const created = await signUp({ email, password: randomBytes(24).toString("base64url"), name: name ?? undefined }).catch((e) => {
-      if (e instanceof SignUpRefused) throw new OAuthRefused(e.mode === "closed" ? "signup_closed" : "signup_invite_only");
+    // A new account: only when the instance's sign-up mode allows it (lib/instance/signup.ts); on
+    // an invite-only instance also only when the provider vouches for the address.
+    const password = randomBytes(24).toString("base64url");
+    const created = await signUp({ email, password, name: name ?? undefined }, { mailboxConfirmed: emailVerified }).catch((e) => {
+      if (e instanceof SignUpRefused) {
+        throw new OAuthRefused(e.mode === "closed" ? "signup_closed" : emailVerified ? "signup_invite_only" : "oauth_unverified_email");
+      }
       throw e;
     });
     user = await db().user.update({

@@ -9,6 +9,8 @@ import { parseInput, ServiceError } from "../errors.ts";
 // on the Instance page (one row, InstanceSettings id 1); until then SIGNUP_MODE decides. Every way
 // of creating an account in the app (the sign-up form, the invitation page, a first OAuth or OpenID
 // Connect sign-in) goes through lib/workspaces signUp, which asks assertSignUpAllowed in its transaction.
+// On an invite-only instance the form and the invitation page first mail a link to the address
+// (lib/auth/pending-signup.ts); the account is made only when that link is used.
 
 export const SIGNUP_MODES = ["open", "invite", "closed"] as const;
 export type { SignupMode };
@@ -44,8 +46,14 @@ export async function setSignupMode(input: unknown): Promise<SignupSetting> {
   return signupSetting();
 }
 
-/** Throws SignUpRefused unless an account for `email` (normalised) may be created now. */
-export async function assertSignUpAllowed(tx: Tx, email: string): Promise<void> {
+/**
+ * Throws SignUpRefused unless an account for `email` (normalised) may be created now. On an
+ * invite-only instance the address must have a pending invitation AND its mailbox must have
+ * confirmed the sign-up (`mailboxConfirmed`: the mailed link of lib/auth/pending-signup.ts, or an
+ * OAuth provider vouching for the address): whoever holds an invitation link (the inviter too) does
+ * not own its address, and an account they made could outlive the invitation.
+ */
+export async function assertSignUpAllowed(tx: Tx, email: string, options: { mailboxConfirmed?: boolean } = {}): Promise<void> {
   const { mode } = await signupSetting(tx);
   if (mode === "open") return;
   if (mode === "closed") throw new SignUpRefused("closed");
@@ -53,5 +61,5 @@ export async function assertSignUpAllowed(tx: Tx, email: string): Promise<void> 
     where: { email, acceptedAt: null, expiresAt: { gt: new Date() }, workspace: { active: true } },
     select: { id: true },
   });
-  if (!invited) throw new SignUpRefused("invite");
+  if (!invited || !options.mailboxConfirmed) throw new SignUpRefused("invite");
 }

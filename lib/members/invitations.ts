@@ -7,6 +7,8 @@ import { isId } from "../ids.ts";
 import { withEvents, type Emit } from "../events/index.ts";
 import { sendMail } from "../mail/index.ts";
 import { authorize, can, emailSchema } from "../workspaces/index.ts";
+import { throttleKey } from "../auth/throttle.ts";
+import { giveBackAttempt, takeAttempt } from "../auth/throttle-sql.ts";
 import { joinWorkspace, roleSchema, type MemberView } from "./index.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { log } from "../log/index.ts";
@@ -20,8 +22,18 @@ import { log } from "../log/index.ts";
 // page show the link to pass on by hand). So an invitation never verifies an address, never sets
 // a password and never creates a verified account; accepting needs an account whose address was
 // verified by a link that only the mailbox received (lib/auth/verification.ts).
+//
+// The mail goes to any address the inviter types and carries the workspace's name, which its
+// owners choose: so the mails are limited per inviter, per workspace and per address (revoking and
+// inviting again counts each time), and the name is quoted as data in the body, never the subject.
 
 export const INVITATION_DAYS = 7;
+/** Invitation mails per inviter and hour (any workspace). */
+export const INVITE_MAILS_PER_INVITER = { limit: 20, windowSeconds: 60 * 60 };
+/** Invitation mails per workspace and hour (any inviter). */
+export const INVITE_MAILS_PER_WORKSPACE = { limit: 20, windowSeconds: 60 * 60 };
+/** Invitation mails per invited address and day (any workspace): revoke and invite again cannot flood one mailbox. */
+export const INVITE_MAILS_PER_ADDRESS = { limit: 3, windowSeconds: 24 * 60 * 60 };
 
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -58,53 +70,108 @@ export type InviteResult = { id: number; email: string; role: Role; url: string;
 
 /**
  * Creates (or renews: a pending invitation for the same email is replaced) an invitation and
- * mails the accept link. The invitation stands even when the mail fails; the caller shows the
- * link so it can be passed on by hand.
+ * mails the accept link. Beyond the mail limits the invitation is refused entirely (rate_limit):
+ * nothing is stored, nothing is sent. The invitation stands when the mail fails; the caller shows
+ * the link so it can be passed on by hand.
  */
 export async function inviteMember(actorUserId: number, slug: string, input: { email: unknown; role: unknown }): Promise<InviteResult> {
   const actor = await authorize({ userId: actorUserId }, slug, "members.manage");
   const { email, role } = parseInput(inviteSchema, input);
   if (role === "owner" && !can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can invite another owner.");
   const ws = actor.workspace;
+  // Before the limits: inviting a member already in spends nothing (the transaction checks again).
+  await assertNotMember(db(), ws.id, email);
+  const taken = await takeInviteMail(actorUserId, ws.id, email);
 
   const token = randomBytes(32).toString("base64url");
-  const invitation = await db().$transaction(async (tx) => {
-    const member = await tx.membership.findFirst({ where: { workspaceId: ws.id, user: { email } } });
-    if (member) throw ServiceError.conflict(`${email} is already a member of this workspace.`);
-    await tx.invitation.deleteMany({ where: { workspaceId: ws.id, email, acceptedAt: null } });
-    return tx.invitation.create({
-      data: {
-        workspaceId: ws.id,
-        email,
-        role,
-        tokenHash: hashToken(token),
-        invitedById: actorUserId,
-        expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
-      },
-    });
-  });
-
-  const inviter = await db().user.findUnique({ where: { id: actorUserId }, select: { email: true, name: true } });
-  const url = inviteUrl(token);
-  const who = inviter?.name ? `${inviter.name} (${inviter.email})` : (inviter?.email ?? "A teammate");
+  let invitation;
   try {
-    await sendMail({
-      to: email,
-      subject: `You're invited to ${ws.name} on Linkhop`,
-      text:
-        `${who} invited you to join the workspace "${ws.name}" on Linkhop as ${article(role)} ${role}.\n\n` +
-        `Accept the invitation:\n${url}\n\n` +
-        `The link works once and expires in ${INVITATION_DAYS} days. If you did not expect this, ignore this email.\n`,
-      html:
-        `<p>${escapeHtml(who)} invited you to join the workspace <strong>${escapeHtml(ws.name)}</strong> on Linkhop as ${article(role)} ${role}.</p>` +
-        `<p><a href="${escapeHtml(url)}">Accept the invitation</a></p>` +
-        `<p style="color:#64748b">The link works once and expires in ${INVITATION_DAYS} days. If you did not expect this, ignore this email.</p>`,
+    invitation = await db().$transaction(async (tx) => {
+      await assertNotMember(tx, ws.id, email);
+      await tx.invitation.deleteMany({ where: { workspaceId: ws.id, email, acceptedAt: null } });
+      return tx.invitation.create({
+        data: {
+          workspaceId: ws.id,
+          email,
+          role,
+          tokenHash: hashToken(token),
+          invitedById: actorUserId,
+          expiresAt: new Date(Date.now() + INVITATION_DAYS * 86_400_000),
+        },
+      });
     });
+  } catch (e) {
+    // nothing was sent: the mail's place under the limits is given back
+    for (const key of taken) await giveBackAttempt(key);
+    throw e;
+  }
+
+  const inviter = await db().user.findUnique({ where: { id: actorUserId }, select: { email: true } });
+  const url = inviteUrl(token);
+  try {
+    await sendMail(invitationMail({ inviter: inviter?.email ?? "A Linkhop user", invitee: email, workspace: ws.name, role, url }));
     return { id: invitation.id, email, role, url, mailed: true };
   } catch (e) {
     log("members").error({ to: email, err: e }, "invitation mail failed");
     return { id: invitation.id, email, role, url, mailed: false, mailError: (e as Error).message };
   }
+}
+
+async function assertNotMember(q: Pick<Tx, "membership">, workspaceId: number, email: string) {
+  const member = await q.membership.findFirst({ where: { workspaceId, user: { email } }, select: { id: true } });
+  if (member) throw ServiceError.conflict(`${email} is already a member of this workspace.`);
+}
+
+/**
+ * Takes one mail under each limit (AuthThrottle, lib/auth/throttle-sql.ts: atomic, across processes),
+ * or none: a refusal gives back what the earlier limits took. Returns the keys taken.
+ */
+async function takeInviteMail(inviterId: number, workspaceId: number, email: string): Promise<string[]> {
+  const limits = [
+    { key: throttleKey("invite-inviter", String(inviterId)), ...INVITE_MAILS_PER_INVITER, what: "by you" },
+    { key: throttleKey("invite-workspace", String(workspaceId)), ...INVITE_MAILS_PER_WORKSPACE, what: "from this workspace" },
+    { key: throttleKey("invite-address", email), ...INVITE_MAILS_PER_ADDRESS, what: `to ${email}` },
+  ];
+  const taken: string[] = [];
+  for (const { key, limit, windowSeconds, what } of limits) {
+    const wait = await takeAttempt(key, limit, windowSeconds);
+    if (wait !== null) {
+      for (const k of taken) await giveBackAttempt(k);
+      const per = windowSeconds > 3600 ? "a day" : "an hour";
+      throw new ServiceError("rate_limit", `Too many invitations sent ${what} (at most ${limit} ${per}). Try again in ${waitText(wait)}.`);
+    }
+    taken.push(key);
+  }
+  return taken;
+}
+
+function waitText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  if (minutes <= 90) return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return `${Math.ceil(minutes / 60)} hours`;
+}
+
+/**
+ * The invitation mail. The subject is fixed; the body says who invited whom, and the workspace's
+ * name (any text its owners typed, a URL too) appears only quoted, as a string (JSON quoting: its
+ * own quotes and line breaks cannot end the quote), and HTML-escaped in the HTML part.
+ */
+export function invitationMail(m: { inviter: string; invitee: string; workspace: string; role: Role; url: string }) {
+  const as = `as ${article(m.role)} ${m.role}`;
+  const notice =
+    `The workspace name was chosen by its owners, not by Linkhop. The link works once and expires in ${INVITATION_DAYS} days. ` +
+    "If you did not expect this, ignore this email.";
+  return {
+    to: m.invitee,
+    subject: "Invitation to join a workspace on Linkhop",
+    text:
+      `${m.inviter} invited ${m.invitee} to the workspace ${JSON.stringify(m.workspace)} on Linkhop ${as}.\n\n` +
+      `Accept the invitation:\n${m.url}\n\n${notice}\n`,
+    html:
+      `<p>${escapeHtml(m.inviter)} invited ${escapeHtml(m.invitee)} to the workspace &quot;${escapeHtml(m.workspace)}&quot; on Linkhop ${as}.</p>` +
+      `<p><a href="${escapeHtml(m.url)}">Accept the invitation</a></p>` +
+      `<p style="color:#64748b">${notice}</p>`,
+  };
 }
 
 export async function revokeInvitation(actorUserId: number, slug: string, invitationId: unknown) {

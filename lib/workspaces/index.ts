@@ -68,14 +68,26 @@ async function uniqueSlug(tx: Tx, base: string): Promise<string> {
 /**
  * Sign-up: the user, their first workspace (plan free) and the owner membership, in one
  * transaction, when the instance's sign-up mode allows it (lib/instance/signup.ts).
+ * `mailboxConfirmed`: the address's owner proved the mailbox (see assertSignUpAllowed), so the
+ * account starts verified.
  */
-export async function signUp(input: unknown) {
+export async function signUp(input: unknown, options: { mailboxConfirmed?: boolean } = {}) {
   const { email, password, name } = parse(signUpSchema, input);
-  const passwordHash = await hashPassword(password);
+  return signUpWithHash({ email, name, passwordHash: await hashPassword(password) }, options);
+}
+
+/** signUp with the password already hashed (a sign-up that waited for its mailbox: lib/auth/pending-signup.ts). */
+export async function signUpWithHash(
+  account: { email: string; name?: string | null; passwordHash: string },
+  options: { mailboxConfirmed?: boolean } = {},
+) {
+  const { email, name, passwordHash } = account;
   try {
     return await db().$transaction(async (tx) => {
-      await assertSignUpAllowed(tx, email);
-      const user = await tx.user.create({ data: { email, name: name || null, passwordHash } });
+      await assertSignUpAllowed(tx, email, options);
+      const user = await tx.user.create({
+        data: { email, name: name || null, passwordHash, emailVerifiedAt: options.mailboxConfirmed ? new Date() : null },
+      });
       const slug = await uniqueSlug(tx, email.split("@")[0]);
       const workspace = await tx.workspace.create({
         data: { slug, name: name ? `${name}'s workspace` : `${email.split("@")[0]}'s workspace`, plan: defaultPlanId() },

@@ -31,7 +31,8 @@ test("invite a member by email, accept in another browser, manage roles", async 
 
   // The mail, as the real SMTP server received it.
   const mail = await waitForMail(invitee);
-  expect(mail.subject).toContain("You're invited to Olivia Owner's workspace");
+  expect(mail.subject).toBe("Invitation to join a workspace on Linkhop");
+  expect(mail.text).toContain(`invited ${invitee} to the workspace "Olivia Owner's workspace" on Linkhop`);
   const link = /https?:\/\/\S+\/invite\/[A-Za-z0-9_-]+/.exec(mail.text)?.[0];
   expect(link, mail.text).toBeTruthy();
   expect(mail.html).toContain(link!);

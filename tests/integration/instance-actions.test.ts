@@ -136,7 +136,7 @@ describe("the sign-up form under the sign-up mode", () => {
   const signUpForm = async () =>
     formsOf(await (await fetch(`${app.url}/signup`)).text()).find((f) => f.fields.some(([k]) => k.startsWith("$ACTION")))!;
 
-  test("invite: a stranger is refused, the invited address gets an account; closed refuses a form loaded before", async () => {
+  test("invite: a stranger is refused, the invited address is mailed the link that makes its account; closed refuses a form loaded before", async () => {
     await inst.setSignupMode({ mode: "invite" });
     expect(await (await fetch(`${app.url}/login`)).text()).toContain("Create an account");
     const form = await signUpForm();
@@ -152,9 +152,12 @@ describe("the sign-up form under the sign-up mode", () => {
     await ws.createWorkspace({ slug, name: "Inviting", owner: owner.email, plan: "team" });
     const invited = `invited-${n}@example.test`;
     await inviteMember(owner.id, slug, { email: invited, role: "member" });
+    // no account yet: a link goes to the address, and only that link makes it (lib/auth/pending-signup.ts)
     const made = await postSignUp(form, invited);
     expect(made.status).toBe(303);
-    expect(await dbc.db().user.count({ where: { email: invited } })).toBe(1);
+    expect(made.location).toBe("/signup/check-mail");
+    expect(await dbc.db().user.count({ where: { email: invited } })).toBe(0);
+    expect(await dbc.db().pendingSignUp.count({ where: { email: invited } })).toBe(1);
 
     // closed: the page no longer offers the form, and a form kept from before is refused too
     await inst.setSignupMode({ mode: "closed" });

@@ -194,18 +194,25 @@ describe("sign-up modes, enforced where accounts are made", () => {
 
     const invited = email("invited");
     const invitation = await inviteMember(owner.id, slug, { email: invited, role: "member" });
-    const made = await ws.signUp({ email: invited.toUpperCase(), password: "password1" });
+    // an invitation alone is no ticket: the mailbox confirms first (lib/auth/pending-signup.ts)
+    await expect(ws.signUp({ email: invited, password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
+    expect(await userCount(invited)).toBe(0);
+    const made = await ws.signUp({ email: invited.toUpperCase(), password: "password1" }, { mailboxConfirmed: true });
     expect(made.user.email).toBe(invited);
 
     // an expired invitation, or one to a deactivated workspace, is no ticket
     const late = email("late");
     const lateInv = await inviteMember(owner.id, slug, { email: late, role: "member" });
     await dbc.db().invitation.update({ where: { id: lateInv.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    await expect(ws.signUp({ email: late, password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(ws.signUp({ email: late, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     const dormant = email("dormant");
     await inviteMember(owner.id, slug, { email: dormant, role: "member" });
     await ws.setActive(slug, false);
-    await expect(ws.signUp({ email: dormant, password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(ws.signUp({ email: dormant, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
+      code: "forbidden",
+    });
     await ws.setActive(slug, true);
     expect(invitation.email).toBe(invited);
 

@@ -53,7 +53,8 @@ describe("invitations", () => {
     expect(sent.url).toMatch(/^http:\/\/app\.linkhop\.test\/invite\/[A-Za-z0-9_-]{43}$/);
 
     const mail = await smtp.waitFor((m) => m.to.includes(email));
-    expect(mail.subject).toBe(`You're invited to Invite Co ${n - 1} on Linkhop`);
+    expect(mail.subject).toBe("Invitation to join a workspace on Linkhop");
+    expect(mail.text).toContain(`${w.owner.email} invited ${email} to the workspace "Invite Co ${n - 1}" on Linkhop`);
     expect(mail.text).toContain(sent.url);
     expect(mail.text).toContain("as an admin");
     expect(mail.html).toContain(`href="${sent.url}"`);

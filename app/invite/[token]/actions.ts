@@ -5,7 +5,8 @@ import { redirect } from "next/navigation";
 import { currentUserId, pendingTokenOf, signIn, signInErrorMessage, signOut } from "@/lib/auth";
 import { setPendingSignIn } from "@/lib/auth/pending-cookie";
 import { clientAddressFrom } from "@/lib/auth/client-address";
-import { signUpFrom } from "@/lib/auth/signup";
+import { signUpFrom, type SignUpOutcome } from "@/lib/auth/signup";
+import { CHECK_MAIL_PATH } from "@/lib/auth/pending-signup";
 import { unverifiedEmailOf } from "@/lib/auth/verification";
 import { formField } from "@/lib/actions/form";
 import { ServiceError } from "@/lib/errors";
@@ -47,7 +48,8 @@ export async function acceptAction(_: InviteFormState, form: FormData): Promise<
 
 /**
  * No account yet: create one with the invited email (it also gets its own workspace, and a mail
- * whose link confirms the address and leads back here to accept).
+ * whose link confirms the address and leads back here to accept). On an invite-only instance the
+ * mail's link creates the account instead, and leads back here.
  */
 export async function signUpAndAcceptAction(_: InviteFormState, form: FormData): Promise<InviteFormState> {
   const token = formField(form, "token");
@@ -55,14 +57,17 @@ export async function signUpAndAcceptAction(_: InviteFormState, form: FormData):
   if (inv.state !== "pending") return { error: "This invitation can no longer be used." };
   const password = String(form.get("password") ?? "");
   const name = String(form.get("name") ?? "");
-  let userId: number;
+  let result: SignUpOutcome;
   try {
     const input = { email: inv.email, password, name: name || undefined };
-    userId = (await signUpFrom(clientAddressFrom(await headers()), input, { next: invitePath(token) })).user.id;
+    result = await signUpFrom(clientAddressFrom(await headers()), input, { next: invitePath(token) });
   } catch (e) {
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
+  // invite-only: no account until the mailed link is used (it leads back here)
+  if (result.state === "mailed") redirect(CHECK_MAIL_PATH);
+  const userId = result.user.id;
   try {
     await signIn("credentials", { email: inv.email, password, redirect: false });
   } catch (e) {
