@@ -80,8 +80,15 @@ async function main() {
   const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
   const { acceptRequestId, REQUEST_ID_HEADER } = await import("./lib/log/request-id.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
-  const { handOverActionBody, isJsonServerAction, jsonNestingDepth, MAX_ACTION_NESTING, readActionBody } =
-    await import("./lib/http/action-guard.ts");
+  const {
+    CROSS_SITE_ACTION_REFUSAL,
+    handOverActionBody,
+    isCrossSiteAction,
+    isJsonServerAction,
+    jsonNestingDepth,
+    MAX_ACTION_NESTING,
+    readActionBody,
+  } = await import("./lib/http/action-guard.ts");
   const passToNext = (req: http.IncomingMessage, res: http.ServerResponse) =>
     handleNext(req, res).catch((e) => {
       log.error({ requestId: req.headers[REQUEST_ID_HEADER], err: e }, "Next.js failed to answer");
@@ -122,6 +129,13 @@ async function main() {
     stampClientAddress(req, cfg.TRUST_PROXY);
     // The page asked for, where a signed-out visitor returns after signing in (lib/auth/page-path.ts).
     stampPagePath(req);
+    // A server action from another site: a 403 and one warning, where Next would answer 500 and log
+    // three errors (lib/http/action-guard.ts).
+    if (isCrossSiteAction(req)) {
+      log.warn({ requestId, origin: req.headers.origin?.slice(0, 100), path: req.url?.slice(0, 200) }, "cross-site server action refused");
+      res.writeHead(403, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" }).end(CROSS_SITE_ACTION_REFUSAL);
+      return;
+    }
     // Server action arguments too deeply nested for Next's decoder are refused here (lib/http/action-guard.ts).
     if (isJsonServerAction(req)) {
       void readActionBody(req).then((body) => {

@@ -7,6 +7,11 @@ import type { IncomingMessage } from "node:http";
 // read to Next as the action body (Next's request meta `actionBody`, which it reads instead of the
 // request stream). Multipart bodies (forms posted without JavaScript) go to Next unread.
 
+// A server action (a POST with a Next-Action header) whose Origin names another site is refused by
+// Next (app-render/action-handler.js) with a 500 and three error lines, one with a stack, for every
+// such request, anonymous or not. server.ts refuses it first, by the same rule, with a 403 and one
+// warning (isCrossSiteAction).
+
 /** Next's default size limit for server action bodies. */
 export const MAX_ACTION_BODY_BYTES = 1024 * 1024;
 /** Arguments nested deeper than this are refused; the app's own actions send 3 or 4 levels. */
@@ -70,4 +75,30 @@ const NEXT_REQUEST_META = Symbol.for("NextInternalRequestMeta");
 export function handOverActionBody(req: IncomingMessage, body: Buffer): void {
   const holder = req as unknown as Record<symbol, Record<string, unknown> | undefined>;
   holder[NEXT_REQUEST_META] = { ...holder[NEXT_REQUEST_META], actionBody: body };
+}
+
+/** What the 403 for a cross-site server action says. */
+export const CROSS_SITE_ACTION_REFUSAL = "Forbidden: a server action must come from a page of this site.\n";
+
+/**
+ * Whether this is a server action from another origin, by Next's own rule, so that every request
+ * Next would refuse is refused here instead and every other one still reaches Next: an Origin, when
+ * there is one, must name the host the request was sent to (X-Forwarded-Host's first entry when
+ * there is one, else Host), as given. "null" (a sandboxed frame, a file) and an Origin that is not a
+ * URL name no host. A request without Origin passes, as in Next: browsers send one with every
+ * POST, so such a request comes from a script, which has no visitor's cookies to abuse.
+ */
+export function isCrossSiteAction(req: Pick<IncomingMessage, "method" | "headers">): boolean {
+  if (req.method !== "POST" || req.headers["next-action"] === undefined) return false;
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return true;
+  }
+  const forwarded = req.headers["x-forwarded-host"];
+  const host = (Array.isArray(forwarded) ? forwarded[0] : forwarded?.split(",")[0]?.trim()) || req.headers.host;
+  return originHost === "" || originHost !== host;
 }

@@ -4,7 +4,7 @@ import { database, type DbOrTx } from "../db/client.ts";
 import { issueText, joinedIssueTexts, parseInput, ServiceError, type Issue } from "../errors.ts";
 import type { Workspace } from "../db/generated/client.ts";
 import { hasFeature, planOf, type Feature } from "../plans/index.ts";
-import { defaultResolve, isThisMachineName, reachesThisMachine } from "../net/index.ts";
+import { defaultResolve, isOwnInterfaceAddress, isThisMachineName, reachesThisMachine } from "../net/index.ts";
 import type { ResolvedDomain } from "./link-domain.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
 import { verifiedDomainHosts } from "./sql.ts";
@@ -96,8 +96,9 @@ export function destinationHostnames(input: Partial<DestinationFields>): string[
 /**
  * Refuses destinations on DESTINATION_DENYLIST (the host or its subdomains) and any address that is
  * already a short link: SHORT_DOMAIN, the app's own host, or any verified custom domain of any
- * workspace, by name, and for a short-link host on this machine by address too (isServiceHost).
- * Returns one issue per refused URL.
+ * workspace, by name, and for a short-link host on this machine by address too (isServiceHost);
+ * and any port of this machine's own non-loopback interface addresses (isOwnInterfaceAddress: the
+ * server listens on them all). Returns one issue per refused URL.
  *
  * `verifiedDomains: "caller checks"` leaves out the read of verified custom domains: the caller's
  * own statement refuses a destination on one (the single create, create-sql.ts) and then asks
@@ -127,7 +128,7 @@ export async function refusedDestinations(
     list.flatMap(({ field, u }) => {
       if (isDenylisted(u.hostname, cfg.DESTINATION_DENYLIST))
         return [{ path: field, message: `the host ${u.hostname} is not allowed as a destination` }];
-      if (isServiceHost(u, own, here.has(bareHost(u.hostname))))
+      if (isServiceHost(u, own, here.has(bareHost(u.hostname))) || isOwnInterfaceAddress(u.hostname))
         return [{ path: field, message: `${u.host} is a short-link host of this service; a link cannot point to a short link` }];
       return [];
     }),

@@ -130,6 +130,25 @@ export function classifyAddress(ip: string): AddressClass {
   return "invalid";
 }
 
+/**
+ * One spelling for each address, to compare them: 32 hex digits of its IPv6 bytes, where an IPv4
+ * address and the IPv6 forms that reach it as address classes read them (mapped ::ffff:a.b.c.d,
+ * translated ::ffff:0:a.b.c.d, NAT64 64:ff9b::a.b.c.d) are all its mapped form. A zone (%eth0) is
+ * dropped: a URL cannot carry one, and fe80::1 is the same interface address without it. Null
+ * when `ip` is not an address.
+ */
+export function addressKey(ip: string): string | null {
+  const bare = ip.startsWith("[") && ip.endsWith("]") ? ip.slice(1, -1) : ip;
+  const v4 = parseIPv4(bare);
+  let b = v4 ? [...Array(10).fill(0), 0xff, 0xff, ...v4] : parseIPv6(bare.replace(/%.*$/, ""));
+  if (!b) return null;
+  const zeros = (from: number, to: number) => b!.slice(from, to).every((x) => x === 0);
+  const translated = zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12);
+  const nat64 = matches(b, [0x00, 0x64, 0xff, 0x9b], 32) && zeros(4, 12);
+  if (translated || nat64) b = [...Array(10).fill(0), 0xff, 0xff, ...b.slice(12)];
+  return b.map((x) => x.toString(16).padStart(2, "0")).join("");
+}
+
 export function isPublicAddress(ip: string): boolean {
   return classifyAddress(ip) === "public";
 }

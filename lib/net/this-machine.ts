@@ -1,4 +1,5 @@
-import { classifyAddress } from "./address.ts";
+import os from "node:os";
+import { addressKey, classifyAddress } from "./address.ts";
 import { stripBrackets, type Resolve } from "./resolve.ts";
 
 // Whether a host name reaches the machine it is used on: loopback (127.0.0.0/8, ::1) and
@@ -39,4 +40,41 @@ export async function reachesThisMachine(host: string, opts: { resolve: Resolve;
   } finally {
     clearTimeout(timer);
   }
+}
+
+// The server listens on every address of the machine (server.ts), so a URL on one of its interface
+// addresses reaches this service as surely as loopback does, and from farther away. The link rules
+// refuse such destinations on every port: the port the server listens on is not the only way in (a
+// proxy on the same machine forwards 80 and 443 to it), and a link to another service of this
+// machine by its bare address is rare enough to ask for a name instead. Loopback addresses keep
+// their own rule (isThisMachineAddress, only on a short-link host's port): from a visitor's browser
+// they are the visitor's own machine.
+
+/** How long the list of interface addresses is kept: an address added (DHCP, a new interface) counts within this. */
+const INTERFACES_TTL_MS = 60_000;
+let interfaces: { at: number; keys: Set<string> } | undefined;
+
+/** The addressKey of every non-loopback address of `list` (os.networkInterfaces()), both families. */
+export function interfaceAddressKeys(list: NodeJS.Dict<os.NetworkInterfaceInfo[]>): Set<string> {
+  const keys = new Set<string>();
+  for (const info of Object.values(list).flat()) {
+    if (!info || isThisMachineAddress(info.address.replace(/%.*$/, ""))) continue;
+    const key = addressKey(info.address);
+    if (key) keys.add(key);
+  }
+  return keys;
+}
+
+/**
+ * A host (an IP literal as the URL parser leaves it, brackets allowed) that is one of this machine's
+ * own non-loopback interface addresses, in any spelling of it (IPv4 inside IPv6 included). Names
+ * are not resolved: what a name points at can change after a link is saved. The list is read from
+ * the system at most once a minute.
+ */
+export function isOwnInterfaceAddress(host: string): boolean {
+  const key = addressKey(host);
+  if (key === null) return false;
+  const at = Date.now();
+  if (!interfaces || at - interfaces.at > INTERFACES_TTL_MS) interfaces = { at, keys: interfaceAddressKeys(os.networkInterfaces()) };
+  return interfaces.keys.has(key);
 }

@@ -1,4 +1,5 @@
 import dgram from "node:dgram";
+import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { client, makeDomain, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
@@ -149,3 +150,50 @@ describe("resolving a destination's name is bounded", () => {
     }
   });
 });
+
+// The server listens on every address of the machine (server.ts), so a destination on one of its
+// own interface addresses reaches this service as surely as loopback does: refused on every port
+// (lib/net/this-machine.ts), whatever the short domain, in each spelling the URL parser keeps.
+describe("a destination on one of this machine's own (non-loopback) interface addresses", () => {
+  const own = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && !a.internal && !a.address.startsWith("127.") && a.address !== "::1")
+    .map((a) => a!);
+
+  it("is refused like a loopback destination, on the app's port and any other; public destinations still work", async (ctx) => {
+    if (own.length === 0) ctx.skip("this machine has no non-loopback interface address (os.networkInterfaces()): nothing to refuse");
+    const { key, workspace } = await makeWorkspace("pro");
+    const api = client(env.app, key);
+    const loop = await api.post("/api/v1/links", { url: "http://127.0.0.2:3000/x" });
+    expect(loop.status, loop.text).toBe(400);
+    const spell = (a: os.NetworkInterfaceInfo) => (a.family === "IPv6" ? `[${a.address}]` : a.address);
+    const refused = own.flatMap((a) => [
+      `http://${spell(a)}:${env.app.port}/x`,
+      `http://${spell(a)}:1/x`,
+      `https://${spell(a)}/x`,
+      // the same address spelled otherwise: IPv4 inside IPv6, IPv6 written out in full
+      a.family === "IPv4" ? `http://[::ffff:${a.address}]:${env.app.port}/x` : `http://[${expandIPv6(a.address)}]:${env.app.port}/x`,
+    ]);
+    for (const url of refused) {
+      const a = await api.post("/api/v1/links", { url });
+      expect(a.status, `${url}: ${a.text}`).toBe(400);
+      expect(a.body.error, url).toBe(loop.body.error);
+      expect(a.text, url).toMatch(/short-link host of this service/);
+      const b = await api.post("/api/v1/links", { url: "https://example.com/", fallbackUrl: url });
+      expect(b.status, `fallback ${url}: ${b.text}`).toBe(400);
+    }
+    expect(await db().link.count({ where: { workspaceId: workspace.id } })).toBe(0);
+    for (const url of ["https://example.com/x", `http://93.184.216.34:${env.app.port}/x`]) {
+      const a = await api.post("/api/v1/links", { url });
+      expect(a.status, `${url}: ${a.text}`).toBe(201);
+    }
+  });
+});
+
+/** "fd00::2" -> "fd00:0:0:0:0:0:0:2" (upper case), a spelling the URL parser turns back into the short one. */
+function expandIPv6(ip: string): string {
+  const [head, tail] = ip.split("::");
+  const h = head ? head.split(":") : [];
+  const t = tail ? tail.split(":") : [];
+  return (tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill("0"), ...t]).join(":").toUpperCase();
+}

@@ -2,7 +2,13 @@ import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { getRequestMeta } from "next/dist/server/request-meta.js";
 import { describe, expect, it } from "vitest";
-import { handOverActionBody, isJsonServerAction, jsonNestingDepth, readActionBody } from "../../lib/http/action-guard.ts";
+import {
+  handOverActionBody,
+  isCrossSiteAction,
+  isJsonServerAction,
+  jsonNestingDepth,
+  readActionBody,
+} from "../../lib/http/action-guard.ts";
 import { earlyAnswer, isValidHostHeader } from "../../lib/http/request-guard.ts";
 import { parseIdParam } from "../../lib/http/params.ts";
 
@@ -37,6 +43,25 @@ describe("server action bodies", () => {
     // An empty body is still a body handed over (Next would otherwise read the consumed stream).
     handOverActionBody(req, Buffer.alloc(0));
     expect(getRequestMeta(req as never, "actionBody")).toBeTruthy();
+  });
+});
+
+describe("server actions from another site", () => {
+  const action = (headers: Record<string, string | string[]>, method = "POST") =>
+    isCrossSiteAction({ method, headers: { "next-action": "abc", ...headers } });
+  it("are those whose Origin does not name the host they were sent to, as Next decides", () => {
+    for (const origin of ["https://evil.example", "http://localhost:3001", "null", "garbage", "", "file:///x"])
+      expect(action({ host: "localhost:3000", origin }), origin).toBe(true);
+    expect(action({ host: "localhost:3000", origin: "http://localhost:3000" })).toBe(false);
+    expect(action({ host: "localhost:3000", origin: "https://localhost:3000" })).toBe(false); // Next compares hosts only
+    // behind a proxy: X-Forwarded-Host (its first entry) is the host Next compares with
+    expect(action({ host: "app:3000", "x-forwarded-host": "links.example, proxy.internal", origin: "https://links.example" })).toBe(false);
+    expect(action({ host: "links.example", "x-forwarded-host": "other.example", origin: "https://links.example" })).toBe(true);
+  });
+  it("need a Next-Action header on a POST; without an Origin (not a browser's) they pass, as in Next", () => {
+    expect(action({ host: "localhost:3000" })).toBe(false);
+    expect(action({ host: "localhost:3000", origin: "https://evil.example" }, "GET")).toBe(false);
+    expect(isCrossSiteAction({ method: "POST", headers: { host: "localhost:3000", origin: "https://evil.example" } })).toBe(false);
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { classifyAddress, isPublicAddress, parseIPv6 } from "../../lib/net/address.ts";
+import type os from "node:os";
+import { addressKey, classifyAddress, isPublicAddress, parseIPv6 } from "../../lib/net/address.ts";
+import { interfaceAddressKeys } from "../../lib/net/this-machine.ts";
 
 describe("classifyAddress", () => {
   it.each([
@@ -107,5 +109,30 @@ describe("classifyAddress", () => {
     expect(parseIPv6("::1")).toEqual([...Array(15).fill(0), 1]);
     expect(parseIPv6("::ffff:1.2.3.4")?.slice(10)).toEqual([0xff, 0xff, 1, 2, 3, 4]);
     expect(parseIPv6("2001:db8::")?.slice(0, 4)).toEqual([0x20, 0x01, 0x0d, 0xb8]);
+  });
+});
+
+describe("addressKey", () => {
+  it("spells each address one way: IPv4 and the IPv6 forms that reach it alike, IPv6 in any spelling, zones dropped", () => {
+    const v4 = addressKey("192.0.2.2");
+    for (const same of ["[::ffff:192.0.2.2]", "::ffff:c000:202", "0:0:0:0:0:ffff:192.0.2.2", "::ffff:0:192.0.2.2", "64:ff9b::192.0.2.2"])
+      expect(addressKey(same), same).toBe(v4);
+    expect(addressKey("fd00:0:0:0:0:0:0:2")).toBe(addressKey("[FD00::2]"));
+    expect(addressKey("fe80::fc:ff:fe00:1%eth0")).toBe(addressKey("[fe80::fc:ff:fe00:1]"));
+    expect(addressKey("192.0.2.3")).not.toBe(v4);
+    expect(addressKey("::192.0.2.2")).not.toBe(v4); // IPv4-compatible: deprecated, reaches nothing
+    expect(addressKey("example.com")).toBeNull();
+  });
+});
+
+describe("interfaceAddressKeys", () => {
+  it("keeps every non-loopback address of every interface, both families", () => {
+    const info = (address: string, family: "IPv4" | "IPv6", internal = false) =>
+      ({ address, family, internal, netmask: "", mac: "", cidr: null, scopeid: 0 }) as os.NetworkInterfaceInfo;
+    const keys = interfaceAddressKeys({
+      lo: [info("127.0.0.1", "IPv4", true), info("::1", "IPv6", true)],
+      eth0: [info("192.0.2.2", "IPv4"), info("fd00::2", "IPv6"), info("fe80::fc:ff:fe00:1", "IPv6")],
+    });
+    expect([...keys].sort()).toEqual([addressKey("192.0.2.2"), addressKey("fd00::2"), addressKey("fe80::fc:ff:fe00:1")].sort());
   });
 });
