@@ -7,7 +7,7 @@ import type { IncomingMessage } from "node:http";
 // read to Next as the action body (Next's request meta `actionBody`, which it reads instead of the
 // request stream). Multipart bodies (forms posted without JavaScript) go to Next unread.
 
-// A server action (a POST with a Next-Action header) whose Origin names another site is refused by
+// A server action (a POST with a Next-Action header, or a form posted to a page) whose Origin names another site is refused by
 // Next (app-render/action-handler.js) with a 500 and three error lines, one with a stack, for every
 // such request, anonymous or not. server.ts refuses it first, by the same rule, with a 403 and one
 // warning (isCrossSiteAction).
@@ -77,6 +77,19 @@ export function handOverActionBody(req: IncomingMessage, body: Buffer): void {
   holder[NEXT_REQUEST_META] = { ...holder[NEXT_REQUEST_META], actionBody: body };
 }
 
+/**
+ * Whether Next takes the request for a possible server action, and so checks its Origin: a POST to
+ * a page (not a route handler under /api/, whose form posts, such as an identity provider's
+ * callback, are theirs to judge) with a Next-Action header, or with a form body, which is how a
+ * form posts without JavaScript (its action id is a hidden field).
+ */
+function isPossibleServerAction(req: Pick<IncomingMessage, "method" | "headers" | "url">): boolean {
+  if (req.method !== "POST" || (req.url ?? "/").startsWith("/api/")) return false;
+  if (req.headers["next-action"] !== undefined) return true;
+  const type = req.headers["content-type"] ?? "";
+  return /^multipart\/form-data/i.test(type) || /^application\/x-www-form-urlencoded/i.test(type);
+}
+
 /** What the 403 for a cross-site server action says. */
 export const CROSS_SITE_ACTION_REFUSAL = "Forbidden: a server action must come from a page of this site.\n";
 
@@ -88,8 +101,8 @@ export const CROSS_SITE_ACTION_REFUSAL = "Forbidden: a server action must come f
  * URL name no host. A request without Origin passes, as in Next: browsers send one with every
  * POST, so such a request comes from a script, which has no visitor's cookies to abuse.
  */
-export function isCrossSiteAction(req: Pick<IncomingMessage, "method" | "headers">): boolean {
-  if (req.method !== "POST" || req.headers["next-action"] === undefined) return false;
+export function isCrossSiteAction(req: Pick<IncomingMessage, "method" | "headers" | "url">): boolean {
+  if (!isPossibleServerAction(req)) return false;
   const origin = req.headers.origin;
   if (origin === undefined) return false;
   let originHost: string;

@@ -39,6 +39,10 @@ describe("a server action from another site", () => {
     const json = { "next-action": id, "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" };
     const multipart = new FormData();
     multipart.append("0", args("multipart@example.test"));
+    // a form posted without JavaScript: no Next-Action header, the action's id in a hidden field
+    const noScript = new FormData();
+    noScript.append(`$ACTION_ID_${id}`, "");
+    noScript.append("email", "no-script@example.test");
 
     const records = env.app.records().length;
     const logs = env.app.logs().length;
@@ -46,6 +50,8 @@ describe("a server action from another site", () => {
       post("/login", { ...json, origin: "https://evil.example" }, args("anonymous@example.test")),
       post(members, { ...json, origin: "https://evil.example", cookie }, args("forged@example.test")),
       post(members, { "next-action": id, origin: "https://evil.example", cookie }, multipart),
+      post(members, { origin: "https://evil.example", cookie }, noScript),
+      post("/login", { origin: "https://evil.example", "content-type": "application/x-www-form-urlencoded" }, "email=a%40b.test"),
       // an opaque origin (a sandboxed frame), the app's host on another port, not an origin at all
       post(members, { ...json, origin: "null", cookie }, args("null@example.test")),
       post(members, { ...json, origin: `http://127.0.0.1:${env.app.port + 1}`, cookie }, args("port@example.test")),

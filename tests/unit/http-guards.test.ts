@@ -48,7 +48,7 @@ describe("server action bodies", () => {
 
 describe("server actions from another site", () => {
   const action = (headers: Record<string, string | string[]>, method = "POST") =>
-    isCrossSiteAction({ method, headers: { "next-action": "abc", ...headers } });
+    isCrossSiteAction({ method, url: "/w/acme", headers: { "next-action": "abc", ...headers } });
   it("are those whose Origin does not name the host they were sent to, as Next decides", () => {
     for (const origin of ["https://evil.example", "http://localhost:3001", "null", "garbage", "", "file:///x"])
       expect(action({ host: "localhost:3000", origin }), origin).toBe(true);
@@ -61,7 +61,21 @@ describe("server actions from another site", () => {
   it("need a Next-Action header on a POST; without an Origin (not a browser's) they pass, as in Next", () => {
     expect(action({ host: "localhost:3000" })).toBe(false);
     expect(action({ host: "localhost:3000", origin: "https://evil.example" }, "GET")).toBe(false);
-    expect(isCrossSiteAction({ method: "POST", headers: { host: "localhost:3000", origin: "https://evil.example" } })).toBe(false);
+    expect(isCrossSiteAction({ method: "POST", url: "/w/acme", headers: { host: "localhost:3000", origin: "https://evil.example" } })).toBe(
+      false,
+    );
+  });
+  it("include forms posted to a page without JavaScript (no Next-Action header), but not posts to route handlers", () => {
+    const evil = { host: "localhost:3000", origin: "https://evil.example" };
+    for (const type of ["multipart/form-data; boundary=x", "application/x-www-form-urlencoded"]) {
+      expect(isCrossSiteAction({ method: "POST", url: "/login", headers: { ...evil, "content-type": type } }), type).toBe(true);
+      expect(isCrossSiteAction({ method: "POST", url: "/api/auth/callback/oidc", headers: { ...evil, "content-type": type } }), type).toBe(
+        false,
+      );
+      expect(
+        isCrossSiteAction({ method: "POST", url: "/login", headers: { ...evil, origin: "http://localhost:3000", "content-type": type } }),
+      ).toBe(false);
+    }
   });
 });
 
