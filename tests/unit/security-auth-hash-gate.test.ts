@@ -17,8 +17,11 @@ describe("password hashing gate", () => {
     });
     expect(await signIn).toBe(true);
     await Promise.all(bulk);
-    // Only the hashes already running when the sign-in came finished before it.
-    expect(finished.indexOf("sign-in")).toBeLessThanOrEqual(HASH_SLOTS);
+    // Before it finished: the hashes running when it came, and the few that took the other slot
+    // while it ran (a loaded machine may let that slot finish more than one); never the queue
+    // behind it: at least half of the 12 bulk hashes finish after it (without the gate, all 12 were
+    // ahead of it in the thread pool's one queue).
+    expect(finished.indexOf("sign-in")).toBeLessThanOrEqual(6);
     expect(finished).toHaveLength(13);
     expect(hashGateState()).toEqual({ running: 0, waiting: { interactive: 0, bulk: 0 } });
   });
