@@ -110,11 +110,19 @@ const MAX_RETAKES = 3;
  * rate): the request leaves up to 2 ms early (with Date.now()'s whole milliseconds, the injectable
  * clock), and the next turn still counts from this one's, so early starts never add up
  * (PACING_MARGIN covers them). One settled promise kept per endpoint, in the process registry.
+ * `ownSlot`: a slot of the endpoint this process took earlier and no request uses, that is not yet
+ * SLOT_LATENESS_MS past (the built-in scheduler's claims take them in advance), tried before a new
+ * one is taken: a new one comes after every slot already taken, up to SLOT_HORIZON_MS ahead.
  */
-export async function waitForSendSlot(slot: SendSlot): Promise<void> {
+export async function waitForSendSlot(slot: SendSlot, ownSlot?: () => number | undefined): Promise<void> {
   for (let retakes = 0, s = slot; ; retakes++) {
     await takeTurn(s);
     if (Date.now() - s.at <= SLOT_LATENESS_MS || retakes === MAX_RETAKES) return;
+    const own = ownSlot?.();
+    if (own !== undefined) {
+      s = { ...s, at: own };
+      continue;
+    }
     const fresh = (await takeSendSlots(new Map([[s.endpointId, 1]]))).get(s.endpointId);
     if (!fresh) return;
     s = { endpointId: s.endpointId, at: fresh.firstAt, intervalMs: fresh.intervalMs };

@@ -2,7 +2,7 @@ import { config } from "../config/index.ts";
 import { database } from "../db/client.ts";
 import { attemptDelivery, LOCK_MARGIN_MS } from "./attempt.ts";
 import { RECORD_WITHIN_MS } from "./record-attempt.ts";
-import { SLOT_HORIZON_MS, waitForSendSlot } from "./pacing.ts";
+import { SLOT_HORIZON_MS, SLOT_LATENESS_MS, waitForSendSlot } from "./pacing.ts";
 import { claimDue, releaseHolds, type SlottedClaim } from "./sql.ts";
 import { log } from "../log/index.ts";
 
@@ -83,6 +83,16 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   // rows, so they are made once per half queue, not after every attempt.
   const refillBelow = o.perEndpoint + Math.ceil(o.queuedPerEndpoint / 2);
   const held = (endpointId: number) => (runningPer.get(endpointId) ?? 0) + (waitingPer.get(endpointId)?.length ?? 0);
+  // Per endpoint, the send slots this process's claims took and no request has used yet, earliest
+  // first. A claim's slot is the endpoint's, not the claim's own: a request takes the earliest one
+  // still usable when its turn comes. Tied to its own claim, a request that had waited for a turn
+  // behind slow ones (a loaded machine) found its slot long past, took a new one after all those
+  // already taken (up to SLOT_HORIZON_MS ahead) and, first in line, held up every request behind it
+  // until then, which then missed their slots too: the endpoint stayed at a third of its rate for
+  // the rest of its backlog (tests/integration/webhooks-rate.test.ts), its slots passing unused.
+  const unusedSlots = new Map<number, number[]>();
+  // Per endpoint, the end of the last request's wait for its slot: the next picks its slot after it.
+  const paceLines = new Map<number, Promise<unknown>>();
   let attempts = 0;
 
   const run = (c: Claim) => {
@@ -155,7 +165,11 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
           if (queue) queue.push(c);
           else waitingPer.set(c.endpointId, [c]);
           waitingCount++;
+          const slots = unusedSlots.get(c.endpointId);
+          if (slots) slots.push(c.slotAt);
+          else unusedSlots.set(c.endpointId, [c.slotAt]);
         }
+        for (const endpointId of new Set(claimed.map((c) => c.endpointId))) unusedSlots.get(endpointId)!.sort((a, b) => a - b);
         for (const endpointId of new Set(claimed.map((c) => c.endpointId))) startWaiting(endpointId);
         // Endpoints skipped as having enough are woken for when they run low (run's endTurn).
         backlog = claimed.length === Math.min(o.batch, free);
@@ -171,8 +185,36 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     }
   };
 
-  // This process's requests to one endpoint leave one at a time, each in its send slot (pacing.ts).
-  const pace = (c: Claim) => waitForSendSlot({ endpointId: c.endpointId, at: c.slotAt, intervalMs: c.intervalMs });
+  /**
+   * The earliest unused slot of the endpoint that a request taking its turn now can still leave in
+   * (pacing.ts: no earlier than an interval after this process's previous request, and at most
+   * SLOT_LATENESS_MS after its slot); the ones before it are lost.
+   */
+  const ownSlot = (endpointId: number, intervalMs: number): number | undefined => {
+    const slots = unusedSlots.get(endpointId);
+    const earliestTurn = Date.now() + intervalMs;
+    while (slots?.length && earliestTurn - slots[0] > SLOT_LATENESS_MS) slots.shift();
+    const at = slots?.shift();
+    if (slots && !slots.length) unusedSlots.delete(endpointId);
+    return at;
+  };
+
+  // This process's requests to one endpoint leave one at a time, each in a send slot (pacing.ts),
+  // picked when the request before it has left. With no usable slot of its own (one long past),
+  // pacing.ts takes a new one.
+  const pace = (c: Claim): Promise<void> => {
+    const previous = paceLines.get(c.endpointId) ?? Promise.resolve();
+    const mine = previous.then(() =>
+      waitForSendSlot(
+        { endpointId: c.endpointId, at: ownSlot(c.endpointId, c.intervalMs) ?? Number.NEGATIVE_INFINITY, intervalMs: c.intervalMs },
+        () => ownSlot(c.endpointId, c.intervalMs),
+      ),
+    );
+    const settled = mine.catch(() => {});
+    paceLines.set(c.endpointId, settled);
+    void settled.then(() => paceLines.get(c.endpointId) === settled && paceLines.delete(c.endpointId));
+    return mine;
+  };
 
   function wake() {
     if (!stopped) setImmediate(() => void tick());
@@ -193,6 +235,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       const waiting = [...waitingPer.values()].flat().map((c) => c.id);
       waitingPer.clear();
       waitingCount = 0;
+      unusedSlots.clear();
       await releaseClaims(waiting).catch(() => {});
       await Promise.allSettled([...running]);
       log("webhooks").info({ attempts }, `built-in scheduler stopped after ${attempts} attempts`);

@@ -1,12 +1,16 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { db, disconnectDb } from "../../lib/db/client.ts";
+import { DEFAULT_CACHE_OPTIONS } from "../../lib/redirects/cache.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { clicksOf, createDomain, createLink, createWorkspace, request, within } from "./redirects-helpers.ts";
 
-// Two app processes on one database: every change is seen by both within 1 s (LISTEN/NOTIFY),
-// expiry needs no change at all, clicks from both add up exactly, and a stop flushes its counts.
+// Two app processes on one database: every change is seen by both through its notification
+// (LISTEN/NOTIFY), before the cache's safety-net TTL could have let it through, expiry needs no
+// change at all, clicks from both add up exactly, and a stop flushes its counts. No check here
+// holds a process to a tight clock (2 shared cores): a generous deadline far under the TTL (or,
+// for a cached 404, seen before that 404's own TTL ran out) proves the notification did it.
 const SHORT = "short.test";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let apps: RunningApp[] = [];
@@ -17,10 +21,27 @@ const location = async (app: RunningApp, host: string, code: string) => {
   return r.status === 302 ? r.location : r.status;
 };
 
-/** Both apps answer `expected` for host/code within 1 s of now. */
-async function bothSeeWithinOneSecond(host: string, code: string, expected: string | number) {
-  const took = await Promise.all(apps.map((app) => within(1000, async () => (await location(app, host, code)) === expected)));
-  for (const t of took) expect(t).toBeLessThan(1000);
+/**
+ * A generous deadline for a change to reach both processes: far under the cache's TTL of a found
+ * link (10 minutes while listening), so only the change's notification can have dropped the entry.
+ */
+const NOTIFIED_MS = 15_000;
+
+/** Both apps answer `expected` for host/code, asked again until they do (within NOTIFIED_MS). */
+async function bothSee(host: string, code: string, expected: string | number) {
+  await Promise.all(apps.map((app) => within(NOTIFIED_MS, async () => (await location(app, host, code)) === expected)));
+}
+
+/**
+ * Both processes LISTEN (so their caches keep the long TTLs, not the 1 s of an outage): each one's
+ * connection has run its LISTEN, or the health check that only a listening one runs (lib/db/listen.ts).
+ */
+async function bothListening(): Promise<boolean> {
+  const [{ n }] = await db().$queryRaw<{ n: number }[]>`
+    select count(*)::int as n from pg_stat_activity
+     where application_name = 'linkhop-redirects-listen' and datname = current_database()
+       and state = 'idle' and (query ilike 'listen %' or query = 'select 1')`;
+  return n === 2;
 }
 
 beforeAll(async () => {
@@ -32,6 +53,7 @@ beforeAll(async () => {
   // below measure change propagation, not a cold start, whichever test runs first or alone.
   await createLink(ws.id, { code: "warmup" });
   for (const app of apps) for (let i = 0; i < 5; i++) await location(app, SHORT, i % 2 ? "warmup" : "no-such-code");
+  await within(NOTIFIED_MS, bothListening);
 });
 
 afterAll(async () => {
@@ -40,32 +62,47 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe("changes reach every app process within 1 s", () => {
+describe("changes reach every app process by their notifications", () => {
   test("an edit of the destination", async () => {
     const link = await createLink(ws.id, { code: "edit", url: "https://old.example/" });
     for (const app of apps) expect(await location(app, SHORT, "edit")).toBe("https://old.example/"); // both caches warm
     for (const app of apps) expect(await location(app, SHORT, "edit")).toBe("https://old.example/");
     await db().link.update({ where: { id: link.id }, data: { url: "https://new.example/" } });
-    await bothSeeWithinOneSecond(SHORT, "edit", "https://new.example/");
+    await bothSee(SHORT, "edit", "https://new.example/");
   });
 
   test("switching off, adding a password, deleting", async () => {
     const link = await createLink(ws.id, { code: "life" });
     for (const app of apps) expect(await location(app, SHORT, "life")).toBe("https://dest.example/life");
     await db().link.update({ where: { id: link.id }, data: { active: false } });
-    await bothSeeWithinOneSecond(SHORT, "life", 404);
+    await bothSee(SHORT, "life", 404);
     await db().link.update({ where: { id: link.id }, data: { active: true, passwordHash: "scrypt$32768$8$1$c2FsdA$a2V5" } });
-    await bothSeeWithinOneSecond(SHORT, "life", 200);
+    await bothSee(SHORT, "life", 200);
     await db().link.update({ where: { id: link.id }, data: { passwordHash: null, fallbackUrl: "https://fb.example/", maxClicks: 0 } });
-    await bothSeeWithinOneSecond(SHORT, "life", "https://fb.example/");
+    await bothSee(SHORT, "life", "https://fb.example/");
     await db().link.delete({ where: { id: link.id } });
-    await bothSeeWithinOneSecond(SHORT, "life", 404);
+    await bothSee(SHORT, "life", 404);
   });
 
-  test("a link created after a 404 was cached", async () => {
-    for (const app of apps) expect(await location(app, SHORT, "later")).toBe(404);
-    await createLink(ws.id, { code: "later" });
-    await bothSeeWithinOneSecond(SHORT, "later", "https://dest.example/later");
+  test("a link created after a 404 was cached: seen before the cached 404 could have expired", async () => {
+    // A cached "not found" expires after negativeTtlMs (5 s) anyway, so NOTIFIED_MS proves nothing
+    // here: the test is that both processes see the link while their 404 (loaded no earlier than
+    // `loadedFrom`) is still fresh. A loaded machine may miss that window by being slow rather
+    // than by missing the notification, so a miss is tried again with a new code: a process that
+    // never gets the notification misses every time.
+    expect(await bothListening()).toBe(true);
+    const missed: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      const code = `later${round}`;
+      const loadedFrom = Date.now();
+      for (const app of apps) expect(await location(app, SHORT, code)).toBe(404);
+      await createLink(ws.id, { code });
+      await bothSee(SHORT, code, `https://dest.example/${code}`);
+      const took = Date.now() - loadedFrom;
+      if (took < DEFAULT_CACHE_OPTIONS.negativeTtlMs) return;
+      missed.push(took);
+    }
+    expect.fail(`in no round did both processes see the new link before their cached 404 could expire (ms: ${missed.join(", ")})`);
   });
 
   test("a custom domain verified, then switched off", async () => {
@@ -73,9 +110,9 @@ describe("changes reach every app process within 1 s", () => {
     await createLink(ws.id, { code: "dom", domainId: domain.id, url: "https://late.example/" });
     for (const app of apps) expect(await location(app, "go.late.test", "dom")).toBe(404);
     await db().domain.update({ where: { id: domain.id }, data: { verifiedAt: new Date(), verifiedHost: domain.host } });
-    await bothSeeWithinOneSecond("go.late.test", "dom", "https://late.example/");
+    await bothSee("go.late.test", "dom", "https://late.example/");
     await db().domain.update({ where: { id: domain.id }, data: { active: false } });
-    await bothSeeWithinOneSecond("go.late.test", "dom", 404);
+    await bothSee("go.late.test", "dom", 404);
   });
 
   test("a workspace switched off", async () => {
@@ -83,7 +120,7 @@ describe("changes reach every app process within 1 s", () => {
     await createLink(other.id, { code: "wsoff" });
     for (const app of apps) expect(await location(app, SHORT, "wsoff")).toBe("https://dest.example/wsoff");
     await db().workspace.update({ where: { id: other.id }, data: { active: false } });
-    await bothSeeWithinOneSecond(SHORT, "wsoff", 404);
+    await bothSee(SHORT, "wsoff", 404);
   });
 
   test("expiry needs no change: decided per request from the cached expiresOn", async () => {
@@ -96,7 +133,7 @@ describe("changes reach every app process within 1 s", () => {
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   });
 
-  test("a lost change listener reconnects, and edits still show within 1 s meanwhile", async () => {
+  test("a lost change listener reconnects, and edits still show meanwhile", async () => {
     const link = await createLink(ws.id, { code: "relisten", url: "https://one.example/" });
     for (const app of apps) expect(await location(app, SHORT, "relisten")).toBe("https://one.example/");
     const admin = new pg.Client({ connectionString: database.url });
@@ -107,7 +144,7 @@ describe("changes reach every app process within 1 s", () => {
     );
     expect(killed.rowCount).toBe(2);
     await db().link.update({ where: { id: link.id }, data: { url: "https://two.example/" } });
-    await bothSeeWithinOneSecond(SHORT, "relisten", "https://two.example/");
+    await bothSee(SHORT, "relisten", "https://two.example/");
     // both listen again: their new connections have run LISTEN (each drops its cache right after)
     await within(10_000, async () => {
       const r = await admin.query(
@@ -120,7 +157,7 @@ describe("changes reach every app process within 1 s", () => {
     await admin.end();
     for (const app of apps) expect(await location(app, SHORT, "relisten")).toBe("https://two.example/"); // cache again
     await db().link.update({ where: { id: link.id }, data: { url: "https://three.example/" } });
-    await bothSeeWithinOneSecond(SHORT, "relisten", "https://three.example/");
+    await bothSee(SHORT, "relisten", "https://three.example/");
   });
 });
 

@@ -13,9 +13,13 @@ import { signInCookie } from "../support/session.ts";
 
 let env: ApiTestEnv;
 const DAY = 86_400_000;
-/** Generous bounds that only a blocked or runaway request misses. */
+/**
+ * Generous bounds that only a blocked or runaway request misses. The report that runs beside the
+ * redirects asks up to the year 5138 (end=99999999999): building a bucket per day up to the end
+ * again would block for over a million days' worth of buckets, far past these.
+ */
 const QUICK_MS = 5_000;
-const REDIRECT_MS = 1_000;
+const REDIRECT_MS = 5_000;
 
 beforeAll(async () => {
   env = await startApiTest();
@@ -81,7 +85,7 @@ describe("an end far in the future", () => {
     }
   });
 
-  it("a redirect sent while such a request runs is answered within a second", async () => {
+  it("a redirect sent while such a request runs is not held up by it", async () => {
     const { workspace, key } = await makeWorkspace("team"); // 730 days of retention: the longest series a plan here asks for
     const code = `fast${Date.now().toString(36)}`;
     await db().link.create({ data: { workspaceId: workspace.id, code, url: "https://dest.example/fast" } });
@@ -89,7 +93,7 @@ describe("an end far in the future", () => {
     expect((await timedGet(`/${code}`, { host: TEST_SHORT_DOMAIN }, 30_000)).status).toBe(302);
     expect((await timedGet("/api/v1/analytics?groupBy=timeseries&interval=7d", bearer(key!), 30_000)).status).toBe(200);
     let heavyDone = false;
-    const heavy = timedGet("/api/v1/analytics?groupBy=timeseries&start=0&end=2500-01-01", bearer(key!), 30_000).finally(
+    const heavy = timedGet("/api/v1/analytics?groupBy=timeseries&start=0&end=99999999999", bearer(key!), 30_000).finally(
       () => (heavyDone = true),
     );
     heavy.catch(() => {}); // judged below

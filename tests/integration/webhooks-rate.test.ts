@@ -12,7 +12,18 @@ import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from 
 
 // Each endpoint's delivery rate (the plan's; Team 50/s, Business 200/s), measured at a real HTTPS
 // receiver while the built-in scheduler runs in this process: a backlog waits for its slots in
-// order and never delays another endpoint.
+// order, is sent at close to the plan's rate (not only below it), and never delays another endpoint.
+
+/** The Team plan's rate (lib/plans), per second. */
+const TEAM_RATE = 50;
+/**
+ * The least share of the plan's rate a backlog must be sent at, averaged over ~1,900 deliveries
+ * (~40 s). Pacing that halved the rate could send at most 50 / (2 * PACING_MARGIN) = 23.8/s, below
+ * this however quiet the machine; the pacing as it is sends ~47/s at rest, and kept above 28/s
+ * beside another heavy test file on a loaded machine (before lib/webhooks/scheduler.ts picked
+ * slots from the endpoint's unused ones it fell to ~15/s there).
+ */
+const LEAST_SHARE = 0.5;
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
@@ -48,7 +59,7 @@ afterAll(async () => {
 const bodyOf = (r: { raw: Buffer }) => JSON.parse(r.raw.toString("utf8"));
 
 describe("per-endpoint delivery rate", () => {
-  it("2,000 clicks to one Team endpoint never exceed 50 in any second at the receiver, while a link.created to another endpoint arrives within 1 s", async () => {
+  it("2,000 clicks to one Team endpoint arrive at no more than 50 in any second and at least half of that on average, while a link.created to another endpoint is not queued behind them", async () => {
     const ws = await newWorkspace("team");
     const flood = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/flood"), events: ["link.clicked"] });
     await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/calm"), events: ["link.created"] });
@@ -65,15 +76,26 @@ describe("per-endpoint delivery rate", () => {
     expect(backlog?.count).toBeGreaterThan(1000);
     expect(backlog!.oldestDueAt!.getTime()).toBeLessThan(Date.now());
     await withEvents((_tx, emit) => emit(ws, "link.created", { link: { id: link.id } }));
-    const sentAt = Date.now(); // committed and handed off
-    const calm = await eventually(async () => receiver.requests.find((r) => r.path === "/calm"), 5_000, "the link.created");
-    expect(calm.at - sentAt).toBeLessThan(1000);
-    expect(fromFlood().length).toBeLessThan(1900);
+    const floodAtEmit = fromFlood().length; // committed and handed off
+    const calm = await eventually(async () => receiver.requests.find((r) => r.path === "/calm"), 30_000, "the link.created");
+    // Measured against the flood itself, not a clock (a loaded machine slows both alike): queued
+    // behind the backlog, it would come after the remaining ~1,900; it comes within the flood's
+    // next five seconds of deliveries (a claim round of the scheduler takes ~1.3 s of them), with
+    // most of the backlog still waiting.
+    const floodBeforeCalm = fromFlood().filter((r) => r.at <= calm.at).length;
+    expect(floodBeforeCalm - floodAtEmit).toBeLessThanOrEqual(5 * TEAM_RATE);
+    expect(floodBeforeCalm).toBeLessThan(1000);
 
     await eventually(async () => fromFlood().length >= 2000, 200_000, "all 2,000 clicks");
     const perSecond = new Map<number, number>();
     for (const r of fromFlood()) perSecond.set(Math.floor(r.at / 1000), (perSecond.get(Math.floor(r.at / 1000)) ?? 0) + 1);
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(50);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(TEAM_RATE);
+    // and not much below it: from the 100th arrival (the backlog in full swing) to the last
+    const arrivals = fromFlood()
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    const perSecondOverBacklog = (arrivals.length - 100) / ((arrivals[arrivals.length - 1] - arrivals[99]) / 1000);
+    expect(perSecondOverBacklog).toBeGreaterThanOrEqual(LEAST_SHARE * TEAM_RATE);
     const ids = fromFlood().map((r) => bodyOf(r).id);
     expect(new Set(ids).size).toBe(2000);
     // in order (oldest click first), give or take what the scheduler holds at once (64 claims)
