@@ -25,7 +25,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** Types an endpoint can select (webhook.test goes to one endpoint on request only). */
-export const SELECTABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "webhook.test");
+export const SELECTABLE_EVENT_TYPES = EVENT_TYPES.filter((t): t is SelectableEventType => t !== "webhook.test");
 export type SelectableEventType = Exclude<EventType, "webhook.test">;
 /**
  * Types an endpoint receives only when it names them: "all events" leaves them out (link.clicked: a
