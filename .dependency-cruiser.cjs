@@ -5,9 +5,9 @@
 //             instrumentation.ts (Next's error hook), lib/admin (the CLI), lib/runtime.ts (what a
 //             process runs: built by server.ts and the CLI)
 //   adapters  lib/api (the /api/v1 wrapper), lib/actions (the server action wrapper)
-//   services  every other folder of lib/: links domains members keys webhooks redirects analytics
+//   services  every other folder of lib/: links domains members keys webhooks redirects clicks analytics
 //             workspaces auth tags csv events plans ratelimit; they may use one another, except
-//             for the directions forbidden below
+//             for the directions forbidden below (a click goes redirects -> clicks -> analytics, events)
 //   base      lib/db lib/net lib/mail lib/config lib/http lib/log lib/metrics and lib/clock.ts lib/errors.ts
 //             lib/ids.ts lib/background.ts lib/registry.ts lib/keys/random.ts: they import only one another
 //
@@ -91,22 +91,33 @@ module.exports = {
       to: { path: "^lib/redirects/" },
     },
     {
-      name: "analytics-not-redirects",
+      name: "analytics-not-redirects-or-clicks",
       comment:
-        "Analytics does not import redirects: the redirect records clicks into lib/analytics, so the click " +
-        "tables' SQL and the batches live in lib/analytics or below.",
+        "Analytics does not import redirects or clicks: lib/clicks records the redirect's clicks into lib/analytics, " +
+        "so the click tables' SQL and the batches live in lib/analytics or below.",
       severity: "error",
       from: { path: "^lib/analytics/" },
-      to: { path: "^lib/redirects/" },
+      to: { path: "^lib/(redirects|clicks)/" },
     },
     {
       name: "redirects-only-from-entries",
       comment:
         "lib/redirects is the short-link side of server.ts and sits on top of the services: no other area " +
-        "imports it (links and analytics have rules of their own). A helper both sides need belongs in the base layer.",
+        "imports it (links and analytics have rules of their own), lib/clicks included: the redirect hands its " +
+        "clicks down to lib/clicks, never the other way. A helper both sides need belongs in the base layer.",
       severity: "error",
       from: { path: "^lib/", pathNot: ["^lib/(redirects|links|analytics|admin)/", "^lib/runtime\\.ts$"] },
       to: { path: "^lib/redirects/" },
+    },
+    {
+      name: "clicks-only-from-redirects",
+      comment:
+        "lib/clicks is what happens to a click after the redirect answered (the pipeline, its writer, the click " +
+        "counters): the redirect (lib/redirects), the runtime that builds the pipeline and the CLI use it; the areas " +
+        "it writes through (analytics, events) and the rest of lib/ never import it.",
+      severity: "error",
+      from: { path: "^lib/", pathNot: ["^lib/(clicks|redirects|admin)/", "^lib/runtime\\.ts$"] },
+      to: { path: "^lib/clicks/" },
     },
     {
       name: "events-not-webhooks",

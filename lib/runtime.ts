@@ -54,11 +54,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const stops: Stop[] = [];
   let shortLinks: ShortLinkHandler | null = null;
   let apiKeys: { close(): Promise<void> } | null = null;
-  let clicks: ReturnType<typeof import("./redirects/clicks.ts").startClickPipeline> | null = null;
+  let clicks: ReturnType<typeof import("./clicks/writer.ts").startClickPipeline> | null = null;
   const { clickStore } = await import("./analytics/store/instance.ts");
   if (options.serve) {
     // one buffer and one flush for every click: link counters and click events in one transaction
-    const { startClickPipeline } = await import("./redirects/clicks.ts");
+    const { startClickPipeline } = await import("./clicks/writer.ts");
     clicks = startClickPipeline(db.redirects, clickStore(), config);
     const { createShortLinkHandler } = await import("./redirects/http.ts");
     shortLinks = await createShortLinkHandler({ pool: db.redirects, databaseUrl: db.url, clicks: clicks.pipeline });

@@ -10,7 +10,7 @@ import { log } from "../log/index.ts";
 // Background work of analytics (started by lib/runtime.ts): the coming month partitions at start;
 // every hour the coming partitions again, expired events deleted, old visitor salts forgotten, and the
 // daily rollups of complete UTC days built (store/rollup-build.ts). Click events themselves are written
-// by the click pipeline (lib/redirects/clicks.ts).
+// by the click pipeline (lib/clicks/writer.ts).
 
 export async function maintainClickTable(pool: pg.Pool, store: PostgresClickStore, now = Date.now()): Promise<void> {
   await createComingPartitions(pool, now);

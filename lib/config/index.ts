@@ -113,7 +113,7 @@ const schema = z.object({
   REDIRECT_POOL_SIZE: z.coerce.number().int().min(1).default(6),
   ANALYTICS_POOL_SIZE: z.coerce.number().int().min(1).default(4),
   RATE_LIMIT_POOL_SIZE: z.coerce.number().int().min(1).default(4),
-  // how often the click pipeline writes what it buffered (lib/redirects/click-pipeline.ts)
+  // how often the click pipeline writes what it buffered (lib/clicks/pipeline.ts)
   CLICK_FLUSH_MS: z.coerce.number().int().min(50).default(1000),
   // Prometheus metrics (lib/metrics): on a port of their own (unset: none) bound to METRICS_HOST,
   // and on the main port only for requests with `Authorization: Bearer <METRICS_TOKEN>`

@@ -1,38 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { realTimeNow } from "../clock.ts";
 import { db, type Tx } from "../db/client.ts";
-import { planOf, webhooksAllowed } from "../plans/index.ts";
 import { peekShared, setShared } from "../registry.ts";
 import { log } from "../log/index.ts";
+import { planSendsEvents, subscribedWhere, type EventType } from "./subscription.ts";
 
 // Events are written in the same transaction as the change that caused them: the envelope is
 // serialized once (these bytes are what every attempt and resend sends) and one Delivery row is
-// inserted per enabled endpoint that selected the type, while the plan includes webhooks and the
-// workspace is active (a deactivated workspace emits nothing).
+// inserted per endpoint that receives it (the subscription rule, subscription.ts: a deactivated
+// workspace emits nothing). The event and delivery rows are written here and in sql.ts only: this
+// file's Prisma form, and sql.ts's forms for a raw `pg` transaction and for the click flush.
 // After commit, the new delivery ids go to the process's after-commit hook, which the runtime sets to
 // the webhooks' hand-off (lib/runtime.ts); events know nothing of webhooks beyond their rows. If that
 // hand-off is lost (crash, or no runtime in this process), the rows are still pending and the
 // scheduler (or the Inngest sweep) sends them.
 
-export const EVENT_TYPES = [
-  "link.created",
-  "link.updated",
-  "link.deleted",
-  "link.bulk_created",
-  "domain.verified",
-  "member.joined",
-  "webhook.test",
-  "link.clicked",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-/** Types an endpoint can select (webhook.test goes to one endpoint on request only). */
-export const SELECTABLE_EVENT_TYPES = EVENT_TYPES.filter((t) => t !== "webhook.test");
-/**
- * Types an endpoint receives only when it names them: "all events" leaves them out (link.clicked: a
- * click's volume is not something to receive by accident). Their deliveries are written by the
- * click flush (lib/redirects/click-deliveries.ts), never by recordEvent.
- */
-export const BY_NAME_ONLY_EVENT_TYPES: readonly EventType[] = ["link.clicked"];
+export { BY_NAME_ONLY_EVENT_TYPES, EVENT_TYPES, SELECTABLE_EVENT_TYPES, type EventType, type SelectableEventType } from "./subscription.ts";
 
 export type EventWorkspace = { id: number; slug: string; name: string; plan: string };
 
@@ -61,11 +44,8 @@ export async function recordEvent(
   // webhook.test goes to one endpoint on request (lib/webhooks sendTestEvent), never by selection.
   if (type === "webhook.test") throw new Error("webhook.test is sent with sendTestEvent, not recorded as an event");
   if (type === "link.clicked") throw new Error("link.clicked is recorded by the click flush, not by recordEvent");
-  if (!webhooksAllowed(planOf(workspace.plan))) return [];
-  const endpoints = await tx.webhookEndpoint.findMany({
-    where: { workspaceId: workspace.id, enabled: true, workspace: { active: true }, OR: [{ allEvents: true }, { events: { has: type } }] },
-    select: { id: true },
-  });
+  if (!planSendsEvents(workspace.plan)) return [];
+  const endpoints = await tx.webhookEndpoint.findMany({ where: subscribedWhere(workspace.id, type), select: { id: true } });
   if (endpoints.length === 0) return [];
   const id = newEventId();
   await tx.webhookEvent.create({
@@ -76,6 +56,25 @@ export async function recordEvent(
     select: { id: true },
   });
   return rows.map((r) => r.id);
+}
+
+/**
+ * Writes a test event (webhook.test, or a sample of another type) and its one delivery to the
+ * endpoint the Test button names (lib/webhooks/manual.ts), inside `tx`: no subscription, never
+ * attempted automatically (isTest, no next attempt), so nothing is handed off. Returns the delivery id.
+ */
+export async function recordTestEvent(
+  tx: Tx,
+  workspace: EventWorkspace,
+  endpointId: number,
+  event: { id: string; type: EventType; at: Date; data: unknown },
+): Promise<number> {
+  const { id, type, at, data } = event;
+  await tx.webhookEvent.create({
+    data: { id, workspaceId: workspace.id, type, createdAt: at, body: serializeEnvelope(id, type, at, workspace, data) },
+  });
+  const delivery = await tx.delivery.create({ data: { eventId: id, endpointId, isTest: true, nextAttemptAt: null }, select: { id: true } });
+  return delivery.id;
 }
 
 /** What happens to new deliveries once their transaction has committed. */
@@ -96,7 +95,10 @@ function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
   }
 }
 
-/** The after-commit hand-off of a transaction that recorded events without withEvents (events/sql.ts). */
+/**
+ * The after-commit hand-off of a transaction that recorded events without withEvents: the raw `pg`
+ * forms of sql.ts (the API's single create, the click flush's own transaction).
+ */
 export function handOffAfterCommit(deliveryIds: number[]): void {
   const hook = peekShared<AfterCommit>("after-commit");
   if (hook) handOff(deliveryIds, hook);
@@ -124,10 +126,4 @@ export async function withEvents<T>(
   const hook = options?.afterCommit ?? peekShared<AfterCommit>("after-commit");
   if (hook) handOff(deliveries, hook);
   return result;
-}
-
-/** The process's after-commit hand-off for deliveries committed outside withEvents (the click flush's own transaction). */
-export function handOffCommitted(deliveryIds: number[]): void {
-  const hook = peekShared<AfterCommit>("after-commit");
-  if (hook) handOff(deliveryIds, hook);
 }

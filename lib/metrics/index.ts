@@ -24,7 +24,7 @@ export const REDIRECT_OUTCOMES = [
 ] as const;
 export type RedirectOutcome = (typeof REDIRECT_OUTCOMES)[number];
 
-/** Why click events were given up (lib/redirects/click-pipeline.ts). */
+/** Why click events were given up (lib/clicks/pipeline.ts). */
 export const GIVEN_UP_REASONS = ["failed_writes", "shutdown", "overflow"] as const;
 
 // a warm redirect is answered in tens of microseconds, a cache miss in about a millisecond

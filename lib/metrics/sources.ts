@@ -9,7 +9,7 @@ import type pg from "pg";
 export type MetricSources = {
   /** the process's pg pools by name (lib/db/client.ts), Prisma's included */
   pools: () => Record<string, pg.Pool>;
-  /** the click pipeline's events waiting to be written (lib/redirects/click-pipeline.ts) */
+  /** the click pipeline's events waiting to be written (lib/clicks/pipeline.ts) */
   clickBacklog?: () => number;
   /** entries in the redirect cache (lib/redirects/cache.ts) */
   redirectCacheEntries?: () => number;

@@ -8,7 +8,8 @@ import { RESERVED_PATHS } from "../links/short-code.ts";
 import { metrics, type RedirectOutcome } from "../metrics/index.ts";
 import type pg from "pg";
 import { DomainTable, LinkCache } from "./cache.ts";
-import type { ClickPipeline } from "./click-pipeline.ts";
+import { countCappedClick, readClicks } from "../clicks/counters.ts";
+import type { ClickPipeline } from "../clicks/pipeline.ts";
 import { withDenylist } from "./denylist.ts";
 import {
   blockedAnswer,
@@ -29,11 +30,12 @@ import {
   LINK_GUESS_WINDOW_SECONDS,
   MAX_FORM_BYTES,
   passwordFromForm,
+  startGuessPruning,
   tokenFromForm,
   visitorKey,
 } from "./password.ts";
 import { appTopLevelSegments, isQrVisit, normalizeHost, routeRequest, withoutPort, type Route } from "./routing.ts";
-import { countCappedClick, findLinkForRedirect, loadServedDomains, readClicks } from "./sql.ts";
+import { findLinkForRedirect, loadServedDomains } from "./sql.ts";
 import { log } from "../log/index.ts";
 import { acceptRequestId, REQUEST_ID_HEADER } from "../log/request-id.ts";
 
@@ -41,7 +43,7 @@ import { acceptRequestId, REQUEST_ID_HEADER } from "../log/request-id.ts";
 // A warm request is answered synchronously from the in-process cache: no React, no Next, no
 // Prisma, no database round trip (uncapped clicks are counted in memory and flushed in batches).
 // Each visit sent on to a destination leaves a ClickHit in the click pipeline (no I/O here; the
-// pipeline writes counters and click events in one transaction per batch: click-pipeline.ts). Bots (isbot) are redirected and recorded as
+// pipeline writes counters and click events in one transaction per batch: lib/clicks). Bots (isbot) are redirected and recorded as
 // bots, but never counted and never use up maxClicks.
 
 export { RESERVED_PATHS };
@@ -119,6 +121,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   });
   await listener.ready;
   await domains.reload().catch((e) => log("redirects").error({ err: e }, "cannot load custom domains"));
+  const stopPruning = startGuessPruning(pool);
 
   function send(res: ServerResponse, status: number, page: PageName | Buffer, head: boolean, extra?: Record<string, string>) {
     const body = typeof page === "string" ? PAGES[page] : page;
@@ -318,6 +321,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
 
     async close() {
       clearTimeout(domainRetry);
+      stopPruning();
       await listener.close();
     },
 

@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { verifyPassword } from "../auth/password.ts";
 import { guessGroup } from "../http/client-address.ts";
-import { consumePasswordGuesses, refundPasswordGuess } from "./sql.ts";
+import { consumePasswordGuesses, prunePasswordGuesses, refundPasswordGuess } from "./sql.ts";
 import type { Queryable } from "../db/queryable.ts";
+import { log } from "../log/index.ts";
 
 // Password-protected links. Three limits, all counted in PostgreSQL in one atomic statement
 // (lib/redirects/sql.ts consumePasswordGuesses), so they hold across processes:
@@ -101,4 +102,13 @@ export function passwordFromForm(body: string): string {
 
 export function tokenFromForm(body: string): string {
   return new URLSearchParams(body).get("token") ?? "";
+}
+
+/** Forgets ended guess windows every 10 minutes (the short-link handler, while it serves); returns the stop. */
+export function startGuessPruning(q: Queryable): () => void {
+  const timer = setInterval(() => {
+    prunePasswordGuesses(q, GUESS_WINDOW_SECONDS).catch((e) => log("redirects").error({ err: e }, "pruning password guesses failed"));
+  }, 10 * 60_000);
+  timer.unref();
+  return () => clearInterval(timer);
 }

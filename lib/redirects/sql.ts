@@ -3,8 +3,9 @@ import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 import type { Queryable } from "../db/queryable.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
-// named (prepared) statements instead of Prisma: a cache miss or a capped click costs one round
-// trip and about half of what the Prisma client takes here (measured in the shared ENVIRONMENT notes).
+// named (prepared) statements instead of Prisma: a cache miss costs one round trip and about half
+// of what the Prisma client takes here (measured in the shared ENVIRONMENT notes). Links and
+// domains are only read here; a click's counter is written by lib/clicks (counters.ts).
 
 type LinkRow = {
   id: number;
@@ -59,55 +60,6 @@ export async function loadServedDomains(q: Queryable): Promise<Map<string, numbe
     text: `select id, host from "Domain" where "verifiedAt" is not null and active`,
   });
   return new Map(rows.map((r) => [r.host.toLowerCase(), r.id]));
-}
-
-/**
- * One click on a capped link, atomically: counted only while below the cap, so parallel requests
- * in any number of processes can never push clicks past maxClicks. Returns false when the cap is
- * reached (or the link is gone).
- */
-export async function countCappedClick(q: Queryable, linkId: number): Promise<boolean> {
-  const { rowCount } = await q.query({
-    name: "redirect_count_capped_click",
-    text: `update "Link" set clicks = clicks + 1
-           where id = $1 and ("maxClicks" is null or clicks < "maxClicks")`,
-    values: [linkId],
-  });
-  return rowCount === 1;
-}
-
-/** The stored count (HEAD on a capped link asks this instead of counting). */
-export async function readClicks(q: Queryable, linkId: number): Promise<number | null> {
-  const { rows } = await q.query<{ clicks: number }>({
-    name: "redirect_read_clicks",
-    text: `select clicks from "Link" where id = $1`,
-    values: [linkId],
-  });
-  return rows[0]?.clicks ?? null;
-}
-
-/**
- * Adds a batch's clicks to "Link".clicks of uncapped links (capped links were counted on the request
- * path), inside the click pipeline's transaction (`q` is its connection). Links deleted meanwhile are
- * skipped; a link that got a cap after its clicks were counted is held at the cap.
- */
-export async function addLinkClicks(q: Queryable, totals: Map<number, number>): Promise<void> {
-  if (!totals.size) return;
-  const ids: number[] = [];
-  const counts: number[] = [];
-  for (const [id, n] of [...totals].sort((a, b) => a[0] - b[0])) {
-    ids.push(id);
-    counts.push(n);
-  }
-  await q.query({
-    name: "redirect_flush_totals",
-    text: `update "Link" as l
-               set clicks = case when l."maxClicks" is null then l.clicks + b.n
-                                 else least(l.clicks + b.n, greatest(l."maxClicks", l.clicks)) end
-               from unnest($1::int[], $2::int[]) as b(id, n)
-               where l.id = b.id`,
-    values: [ids, counts],
-  });
 }
 
 /** The PasswordGuess row that counts a link's guesses from every visitor (visitor keys are hex hashes). */

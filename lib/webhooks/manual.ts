@@ -3,7 +3,7 @@ import { db } from "../db/client.ts";
 import { shortUrl } from "../links/serialize.ts";
 import { isId } from "../ids.ts";
 import { ServiceError } from "../errors.ts";
-import { newEventId, serializeEnvelope } from "../events/index.ts";
+import { newEventId, recordTestEvent } from "../events/index.ts";
 import { assertWritable } from "../workspaces/writable.ts";
 import { attemptDelivery, type AttemptResult } from "./attempt.ts";
 
@@ -69,19 +69,10 @@ export async function sendTestEvent(
   await assertWritable(ep.workspaceId);
   const id = newEventId();
   const at = new Date();
-  const delivery = await db().$transaction(async (tx) => {
-    await tx.webhookEvent.create({
-      data: {
-        id,
-        workspaceId: ep.workspaceId,
-        type,
-        createdAt: at,
-        body: serializeEnvelope(id, type, at, ep.workspace, sampleData(type, at)),
-      },
-    });
-    return tx.delivery.create({ data: { eventId: id, endpointId: ep.id, isTest: true, nextAttemptAt: null }, select: { id: true } });
-  });
-  return { ...(await attemptDelivery(delivery.id, { manual: true })), eventId: id };
+  const deliveryId = await db().$transaction((tx) =>
+    recordTestEvent(tx, ep.workspace, ep.id, { id, type, at, data: sampleData(type, at) }),
+  );
+  return { ...(await attemptDelivery(deliveryId, { manual: true })), eventId: id };
 }
 
 /** One attempt now of an existing delivery, logged like any other (marked manual). */

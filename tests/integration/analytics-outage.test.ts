@@ -4,8 +4,8 @@ import type { ClickHit } from "../../lib/analytics/ingest/enrich.ts";
 import { clickHit } from "../support/click-hits.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { metrics } from "../../lib/metrics/index.ts";
-import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
-import { postgresClickWriter } from "../../lib/redirects/clicks.ts";
+import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
+import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { createTestDatabase } from "../support/db.ts";
 import { tcpRelay as relay } from "../support/tcp-relay.ts";
 

@@ -2,8 +2,8 @@ import pg from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { clickHit } from "../support/click-hits.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
-import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
-import { postgresClickWriter, type ClickEventTable } from "../../lib/redirects/clicks.ts";
+import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
+import { postgresClickWriter, type ClickEventTable } from "../../lib/clicks/writer.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { createLink, createWorkspace } from "./redirects-helpers.ts";
 

@@ -1,20 +1,18 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { db, disconnectDb } from "../../lib/db/client.ts";
+import { addLinkClicks, countCappedClick, readClicks } from "../../lib/clicks/counters.ts";
 import {
-  addLinkClicks,
   consumePasswordGuesses,
-  countCappedClick,
   findLinkForRedirect,
   loadServedDomains,
   prunePasswordGuesses,
-  readClicks,
   refundPasswordGuess,
 } from "../../lib/redirects/sql.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { clicksOf, createDomain, createLink, createWorkspace } from "./redirects-helpers.ts";
 
-// The redirect path's SQL functions, called directly against real PostgreSQL.
+// The redirect path's SQL functions and the click counters (lib/clicks/counters.ts), called directly against real PostgreSQL.
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
 let ws: { id: number };

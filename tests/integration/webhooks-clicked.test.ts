@@ -4,8 +4,8 @@ import { clickHit } from "../support/click-hits.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
-import { ClickPipeline } from "../../lib/redirects/click-pipeline.ts";
-import { postgresClickWriter } from "../../lib/redirects/clicks.ts";
+import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
+import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { createLink } from "./redirects-helpers.ts";
 import { newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { enrichHit, type ClickHit } from "../../lib/analytics/ingest/enrich.ts";
 import type { ClickEvent } from "../../lib/analytics/model.ts";
-import { ClickPipeline, type ClickBatch, type ClickWriter } from "../../lib/redirects/click-pipeline.ts";
+import { ClickPipeline, type ClickBatch, type ClickWriter } from "../../lib/clicks/pipeline.ts";
 
 const FIREFOX = "Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:126.0) Gecko/20100101 Firefox/126.0";
 const SAFARI =

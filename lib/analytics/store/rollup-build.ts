@@ -100,7 +100,7 @@ export async function unmarkRollupDays(pool: pg.Pool, days: number[]): Promise<v
   await inPgTransaction(pool, (client) => unmarkRollupDaysIn(client, days));
 }
 
-/** unmarkRollupDays inside the caller's transaction (the click flush's, lib/redirects/clicks.ts). */
+/** unmarkRollupDays inside the caller's transaction (the click flush's, lib/clicks/writer.ts). */
 export async function unmarkRollupDaysIn(q: Queryable, days: number[]): Promise<void> {
   await q.query("select pg_advisory_xact_lock($1)", [ROLLUP_LOCK]);
   await q.query({

@@ -6,16 +6,18 @@ import { utcDay } from "../analytics/model.ts";
 import { logTaggedLine } from "../log/index.ts";
 import { metrics } from "../metrics/index.ts";
 
-// The one path of a click after the redirect has answered:
+// The one path of a click after the redirect has answered (lib/clicks: lib/redirects hands its
+// clicks here, and this area writes through lib/analytics and lib/events, never the other way):
 //
 //   redirect -> add(hit) (memory only) -> one buffer -> flush every CLICK_FLUSH_MS and at shutdown
-//            -> ONE transaction: "Link".clicks of uncapped links + analytics.click_event rows
+//            -> ONE transaction (writer.ts): "Link".clicks of uncapped links (counters.ts)
+//               + analytics.click_event rows + link.clicked events and deliveries (deliveries.ts)
 //
-// Capped links were counted at once on the request path (countCappedClick, exact under races), so
+// Capped links were counted at once on the request path (countCappedClick, counters.ts, exact under races), so
 // only their events wait here; bots are recorded as bots and never counted. A batch the database
 // does not take is kept for the next flush: the counters until they are written, the events for
 // `maxAttempts` flushes in a row, then given up with a log line naming how many, so nothing is ever
-// lost silently. The writer (lib/redirects/click-writer.ts) is the only part that does I/O.
+// lost silently. The writer (writer.ts) is the only part that does I/O.
 
 /** hits enriched between two turns of the event loop during a flush */
 const ENRICH_SLICE = 2000;

@@ -3,12 +3,10 @@ import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import type { Config } from "../config/index.ts";
-import { handOffCommitted } from "../events/index.ts";
-import { recordClickDeliveries } from "./click-deliveries.ts";
-import { ClickPipeline, type ClickBatch, type ClickWriter } from "./click-pipeline.ts";
-import { GUESS_WINDOW_SECONDS } from "./password.ts";
-import { addLinkClicks, prunePasswordGuesses } from "./sql.ts";
-import { log } from "../log/index.ts";
+import { handOffAfterCommit } from "../events/index.ts";
+import { addLinkClicks } from "./counters.ts";
+import { recordClickDeliveries } from "./deliveries.ts";
+import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
 
 /** What the writer needs of the analytics click store: its events inside the flush's transaction. */
 export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | "forgetPartitions" | "visitorSalt" | "pruneVisitorSalts">;
@@ -36,15 +34,14 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
         events.forgetPartitions();
         throw e;
       }
-      handOffCommitted(deliveries);
+      handOffAfterCommit(deliveries);
     },
   };
 }
 
 /**
  * The runtime's click pipeline (lib/runtime.ts): one buffer flushed every CLICK_FLUSH_MS on the
- * redirect path's pool, and the pruning of ended password-guess windows every 10 minutes. The
- * returned stop writes what is left (lib/runtime.ts says when).
+ * redirect path's pool. The returned stop writes what is left (lib/runtime.ts says when).
  */
 export function startClickPipeline(
   pool: pg.Pool,
@@ -53,16 +50,11 @@ export function startClickPipeline(
 ): { pipeline: ClickPipeline; stop: () => Promise<void> } {
   const pipeline = new ClickPipeline(postgresClickWriter(pool, events));
   const flushTimer = setInterval(() => void pipeline.flush(), config.CLICK_FLUSH_MS);
-  const pruneTimer = setInterval(() => {
-    prunePasswordGuesses(pool, GUESS_WINDOW_SECONDS).catch((e) => log("redirects").error({ err: e }, "pruning password guesses failed"));
-  }, 10 * 60_000);
   flushTimer.unref();
-  pruneTimer.unref();
   return {
     pipeline,
     async stop() {
       clearInterval(flushTimer);
-      clearInterval(pruneTimer);
       await pipeline.flushForExit();
     },
   };
