@@ -4,7 +4,8 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { isId, MAX_ID } from "../ids.ts";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
 import { serializable } from "../db/serializable.ts";
-import { authorize, can, emailSchema } from "../workspaces/index.ts";
+import { emailSchema } from "../auth/schemas.ts";
+import { authorize, can } from "../workspaces/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
 export const roleSchema = z.enum(["owner", "admin", "member"], { message: "Role must be owner, admin or member." });
