@@ -2,7 +2,8 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { addMember } from "../members/index.ts";
 import { addDomainBySlug, verifyDomainBySlug } from "../domains/index.ts";
 import { isId } from "../ids.ts";
-import { authorize, createUser, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
+import { createUser } from "../auth/users.ts";
+import { authorize, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
 
 // The admin CLI's commands (README "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).

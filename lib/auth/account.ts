@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
-import { passwordSchema } from "../workspaces/index.ts";
+import { passwordSchema } from "./schemas.ts";
 import { hashPassword, verifyPassword } from "./password.ts";
 import { signInSucceeded, takeSignInAttempt, tooManyAttemptsMessage } from "./throttle.ts";
 

@@ -4,7 +4,7 @@ import { db } from "../db/client.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
-import { serializable } from "../members/index.ts";
+import { serializable } from "../db/serializable.ts";
 import { confirmIdentity, type Reauth } from "./reauth.ts";
 import { escapeHtml } from "./verification.ts";
 import { log } from "../log/index.ts";
@@ -59,6 +59,9 @@ const deleteSchema = z.object({
   confirm: z.array(z.string().max(100)).max(1000),
 });
 
+// What races with a deletion is a change of members, so the answer is the Members page's (lib/members).
+const MEMBERS_CHANGED_AT_ONCE = "Someone else changed the members at the same time. Try again.";
+
 /** Deletes the account (see above). Returns what happened to each workspace. */
 export async function deleteAccount(
   userId: number,
@@ -94,7 +97,7 @@ export async function deleteAccount(
     }
     await tx.user.delete({ where: { id: userId } });
     return plan;
-  });
+  }, MEMBERS_CHANGED_AT_ONCE);
   await notifyDeleted(email, workspaces);
   return { email, workspaces };
 }

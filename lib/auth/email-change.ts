@@ -5,7 +5,7 @@ import { config } from "../config/index.ts";
 import { db, uniqueViolation } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
-import { emailSchema } from "../workspaces/index.ts";
+import { emailSchema } from "./schemas.ts";
 import { confirmIdentity, type Reauth } from "./reauth.ts";
 import { takeAttempt } from "./throttle-sql.ts";
 import { escapeHtml } from "./verification.ts";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { db } from "../db/client.ts";
 import { ServiceError } from "../errors.ts";
 import { SignUpRefused } from "../instance/signup.ts";
-import { signUp } from "../workspaces/index.ts";
+import { signUp } from "./users.ts";
 import { sendVerificationMail } from "./verification.ts";
 import { log } from "../log/index.ts";
 

@@ -7,7 +7,7 @@ import { parseInput, ServiceError } from "../errors.ts";
 import { sendMail } from "../mail/index.ts";
 import { inBackground } from "../background.ts";
 import { guessGroup } from "../http/client-address.ts";
-import { emailSchema, passwordSchema } from "../workspaces/index.ts";
+import { emailSchema, passwordSchema } from "./schemas.ts";
 import { hashPassword } from "./password.ts";
 import { dropUnverifiedIdentities } from "./identities.ts";
 import { clearSignInLimits, throttleKey, tooManyAttemptsMessage } from "./throttle.ts";

@@ -4,7 +4,8 @@ import { db } from "../db/client.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { assertSignUpAllowed } from "../instance/signup.ts";
 import { sendMail } from "../mail/index.ts";
-import { signUpSchema, signUpWithHash } from "../workspaces/index.ts";
+import { signUpSchema } from "./schemas.ts";
+import { signUpWithHash } from "./users.ts";
 import { hashPassword, verifyPassword } from "./password.ts";
 import { throttleKey, tooManyAttemptsMessage } from "./throttle.ts";
 import { takeAttempt } from "./throttle-sql.ts";
@@ -21,7 +22,7 @@ import { log } from "../log/index.ts";
 //   chosen at sign-up: a sign-up started by someone else (the inviter, with a password of their
 //   own) cannot be finished by the mailbox's owner clicking through, so nobody ends up with an
 //   account whose password another person chose. Wrong passwords are limited per link.
-// - Finishing uses the link once and makes the account through lib/workspaces signUpWithHash,
+// - Finishing uses the link once and makes the account through signUpWithHash (users.ts),
 //   verified, if the address still has a pending invitation (a revoked one makes nothing); the
 //   other waiting sign-ups for the address are dropped.
 

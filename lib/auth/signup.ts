@@ -1,6 +1,6 @@
 import { ServiceError } from "../errors.ts";
 import { signupSetting } from "../instance/signup.ts";
-import { signUp } from "../workspaces/index.ts";
+import { signUp } from "./users.ts";
 import { startPendingSignUp } from "./pending-signup.ts";
 import { takeSignUpAttempt, tooManyAttemptsMessage } from "./throttle.ts";
 import { sendVerificationMail } from "./verification.ts";

@@ -1,6 +1,6 @@
 // Export files of other link shorteners, recognised by their header row and turned into Linkhop
-// import records (the columns of link-rows.ts). Pure and browser-safe: the import page shows the
-// detected format and the mapping in its preview before anything is created.
+// import records (the columns of lib/links/csv-rows.ts). Pure and browser-safe: the import page
+// shows the detected format and the mapping in its preview before anything is created.
 //
 // The column names are those of each service's documented link fields (Bitly: long_url, link,
 // title, tags, created_at, archived, custom_bitlinks; Rebrandly: destination, slashtag, title,

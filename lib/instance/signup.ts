@@ -8,7 +8,7 @@ import { parseInput, ServiceError } from "../errors.ts";
 // workspace ("invite"), or nobody ("closed": the admin CLI's user:create still makes accounts). Set
 // on the Instance page (one row, InstanceSettings id 1); until then SIGNUP_MODE decides. Every way
 // of creating an account in the app (the sign-up form, the invitation page, a first OAuth or OpenID
-// Connect sign-in) goes through lib/workspaces signUp, which asks assertSignUpAllowed in its transaction.
+// Connect sign-in) goes through signUp in lib/auth/users.ts, which asks assertSignUpAllowed in its transaction.
 // On an invite-only instance the form and the invitation page first mail a link to the address
 // (lib/auth/pending-signup.ts); the account is made only when that link is used.
 

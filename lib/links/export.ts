@@ -1,5 +1,5 @@
 import { toCsv } from "../csv/index.ts";
-import { IMPORT_COLUMNS, toExportRow, type ExportableLink } from "../csv/link-rows.ts";
+import { IMPORT_COLUMNS, toExportRow, type ExportableLink } from "./csv-rows.ts";
 import { db } from "../db/client.ts";
 import type { Link, Prisma } from "../db/generated/client.ts";
 import { linkFilters } from "./filters.ts";

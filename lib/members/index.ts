@@ -3,7 +3,9 @@ import { withEvents } from "../events/index.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { isId, MAX_ID } from "../ids.ts";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
-import { authorize, can, emailSchema } from "../workspaces/index.ts";
+import { serializable } from "../db/serializable.ts";
+import { emailSchema } from "../auth/schemas.ts";
+import { authorize, can } from "../workspaces/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 
 export const roleSchema = z.enum(["owner", "admin", "member"], { message: "Role must be owner, admin or member." });
@@ -75,24 +77,9 @@ export async function listMembers(workspaceId: number): Promise<MemberRow[]> {
     .sort((a, b) => rank[a.role] - rank[b.role] || a.joinedAt.getTime() - b.joinedAt.getTime());
 }
 
-/** Runs `fn` serializably, so two concurrent changes can never leave a workspace without an owner. */
-export async function serializable<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await db().$transaction(fn, { isolationLevel: "Serializable" });
-    } catch (e) {
-      if (!serializationFailure(e)) throw e;
-      if (attempt < 3) continue;
-      throw ServiceError.conflict("Someone else changed the members at the same time. Try again.");
-    }
-  }
-}
-
-function serializationFailure(e: unknown): boolean {
-  const err = e as { code?: string; meta?: { driverAdapterError?: { cause?: { originalCode?: string; kind?: string } } } };
-  const cause = err?.meta?.driverAdapterError?.cause;
-  return err?.code === "P2034" || cause?.originalCode === "40001" || cause?.kind === "TransactionWriteConflict";
-}
+const MEMBERS_CHANGED_AT_ONCE = "Someone else changed the members at the same time. Try again.";
+// Serializable, so two concurrent changes can never leave a workspace without an owner.
+const serial = <T>(fn: (tx: Tx) => Promise<T>) => serializable(fn, MEMBERS_CHANGED_AT_ONCE);
 
 async function actorAndTarget(tx: Tx, actorUserId: number, slug: string, membershipId: number) {
   const actor = await tx.membership.findFirst({ where: { userId: actorUserId, workspace: { slug } } });
@@ -110,7 +97,7 @@ const manageSchema = z.object({ membershipId: z.coerce.number().int().positive()
 
 export async function changeRole(actorUserId: number, slug: string, input: { membershipId: unknown; role: unknown }) {
   const { membershipId, role } = parseInput(manageSchema, input);
-  return serializable(async (tx) => {
+  return serial(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     if (!can(actor.role, "members.manage")) throw ServiceError.forbidden("Only owners and admins can change roles.");
     if ((target.role === "owner" || role === "owner") && !can(actor.role, "owners.manage")) {
@@ -129,7 +116,7 @@ export async function changeRole(actorUserId: number, slug: string, input: { mem
 export async function removeMember(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
   if (!isId(membershipId)) throw ServiceError.validation("Choose a member.");
-  return serializable(async (tx) => {
+  return serial(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     const self = actor.id === target.id;
     if (!self && !can(actor.role, "members.manage")) throw ServiceError.forbidden("Only owners and admins can remove members.");
@@ -147,7 +134,7 @@ export async function removeMember(actorUserId: number, slug: string, membership
 export async function transferOwnership(actorUserId: number, slug: string, membershipIdInput: unknown) {
   const membershipId = Number(membershipIdInput);
   if (!isId(membershipId)) throw ServiceError.validation("Choose a member.");
-  return serializable(async (tx) => {
+  return serial(async (tx) => {
     const { actor, target } = await actorAndTarget(tx, actorUserId, slug, membershipId);
     if (!can(actor.role, "owners.manage")) throw ServiceError.forbidden("Only an owner can transfer ownership.");
     if (actor.id === target.id) throw ServiceError.validation("Choose another member to transfer ownership to.");

@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db, uniqueViolation, type Tx } from "../db/client.ts";
-import { hashPassword } from "../auth/password.ts";
+import { emailSchema } from "../auth/schemas.ts";
 import { parseInput, ServiceError } from "../errors.ts";
 import { isPlanId, plans } from "../plans/index.ts";
 import type { Role } from "../db/generated/enums.ts";
 import { DEACTIVATED_CANCEL_REASON } from "./writable.ts";
-import { assertSignUpAllowed } from "../instance/signup.ts";
 
 import { authorize, findWorkspace } from "./access.ts";
 
@@ -27,27 +26,12 @@ export {
   type WorkspaceContext,
 } from "./access.ts";
 
-export const emailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email({ message: "Enter a valid email address." }).max(254));
-export const passwordSchema = z
-  .string()
-  .min(8, "Use at least 8 characters for the password.")
-  .max(200, "Use at most 200 characters for the password.");
 export const slugSchema = z
   .string()
   .trim()
   .toLowerCase()
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$/, "A slug is 1 to 40 letters, digits or dashes, not starting or ending with a dash.");
 export const workspaceNameSchema = z.string().trim().min(1, "Enter a name.").max(80, "Use at most 80 characters.");
-
-export const signUpSchema = z.object({
-  email: emailSchema,
-  password: passwordSchema,
-  name: z.string().trim().max(80).optional(),
-});
 
 const parse = parseInput;
 
@@ -66,56 +50,22 @@ async function uniqueSlug(tx: Tx, base: string): Promise<string> {
 }
 
 /**
- * Sign-up: the user, their first workspace (plan free) and the owner membership, in one
- * transaction, when the instance's sign-up mode allows it (lib/instance/signup.ts).
- * `mailboxConfirmed`: the address's owner proved the mailbox (see assertSignUpAllowed), so the
- * account starts verified.
+ * A new account's own workspace (plan free) with the account as owner, in the sign-up's
+ * transaction (signUp in lib/auth/users.ts). The slug comes from the address, the name from the
+ * account's name or address.
  */
-export async function signUp(input: unknown, options: { mailboxConfirmed?: boolean } = {}) {
-  const { email, password, name } = parse(signUpSchema, input);
-  return signUpWithHash({ email, name, passwordHash: await hashPassword(password) }, options);
-}
-
-/** signUp with the password already hashed (a sign-up that waited for its mailbox: lib/auth/pending-signup.ts). */
-export async function signUpWithHash(
-  account: { email: string; name?: string | null; passwordHash: string },
-  options: { mailboxConfirmed?: boolean } = {},
-) {
-  const { email, name, passwordHash } = account;
-  try {
-    return await db().$transaction(async (tx) => {
-      await assertSignUpAllowed(tx, email, options);
-      const user = await tx.user.create({
-        data: { email, name: name || null, passwordHash, emailVerifiedAt: options.mailboxConfirmed ? new Date() : null },
-      });
-      const slug = await uniqueSlug(tx, email.split("@")[0]);
-      const workspace = await tx.workspace.create({
-        data: { slug, name: name ? `${name}'s workspace` : `${email.split("@")[0]}'s workspace`, plan: defaultPlanId() },
-      });
-      await tx.membership.create({ data: { workspaceId: workspace.id, userId: user.id, role: "owner" } });
-      return { user: { id: user.id, email: user.email }, workspace: { id: workspace.id, slug: workspace.slug } };
-    });
-  } catch (e) {
-    if (uniqueViolation(e)) throw ServiceError.conflict("An account with this email already exists. Sign in instead.");
-    throw e;
-  }
+export async function createFirstWorkspace(tx: Tx, owner: { userId: number; email: string; name?: string | null }) {
+  const { userId, email, name } = owner;
+  const slug = await uniqueSlug(tx, email.split("@")[0]);
+  const workspace = await tx.workspace.create({
+    data: { slug, name: name ? `${name}'s workspace` : `${email.split("@")[0]}'s workspace`, plan: defaultPlanId() },
+  });
+  await tx.membership.create({ data: { workspaceId: workspace.id, userId, role: "owner" } });
+  return { id: workspace.id, slug: workspace.slug };
 }
 
 export function defaultPlanId(): string {
   return isPlanId("free") ? "free" : Object.keys(plans())[0];
-}
-
-export async function createUser(input: unknown) {
-  const { email, password, name } = parse(signUpSchema, input);
-  const passwordHash = await hashPassword(password);
-  try {
-    // Made by the operator (admin CLI), who vouches for the address: verified from the start.
-    const user = await db().user.create({ data: { email, name: name || null, passwordHash, emailVerifiedAt: new Date() } });
-    return { id: user.id, email: user.email };
-  } catch (e) {
-    if (uniqueViolation(e)) throw ServiceError.conflict(`A user with email ${email} already exists.`);
-    throw e;
-  }
 }
 
 const createWorkspaceSchema = z.object({

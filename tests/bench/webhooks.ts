@@ -67,7 +67,8 @@ async function main() {
   const env = { WEBHOOK_ALLOW_PRIVATE: "1", PLANS_FILE: plansFile, APP_URL: "http://localhost:3000" };
   Object.assign(process.env, env, { DATABASE_URL: databaseUrl });
 
-  const { createUser, createWorkspace } = await import("../../lib/workspaces/index.ts");
+  const { createUser } = await import("../../lib/auth/users.ts");
+  const { createWorkspace } = await import("../../lib/workspaces/index.ts");
   const { createEndpoint } = await import("../../lib/webhooks/index.ts");
   const { withEvents } = await import("../../lib/events/index.ts");
   const { createApiKey } = await import("../../lib/keys/index.ts");

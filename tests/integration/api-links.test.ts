@@ -7,7 +7,7 @@ import { db } from "../../lib/db/client.ts";
 import { createApiKey, hashApiKey } from "../../lib/keys/index.ts";
 import { apiLinkSchema, listLinksResponseSchema, webhookLinkSchema } from "../../lib/links/schemas.ts";
 import { revokeApiKey } from "../../lib/keys/index.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLANS, type ApiTestEnv } from "../support/api.ts";
 import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { signInCookie } from "../support/session.ts";

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCsv } from "../../lib/csv/index.ts";
 import { readImportRecords } from "../../lib/csv/import-file.ts";
-import { IMPORT_COLUMNS, toLinkBody } from "../../lib/csv/link-rows.ts";
+import { IMPORT_COLUMNS, toLinkBody } from "../../lib/links/csv-rows.ts";
 import { db } from "../../lib/db/client.ts";
 import { exportBatches } from "../../lib/links/export.ts";
 import { client, makeDomain, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";

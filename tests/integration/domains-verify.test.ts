@@ -15,6 +15,7 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let dns: DnsServer;
 let domains: typeof import("../../lib/domains/index.ts");
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 let links: typeof import("../../lib/links/index.ts");
 
@@ -27,6 +28,7 @@ beforeAll(async () => {
   (await import("../../lib/config/index.ts")).resetConfig();
   domains = await import("../../lib/domains/index.ts");
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   dbc = await import("../../lib/db/client.ts");
   links = await import("../../lib/links/index.ts");
 });
@@ -38,7 +40,7 @@ afterAll(async () => {
 
 let n = 0;
 async function workspace(plan = "team") {
-  const owner = await ws.createUser({ email: `d${++n}@example.test`, password: "password1" });
+  const owner = await users.createUser({ email: `d${++n}@example.test`, password: "password1" });
   const w = await ws.createWorkspace({ slug: `dom-${n}`, name: `Domains ${n}`, owner: owner.email, plan });
   // An endpoint that takes every event, so events are recorded (webhooks are in the team plan).
   await dbc.db().webhookEndpoint.create({ data: { workspaceId: w.id, url: "https://hooks.example.test/x", secret: "whsec_test" } });

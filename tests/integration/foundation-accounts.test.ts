@@ -7,6 +7,7 @@ import { signInCookie } from "../support/session.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp;
 let svc: typeof import("../../lib/workspaces/index.ts");
+let accounts: typeof import("../../lib/auth/users.ts");
 let members: typeof import("../../lib/members/index.ts");
 let db: typeof import("../../lib/db/client.ts").db;
 
@@ -14,6 +15,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
   svc = await import("../../lib/workspaces/index.ts");
+  accounts = await import("../../lib/auth/users.ts");
   members = await import("../../lib/members/index.ts");
   db = (await import("../../lib/db/client.ts")).db;
   app = await startApp(database.url);
@@ -28,7 +30,7 @@ afterAll(async () => {
 
 describe("sign-up", () => {
   test("creates the user, a free workspace and the owner membership together", async () => {
-    const r = await svc.signUp({ email: "Ada@Example.com", password: "correct horse", name: "Ada" });
+    const r = await accounts.signUp({ email: "Ada@Example.com", password: "correct horse", name: "Ada" });
     const user = await db().user.findUniqueOrThrow({
       where: { id: r.user.id },
       include: { memberships: { include: { workspace: true } } },
@@ -44,10 +46,10 @@ describe("sign-up", () => {
 
   test("a duplicate email is refused cleanly and leaves nothing behind", async () => {
     const before = await db().workspace.count();
-    await expect(svc.signUp({ email: "ada@example.com", password: "another one" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(accounts.signUp({ email: "ada@example.com", password: "another one" })).rejects.toMatchObject({ code: "conflict" });
     // Parallel sign-ups with one new email: exactly one account, one workspace, one membership.
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => svc.signUp({ email: "race@example.com", password: "password1" })),
+      Array.from({ length: 6 }, () => accounts.signUp({ email: "race@example.com", password: "password1" })),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "conflict" });
@@ -56,9 +58,9 @@ describe("sign-up", () => {
   });
 
   test("bad input is a validation error, not a crash", async () => {
-    await expect(svc.signUp({ email: "not-an-email", password: "password1" })).rejects.toMatchObject({ code: "validation" });
-    await expect(svc.signUp({ email: "x@example.com", password: "short" })).rejects.toMatchObject({ code: "validation" });
-    await expect(svc.signUp(null)).rejects.toMatchObject({ code: "validation" });
+    await expect(accounts.signUp({ email: "not-an-email", password: "password1" })).rejects.toMatchObject({ code: "validation" });
+    await expect(accounts.signUp({ email: "x@example.com", password: "short" })).rejects.toMatchObject({ code: "validation" });
+    await expect(accounts.signUp(null)).rejects.toMatchObject({ code: "validation" });
   });
 
   test("the sign-up page answers bad input with a message on the page", async () => {
@@ -86,7 +88,7 @@ describe("sign-up", () => {
     expect(answer.status).toBe(200);
     const shown = await answer.text();
     // the service's own message for that input, in the page's alert, with the email kept
-    const expected = await svc.signUp({ email, password: "password1" }).then(
+    const expected = await accounts.signUp({ email, password: "password1" }).then(
       () => "",
       (e: Error) => e.message,
     );
@@ -100,9 +102,9 @@ describe("sign-up", () => {
 
 describe("roles", () => {
   test("a member cannot do an admin's action; a non-member gets 404", async () => {
-    const owner = await svc.signUp({ email: "owner@example.com", password: "password1" });
-    const member = await svc.createUser({ email: "member@example.com", password: "password1" });
-    await svc.createUser({ email: "stranger@example.com", password: "password1" });
+    const owner = await accounts.signUp({ email: "owner@example.com", password: "password1" });
+    const member = await accounts.createUser({ email: "member@example.com", password: "password1" });
+    await accounts.createUser({ email: "stranger@example.com", password: "password1" });
     await members.addMember({ slug: owner.workspace.slug, email: "member@example.com", role: "member" });
 
     await expect(svc.renameWorkspace(member.id, owner.workspace.slug, "Hijacked")).rejects.toMatchObject({ code: "forbidden" });
@@ -123,7 +125,7 @@ describe("roles", () => {
 
   test("wrong password does not sign in", async () => {
     // an account of its own, which signs in with the right password
-    await svc.createUser({ email: "wrongpass@example.com", password: "the right one" });
+    await accounts.createUser({ email: "wrongpass@example.com", password: "the right one" });
     expect(await signInCookie(app.url, "wrongpass@example.com", "the right one")).toMatch(/session-token=/);
     await expect(signInCookie(app.url, "wrongpass@example.com", "the wrong one")).rejects.toThrow(/sign-in failed/);
     await expect(signInCookie(app.url, "wrongpass@example.com", "THE RIGHT ONE")).rejects.toThrow(/sign-in failed/);

@@ -13,6 +13,7 @@ import { formsOf } from "./security-auth-forms.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let inst: typeof import("../../lib/instance/index.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 const LISTED = "listed-admin@example.test";
@@ -22,6 +23,7 @@ beforeAll(async () => {
   process.env.INSTANCE_ADMINS = LISTED;
   await useDatabaseInProcess(database.url);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   inst = await import("../../lib/instance/index.ts");
   dbc = await import("../../lib/db/client.ts");
   app = await startApp(database.url, { INSTANCE_ADMINS: LISTED, SIGNUP_MODE: "invite" });
@@ -35,7 +37,7 @@ afterAll(async () => {
 
 let n = 0;
 async function account(email = `u-${++n}@example.test`) {
-  const u = await ws.createUser({ email, password: "password1" });
+  const u = await users.createUser({ email, password: "password1" });
   return { ...u, cookie: await signInCookie(app.url, u.email, "password1") };
 }
 
@@ -76,7 +78,7 @@ describe("the Instance page", () => {
   test("an admin granted by the CLI's service changes a plan, deactivates and activates, and sets sign-up", async () => {
     const admin = await account();
     await inst.setInstanceAdmin({ email: admin.email });
-    const owner = await ws.createUser({ email: `owner-${++n}@example.test`, password: "password1" });
+    const owner = await users.createUser({ email: `owner-${++n}@example.test`, password: "password1" });
     const slug = `target-${n}`;
     await ws.createWorkspace({ slug, name: "Target", owner: owner.email, plan: "free" });
     expect(await statusOf("/instance", admin.cookie)).toBe(200);
@@ -147,7 +149,7 @@ describe("the sign-up form under the sign-up mode", () => {
     expect(await dbc.db().user.count({ where: { email: stranger } })).toBe(0);
 
     const { inviteMember } = await import("../../lib/members/invitations.ts");
-    const owner = await ws.createUser({ email: `inv-owner-${++n}@example.test`, password: "password1" });
+    const owner = await users.createUser({ email: `inv-owner-${++n}@example.test`, password: "password1" });
     const slug = `inv-${n}`;
     await ws.createWorkspace({ slug, name: "Inviting", owner: owner.email, plan: "team" });
     const invited = `invited-${n}@example.test`;

@@ -9,6 +9,7 @@ import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let inst: typeof import("../../lib/instance/index.ts");
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 let cfg: typeof import("../../lib/config/index.ts");
 
@@ -17,6 +18,7 @@ beforeAll(async () => {
   await useDatabaseInProcess(database.url);
   inst = await import("../../lib/instance/index.ts");
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   dbc = await import("../../lib/db/client.ts");
   cfg = await import("../../lib/config/index.ts");
 });
@@ -43,7 +45,7 @@ async function userCount(address: string) {
 
 describe("instance administrators", () => {
   test("granted and revoked by the CLI's service; an unknown address or a bad one is refused", async () => {
-    const u = await ws.createUser({ email: email("grant"), password: "password1" });
+    const u = await users.createUser({ email: email("grant"), password: "password1" });
     expect(await inst.isInstanceAdmin(u.id)).toBe(false);
     expect(await inst.setInstanceAdmin({ email: u.email.toUpperCase() })).toEqual({
       email: u.email,
@@ -65,7 +67,7 @@ describe("instance administrators", () => {
     try {
       expect(cfg.config().INSTANCE_ADMINS).toEqual(["other@example.test", listed]);
       // someone signs up with the listed address before its owner does: not verified, not an admin
-      const squatter = await ws.signUp({ email: listed, password: "password1" });
+      const squatter = await users.signUp({ email: listed, password: "password1" });
       expect(await inst.isInstanceAdmin(squatter.user.id)).toBe(false);
       await expect(inst.authorizeInstance({ userId: squatter.user.id }, "instance.view")).rejects.toMatchObject({ code: "forbidden" });
       expect(await inst.instanceAdminContacts()).not.toContain(listed);
@@ -92,7 +94,7 @@ describe("instance administrators", () => {
 
   test("the operator holds every instance permission; a workspace owner holds none", async () => {
     await expect(inst.authorizeInstance("operator", "instance.manage")).resolves.toBeUndefined();
-    const owner = await ws.createUser({ email: email("owner"), password: "password1" });
+    const owner = await users.createUser({ email: email("owner"), password: "password1" });
     await ws.createWorkspace({ slug: `own-${n}`, name: "Owned", owner: owner.email, plan: "business" });
     for (const p of Object.keys(inst.INSTANCE_PERMISSIONS) as (keyof typeof inst.INSTANCE_PERMISSIONS)[]) {
       await expect(inst.authorizeInstance({ userId: owner.id }, p)).rejects.toMatchObject({
@@ -106,7 +108,7 @@ describe("instance administrators", () => {
 describe("workspaces as the instance administrator sees them", () => {
   test("a plan change changes the limits the workspace meets; deactivate and activate switch writes off and on", async () => {
     const { createApiKey } = await import("../../lib/keys/index.ts");
-    const owner = await ws.createUser({ email: email("limits"), password: "password1" });
+    const owner = await users.createUser({ email: email("limits"), password: "password1" });
     const slug = `limits-${n}`;
     await ws.createWorkspace({ slug, name: "Limits", owner: owner.email, plan: "free" });
     const w = await ws.findWorkspace(slug);
@@ -141,7 +143,7 @@ describe("workspaces as the instance administrator sees them", () => {
   });
 
   test("the directory is paged and searchable; page and query are bounded", async () => {
-    const owner = await ws.createUser({ email: email("dir"), password: "password1" });
+    const owner = await users.createUser({ email: email("dir"), password: "password1" });
     const tag = `dirpage${n}`;
     for (let i = 0; i < 3; i++) await ws.createWorkspace({ slug: `${tag}-${i}`, name: `Dir ${i}`, owner: owner.email });
     const found = await ws.workspaceDirectory({ q: tag });
@@ -159,11 +161,11 @@ describe("sign-up modes, enforced where accounts are made", () => {
   test("open by default; closed refuses every sign-up and leaves nothing behind", async () => {
     withEnv({ SIGNUP_MODE: undefined });
     expect(await inst.signupSetting()).toMatchObject({ mode: "open", source: "environment" });
-    await ws.signUp({ email: email("open"), password: "password1" });
+    await users.signUp({ email: email("open"), password: "password1" });
 
     expect(await inst.setSignupMode({ mode: "closed" })).toMatchObject({ mode: "closed", source: "instance" });
     const refused = email("closed");
-    await expect(ws.signUp({ email: refused, password: "password1" })).rejects.toMatchObject({
+    await expect(users.signUp({ email: refused, password: "password1" })).rejects.toMatchObject({
       code: "forbidden",
       message: inst.CLOSED_MESSAGE,
     });
@@ -176,41 +178,41 @@ describe("sign-up modes, enforced where accounts are made", () => {
     ).rejects.toMatchObject({ reason: "signup_closed" });
     expect(await userCount(oauthEmail)).toBe(0);
     // the operator still makes accounts
-    await ws.createUser({ email: email("operator-made"), password: "password1" });
+    await users.createUser({ email: email("operator-made"), password: "password1" });
     await expect(inst.setSignupMode({ mode: "sometimes" })).rejects.toMatchObject({ code: "validation" });
     await inst.setSignupMode({ mode: "open" });
   });
 
   test("invite: only an address with a pending invitation to an active workspace may sign up", async () => {
     const { inviteMember } = await import("../../lib/members/invitations.ts");
-    const owner = await ws.createUser({ email: email("inviter"), password: "password1" });
+    const owner = await users.createUser({ email: email("inviter"), password: "password1" });
     const slug = `invites-${n}`;
     await ws.createWorkspace({ slug, name: "Invites", owner: owner.email, plan: "team" });
     await inst.setSignupMode({ mode: "invite" });
 
     const stranger = email("stranger");
-    await expect(ws.signUp({ email: stranger, password: "password1" })).rejects.toMatchObject({ message: inst.INVITE_ONLY_MESSAGE });
+    await expect(users.signUp({ email: stranger, password: "password1" })).rejects.toMatchObject({ message: inst.INVITE_ONLY_MESSAGE });
     expect(await userCount(stranger)).toBe(0);
 
     const invited = email("invited");
     const invitation = await inviteMember(owner.id, slug, { email: invited, role: "member" });
     // an invitation alone is no ticket: the mailbox confirms first (lib/auth/pending-signup.ts)
-    await expect(ws.signUp({ email: invited, password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(users.signUp({ email: invited, password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
     expect(await userCount(invited)).toBe(0);
-    const made = await ws.signUp({ email: invited.toUpperCase(), password: "password1" }, { mailboxConfirmed: true });
+    const made = await users.signUp({ email: invited.toUpperCase(), password: "password1" }, { mailboxConfirmed: true });
     expect(made.user.email).toBe(invited);
 
     // an expired invitation, or one to a deactivated workspace, is no ticket
     const late = email("late");
     const lateInv = await inviteMember(owner.id, slug, { email: late, role: "member" });
     await dbc.db().invitation.update({ where: { id: lateInv.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    await expect(ws.signUp({ email: late, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
+    await expect(users.signUp({ email: late, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
       code: "forbidden",
     });
     const dormant = email("dormant");
     await inviteMember(owner.id, slug, { email: dormant, role: "member" });
     await ws.setActive(slug, false);
-    await expect(ws.signUp({ email: dormant, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
+    await expect(users.signUp({ email: dormant, password: "password1" }, { mailboxConfirmed: true })).rejects.toMatchObject({
       code: "forbidden",
     });
     await ws.setActive(slug, true);
@@ -228,10 +230,10 @@ describe("sign-up modes, enforced where accounts are made", () => {
     withEnv({ SIGNUP_MODE: "closed" });
     try {
       expect(await inst.signupSetting()).toEqual({ mode: "closed", source: "environment", environmentDefault: "closed" });
-      await expect(ws.signUp({ email: email("env-closed"), password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
+      await expect(users.signUp({ email: email("env-closed"), password: "password1" })).rejects.toMatchObject({ code: "forbidden" });
       await inst.setSignupMode({ mode: "open" });
       expect(await inst.signupSetting()).toEqual({ mode: "open", source: "instance", environmentDefault: "closed" });
-      await ws.signUp({ email: email("page-open"), password: "password1" });
+      await users.signUp({ email: email("page-open"), password: "password1" });
     } finally {
       withEnv({ SIGNUP_MODE: undefined });
     }

@@ -8,7 +8,7 @@ import { adminCli, nodeFlags } from "../support/compiled.ts";
 // stdout, exit 0 or 1 with { error, message }.
 const root = path.resolve(import.meta.dirname, "../..");
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let inst: typeof import("../../lib/instance/index.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 
@@ -31,7 +31,7 @@ function admin(...args: string[]): Promise<{ code: number | null; json: any; std
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   inst = await import("../../lib/instance/index.ts");
   dbc = await import("../../lib/db/client.ts");
 });
@@ -43,7 +43,7 @@ afterAll(async () => {
 describe("admin CLI: instance commands", () => {
   // each run is a node process that loads the Prisma client and connects: seconds each on a shared machine
   test("instance:admin grants and --revoke takes back; instance:admins lists; instance:signup sets the mode", async () => {
-    const u = await ws.createUser({ email: "ops@example.test", password: "password1" });
+    const u = await users.createUser({ email: "ops@example.test", password: "password1" });
     expect(await admin("instance:admin", "--email", "OPS@example.test")).toEqual({
       code: 0,
       json: { email: "ops@example.test", granted: true, listed: false, instanceAdmin: true },

@@ -12,6 +12,7 @@ let smtp: SmtpServer;
 let inv: typeof import("../../lib/members/invitations.ts");
 let members: typeof import("../../lib/members/index.ts");
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 let resetConfig: () => void;
 
@@ -26,6 +27,7 @@ beforeAll(async () => {
   inv = await import("../../lib/members/invitations.ts");
   members = await import("../../lib/members/index.ts");
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   dbc = await import("../../lib/db/client.ts");
 });
 afterAll(async () => {
@@ -35,7 +37,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-const user = (label: string) => ws.createUser({ email: `${label}-${++n}@example.test`, password: "password1", name: `${label} ${n}` });
+const user = (label: string) => users.createUser({ email: `${label}-${++n}@example.test`, password: "password1", name: `${label} ${n}` });
 async function workspace() {
   const owner = await user("owner");
   const w = await ws.createWorkspace({ slug: `inv-${++n}`, name: `Invite Co ${n}`, owner: owner.email, plan: "team" });
@@ -79,7 +81,7 @@ describe("invitations", () => {
     const stranger = await user("stranger");
     await expect(inv.acceptInvitation(stranger.id, token)).rejects.toMatchObject({ code: "forbidden" });
 
-    const invitee = await ws.createUser({ email, password: "password1" });
+    const invitee = await users.createUser({ email, password: "password1" });
     const accepted = await inv.acceptInvitation(invitee.id, token);
     expect(accepted).toMatchObject({ slug: w.slug, member: { email, role: "admin", via: "invitation" } });
     const membership = await dbc.db().membership.findFirstOrThrow({ where: { workspaceId: w.id, userId: invitee.id } });
@@ -123,7 +125,7 @@ describe("invitations", () => {
     expect(await dbc.db().invitation.count({ where: { workspaceId: w.id, email } })).toBe(1);
     expect(await inv.lookupInvitation(tokenOf(first.url))).toEqual({ state: "invalid" });
 
-    const invitee = await ws.createUser({ email, password: "password1" });
+    const invitee = await users.createUser({ email, password: "password1" });
     await dbc.db().invitation.updateMany({ where: { id: second.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await inv.lookupInvitation(tokenOf(second.url))).toMatchObject({ state: "expired" });
     await expect(inv.acceptInvitation(invitee.id, tokenOf(second.url))).rejects.toMatchObject({ code: "conflict" });

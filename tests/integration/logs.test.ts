@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { createEndpoint } from "../../lib/webhooks/index.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { call, client, makeWorkspace, startApiTest, TEST_SHORT_DOMAIN, type ApiTestEnv } from "../support/api.ts";
 import { startReceiver, type Receiver } from "../support/https-receiver.ts";
 import type { LogRecord } from "../support/logs.ts";

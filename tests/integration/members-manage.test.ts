@@ -9,6 +9,7 @@ import { ServiceError } from "../../lib/errors.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let m: typeof import("../../lib/members/index.ts");
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
   await useDatabaseInProcess(database.url);
   m = await import("../../lib/members/index.ts");
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   dbc = await import("../../lib/db/client.ts");
 });
 afterAll(async () => {
@@ -25,7 +27,7 @@ afterAll(async () => {
 
 let n = 0;
 async function user(label: string) {
-  return ws.createUser({ email: `${label}-${++n}@example.test`, password: "password1" });
+  return users.createUser({ email: `${label}-${++n}@example.test`, password: "password1" });
 }
 
 /** A workspace owned by a fresh user, on the team plan with one endpoint so events are recorded. */

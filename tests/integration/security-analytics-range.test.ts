@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { client, makeWorkspace, startApiTest, TEST_SHORT_DOMAIN, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { createEndpoint } from "../../lib/webhooks/index.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { makeDomain, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
 

@@ -2,7 +2,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { createEndpoint } from "../../lib/webhooks/index.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { callAction } from "../support/actions.ts";
 import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
-import { createUser } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
 import { actionId, callAction } from "../support/actions.ts";
 import { makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";

@@ -11,12 +11,14 @@ import { submitForm } from "./security-auth-forms.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let inv: typeof import("../../lib/members/invitations.ts");
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   inv = await import("../../lib/members/invitations.ts");
   app = await startApp(database.url);
 });
@@ -33,7 +35,7 @@ let n = 0;
 const DEADLINE_MS = 15_000;
 
 async function owner() {
-  const user = await ws.createUser({ email: `pb-${++n}@example.test`, password: "password1" });
+  const user = await users.createUser({ email: `pb-${++n}@example.test`, password: "password1" });
   const slug = `pb-${n}`;
   await ws.createWorkspace({ slug, name: `Postback ${n}`, owner: user.email, plan: "team" });
   return { ...user, slug, cookie: await signInCookie(app.url, user.email, "password1") };
@@ -49,7 +51,7 @@ async function post(path: string, fields: Record<string, string>, containing: st
 
 test("the invitation page's sign-in with a wrong password answers with the message", async () => {
   const o = await owner();
-  const invitee = await ws.createUser({ email: `pb-invitee-${++n}@example.test`, password: "password1" });
+  const invitee = await users.createUser({ email: `pb-invitee-${++n}@example.test`, password: "password1" });
   const token = (await inv.inviteMember(o.id, o.slug, { email: invitee.email, role: "member" })).url.split("/invite/")[1];
   const r = await post(`/invite/${token}?mode=signin`, { password: "not the password" }, "Sign in and join");
   expect(r.status).toBe(200);

@@ -11,7 +11,7 @@ import { submitForm } from "./security-auth-forms.ts";
 let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let members: typeof import("../../lib/members/index.ts");
 let emailChange: typeof import("../../lib/auth/email-change.ts");
 let reauth: typeof import("../../lib/auth/reauth.ts");
@@ -23,7 +23,7 @@ const APP_URL = AUTH_TEST_APP_URL;
 beforeAll(async () => {
   env = await startAuthTestApp();
   ({ app, smtp } = env);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   members = await import("../../lib/members/index.ts");
   emailChange = await import("../../lib/auth/email-change.ts");
   reauth = await import("../../lib/auth/reauth.ts");
@@ -43,7 +43,7 @@ const fresh = (label: string) => `${label}-${++n}@example.test`;
 /** An account (with its own workspace, as sign-up makes) and two sessions of it. */
 async function person(label: string, name = `${label} ${n + 1}`) {
   const email = fresh(label);
-  const r = await ws.signUp({ email, password: "password1", name });
+  const r = await users.signUp({ email, password: "password1", name });
   return { email, userId: r.user.id, slug: r.workspace.slug, workspaceId: r.workspace.id };
 }
 
@@ -156,7 +156,7 @@ describe("change of email", () => {
     const cookie = await signInCookie(app.url, p.email, "password1");
     await accountForm(cookie, "Send confirmation link", { email: target, password: "password1" });
     const path = await changeLinkPath(target);
-    await ws.signUp({ email: target, password: "password1" });
+    await users.signUp({ email: target, password: "password1" });
     const r = await submitForm(app.url, path, {}, { headers: { cookie }, containing: "Confirm new address" });
     expect(r.html).toContain("That address is already used by another account. Nothing was changed.");
     const u = await db().user.findUniqueOrThrow({ where: { id: p.userId } });

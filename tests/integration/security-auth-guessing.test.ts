@@ -13,14 +13,14 @@ const METRICS_TOKEN = "metrics-token-guessing-0123456789";
 const AUTH_SECRET = "test-secret-test-secret-test-secret"; // startApp's: the second factor's secret is encrypted with it
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp; // TRUST_PROXY=1: each test picks its client's address with X-Forwarded-For
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let tf: typeof import("../../lib/auth/two-factor.ts");
 
 beforeAll(async () => {
   process.env.AUTH_SECRET = AUTH_SECRET;
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   tf = await import("../../lib/auth/two-factor.ts");
   app = await startApp(database.url, { TRUST_PROXY: "1", METRICS_TOKEN });
 });
@@ -35,7 +35,7 @@ afterAll(async () => {
 let n = 0;
 async function account() {
   const email = `guess-${++n}@example.test`;
-  await ws.createUser({ email, password: "password1" });
+  await users.createUser({ email, password: "password1" });
   return email;
 }
 /** A client address of its own for each use (TEST-NET-3, then 2001:db8::/32 for more). */
@@ -146,7 +146,7 @@ describe("an account a stranger locked", () => {
 
   test("opens to the right password together with a valid second factor", async () => {
     const email = `guess-${++n}@example.test`;
-    const user = await ws.createUser({ email, password: "password1" });
+    const user = await users.createUser({ email, password: "password1" });
     await tf.startEnrolment(user.id);
     const status = await tf.twoFactorStatus(user.id);
     if (status.state !== "pending") throw new Error(`enrolment is ${status.state}`);

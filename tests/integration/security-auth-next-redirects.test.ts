@@ -19,13 +19,13 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let oidc: OidcProvider;
 let app: RunningApp;
 let appUrl: string;
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 
 beforeAll(async () => {
   process.env.AUTH_SECRET = AUTH_SECRET;
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   const port = await freePort();
   appUrl = `http://localhost:${port}`;
   process.env.APP_URL = appUrl;
@@ -57,7 +57,7 @@ afterAll(async () => {
 let n = 0;
 async function account() {
   const email = `next-${++n}@example.test`;
-  const user = await ws.createUser({ email, password: "password1" });
+  const user = await users.createUser({ email, password: "password1" });
   return { email, id: user.id };
 }
 
@@ -176,7 +176,7 @@ test("the verification page's Continue link stays on the app", async () => {
   const { verificationToken } = await import("../../lib/auth/verification.ts");
   const { db } = await import("../../lib/db/client.ts");
   const email = `next-verify-${++n}@example.test`;
-  const { user } = await ws.signUp({ email, password: "password1" });
+  const { user } = await users.signUp({ email, password: "password1" });
   await db().user.update({ where: { id: user.id }, data: { emailVerifiedAt: null } });
   const token = verificationToken(user.id, email);
   for (const next of EVIL) {

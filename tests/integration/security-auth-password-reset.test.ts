@@ -17,7 +17,7 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let smtp: SmtpServer;
 let app: RunningApp; // TRUST_PROXY=1: each test picks its client address with X-Forwarded-For
 let later: RunningApp; // the same database, with the app's clock 61 minutes ahead (LINKHOP_CLOCK_START)
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let reset: typeof import("../../lib/auth/password-reset.ts");
 let clock: typeof import("../../lib/clock.ts");
 let db: typeof import("../../lib/db/client.ts").db;
@@ -32,7 +32,7 @@ beforeAll(async () => {
   process.env.SMTP_URL = smtp.url;
   process.env.APP_URL = APP_URL;
   (await import("../../lib/config/index.ts")).resetConfig();
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   reset = await import("../../lib/auth/password-reset.ts");
   clock = await import("../../lib/clock.ts");
   db = (await import("../../lib/db/client.ts")).db;
@@ -64,7 +64,7 @@ function client() {
 /** An account made by sign-up (address not verified yet), with its workspace. */
 async function person(password = "password1") {
   const email = fresh("reset");
-  const r = await ws.signUp({ email, password });
+  const r = await users.signUp({ email, password });
   return { email, userId: r.user.id, slug: r.workspace.slug };
 }
 

@@ -21,12 +21,12 @@ let pg: StatementRelay;
 let smtp: SmtpServer;
 let held: HeldRelay;
 let app: RunningApp;
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   smtp = await startSmtpServer();
   held = await heldRelay(smtp.port);
   pg = await statementRelay(new URL(database.url));
@@ -51,7 +51,7 @@ const ANSWER_DEADLINE_MS = 20_000;
 
 async function knownAddress() {
   const email = `timing-${++n}@example.test`;
-  await ws.signUp({ email, password: "password1" });
+  await users.signUp({ email, password: "password1" });
   return email;
 }
 

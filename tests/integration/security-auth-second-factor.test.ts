@@ -26,6 +26,7 @@ let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp;
 let appStartedAt = 0;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let tf: typeof import("../../lib/auth/two-factor.ts");
 let clock: typeof import("../../lib/clock.ts");
 let dbm: typeof import("../../lib/db/client.ts");
@@ -36,6 +37,7 @@ beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   tf = await import("../../lib/auth/two-factor.ts");
   clock = await import("../../lib/clock.ts");
   dbm = await import("../../lib/db/client.ts");
@@ -67,7 +69,7 @@ let n = 0;
 /** A new account with a second factor, enrolled in this process at ENROL_AT with the secret the server generated. */
 async function enrolledAccount() {
   const email = `tf-${++n}@example.test`;
-  const user = await ws.createUser({ email, password: "password1" });
+  const user = await users.createUser({ email, password: "password1" });
   clock.setClock(() => ENROL_AT);
   try {
     await tf.startEnrolment(user.id);
@@ -142,7 +144,7 @@ describe("signing in with a second factor", () => {
 
   test("accounts without a second factor sign in with the password alone, as before", async () => {
     const email = `plain-${++n}@example.test`;
-    await ws.createUser({ email, password: "password1" });
+    await users.createUser({ email, password: "password1" });
     const r = await submitForm(app.url, "/login", { email, password: "password1" });
     expect(r.status).toBe(303);
     expect(r.location).toBe("/");
@@ -226,7 +228,7 @@ describe("the other password sign-ins ask for the code too", () => {
   test("the invitation page: the password leads to the code step, which leads back to the invitation", async () => {
     const me = await enrolledAccount();
     const ownerEmail = `tf-inviter-${++n}@example.test`;
-    const owner = await ws.createUser({ email: ownerEmail, password: "password1" });
+    const owner = await users.createUser({ email: ownerEmail, password: "password1" });
     const w = await ws.createWorkspace({ slug: `tf-inv-${n}`, name: `Invite ${n}`, owner: ownerEmail, plan: "team" });
     const { inviteMember } = await import("../../lib/members/invitations.ts");
     const token = (await inviteMember(owner.id, w.slug, { email: me.email, role: "member" })).url.split("/invite/")[1];
@@ -315,7 +317,7 @@ describe("a workspace that requires a second factor", () => {
     const slug = `tf-team-${++n}`;
     const workspace = await ws.createWorkspace({ slug, name: `Team ${n}`, owner: owner.email, plan: "team" });
     const adminEmail = `tf-admin-${n}@example.test`;
-    const admin = await ws.createUser({ email: adminEmail, password: "password1" });
+    const admin = await users.createUser({ email: adminEmail, password: "password1" });
     await dbm.db().membership.create({ data: { workspaceId: workspace.id, userId: admin.id, role: "admin" } });
     const key = await keys.createApiKey(await dbm.db().workspace.findUniqueOrThrow({ where: { slug } }), {
       name: "ci",
@@ -387,7 +389,7 @@ describe("a workspace that requires a second factor", () => {
     await expect(ws.setSecondFactorRequired(ctx, { require: true })).rejects.toMatchObject({ code: "feature" });
 
     const plainEmail = `tf-plain-${n}@example.test`;
-    const plain = await ws.createUser({ email: plainEmail, password: "password1" });
+    const plain = await users.createUser({ email: plainEmail, password: "password1" });
     const team = await ws.createWorkspace({ slug: `tf-team-${n}`, name: "Team", owner: plainEmail, plan: "team" });
     const teamCtx = await ws.authorize({ userId: plain.id }, team.slug, "security.manage");
     await expect(ws.setSecondFactorRequired(teamCtx, { require: true })).rejects.toMatchObject({ code: "validation" });

@@ -7,13 +7,13 @@ import { signInCookie } from "../support/session.ts";
 // a password change, no longer opens the workspace. Real server, real HTTP.
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp;
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let account: typeof import("../../lib/auth/account.ts");
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   account = await import("../../lib/auth/account.ts");
   app = await startApp(database.url);
 });
@@ -28,7 +28,7 @@ afterAll(async () => {
 let n = 0;
 async function person() {
   const email = `sess-${++n}@example.test`;
-  const r = await ws.signUp({ email, password: "password1" });
+  const r = await users.signUp({ email, password: "password1" });
   return { email, slug: r.workspace.slug, userId: r.user.id };
 }
 

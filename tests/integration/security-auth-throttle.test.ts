@@ -9,12 +9,12 @@ import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let direct: RunningApp; // clients connect directly: their headers cannot choose their address
 let proxied: RunningApp; // TRUST_PROXY=1: the address is the proxy's X-Forwarded-For entry
-let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
-  ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   // Every test here fails from one address (loopback): the limit of failures per client across
   // accounts is raised out of the way; tests/integration/security-auth-guessing.test.ts tests it.
   const wide = { SIGNIN_FAILURES_PER_CLIENT: "1000" };
@@ -31,7 +31,7 @@ afterAll(async () => {
 let n = 0;
 async function account(password = "password1") {
   const email = `thr-${++n}@example.test`;
-  await ws.createUser({ email, password });
+  await users.createUser({ email, password });
   return email;
 }
 

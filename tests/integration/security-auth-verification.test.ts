@@ -12,6 +12,7 @@ let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let members: typeof import("../../lib/members/index.ts");
 let inv: typeof import("../../lib/members/invitations.ts");
 let oauth: typeof import("../../lib/auth/oauth.ts");
@@ -24,6 +25,7 @@ beforeAll(async () => {
   env = await startAuthTestApp();
   ({ app, smtp } = env);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   members = await import("../../lib/members/index.ts");
   inv = await import("../../lib/members/invitations.ts");
   oauth = await import("../../lib/auth/oauth.ts");
@@ -55,7 +57,7 @@ async function verificationPath(email: string, after = 0) {
 }
 
 async function teamOwner() {
-  const owner = await ws.createUser({ email: fresh("owner"), password: "password1" });
+  const owner = await users.createUser({ email: fresh("owner"), password: "password1" });
   const slug = `ver-${++n}`;
   await ws.createWorkspace({ slug, name: `Verify Co ${n}`, owner: owner.email, plan: "team" });
   return { ...owner, slug };
@@ -84,7 +86,7 @@ describe("sign-up", () => {
     const path = await verificationPath(email);
     const [, , , token] = path.split("/");
     const [id, expires, mac] = token.split(".");
-    const other = await ws.signUp({ email: fresh("other"), password: "password1" });
+    const other = await users.signUp({ email: fresh("other"), password: "password1" });
     for (const bad of [
       `${other.user.id}.${expires}.${mac}`, // another account with this link's code
       `${id}.${Number(expires) + 86_400}.${mac}`, // a later expiry
@@ -133,7 +135,7 @@ describe("add existing account", () => {
     const invitee = fresh("invitee");
     const sent = await inv.inviteMember(team.id, team.slug, { email: invitee, role: "member" });
     const token = sent.url.split("/invite/")[1];
-    const { user } = await ws.signUp({ email: invitee, password: "password1" });
+    const { user } = await users.signUp({ email: invitee, password: "password1" });
     await expect(inv.acceptInvitation(user.id, token)).rejects.toMatchObject({ code: "forbidden", message: inv.UNVERIFIED_MESSAGE });
     const row = await db().user.findUniqueOrThrow({ where: { id: user.id }, include: { memberships: { include: { workspace: true } } } });
     expect(row.emailVerifiedAt).toBeNull();
@@ -145,7 +147,7 @@ describe("add existing account", () => {
     await fetch(`${app.url}${await verificationPath(invitee, mailsBefore)}`);
     await expect(inv.acceptInvitation(user.id, token)).resolves.toMatchObject({ slug: team.slug, member: { email: invitee } });
 
-    const cli = await ws.createUser({ email: fresh("cli"), password: "password1" });
+    const cli = await users.createUser({ email: fresh("cli"), password: "password1" });
     expect((await db().user.findUniqueOrThrow({ where: { id: cli.id } })).emailVerifiedAt).not.toBeNull();
   });
 });
@@ -190,7 +192,7 @@ describe("GitHub / Google sign-in", () => {
   });
 
   test("is linked to a verified account only when the provider vouches for the address", async () => {
-    const owner = await ws.createUser({ email: fresh("linked"), password: "password1" });
+    const owner = await users.createUser({ email: fresh("linked"), password: "password1" });
     await expect(oauth.signInWithOAuth(identity(owner.email, false))).rejects.toMatchObject({ reason: "oauth_unverified_email" });
     const id = identity(owner.email, true);
     await expect(oauth.signInWithOAuth(id)).resolves.toMatchObject({ id: owner.id });

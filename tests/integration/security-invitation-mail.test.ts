@@ -17,6 +17,7 @@ let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let members: typeof import("../../lib/members/index.ts");
 let invitations: typeof import("../../lib/members/invitations.ts");
 let db: typeof import("../../lib/db/client.ts").db;
@@ -25,6 +26,7 @@ beforeAll(async () => {
   env = await startAuthTestApp();
   ({ app, smtp } = env);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   members = await import("../../lib/members/index.ts");
   invitations = await import("../../lib/members/invitations.ts");
   db = (await import("../../lib/db/client.ts")).db;
@@ -40,7 +42,7 @@ const PASSWORD = "password1";
 
 type Person = { id: number; email: string; cookie: string };
 async function person(label: string): Promise<Person> {
-  const u = await ws.createUser({ email: fresh(label), password: PASSWORD });
+  const u = await users.createUser({ email: fresh(label), password: PASSWORD });
   return { ...u, cookie: await signInCookie(app.url, u.email, PASSWORD) };
 }
 async function workspaceOf(owner: Person, name = `Team ${n}`) {

@@ -16,6 +16,7 @@ let env: AuthTestEnv;
 let smtp: SmtpServer;
 let app: RunningApp;
 let ws: typeof import("../../lib/workspaces/index.ts");
+let users: typeof import("../../lib/auth/users.ts");
 let inst: typeof import("../../lib/instance/index.ts");
 let oauth: typeof import("../../lib/auth/oauth.ts");
 let db: typeof import("../../lib/db/client.ts").db;
@@ -24,6 +25,7 @@ beforeAll(async () => {
   env = await startAuthTestApp();
   ({ app, smtp } = env);
   ws = await import("../../lib/workspaces/index.ts");
+  users = await import("../../lib/auth/users.ts");
   inst = await import("../../lib/instance/index.ts");
   oauth = await import("../../lib/auth/oauth.ts");
   db = (await import("../../lib/db/client.ts")).db;
@@ -41,7 +43,7 @@ const FINISH_SUBJECT = "Finish creating your Linkhop account";
 
 /** An account holder (the operator made it) with a workspace of their own, signed in. */
 async function accountHolder() {
-  const u = await ws.createUser({ email: fresh("holder"), password: PASSWORD });
+  const u = await users.createUser({ email: fresh("holder"), password: PASSWORD });
   const slug = `holder-${++n}`;
   await ws.createWorkspace({ slug, name: "Holder's", owner: u.email, plan: "free" });
   return { ...u, slug, cookie: await signInCookie(app.url, u.email, PASSWORD) };

@@ -7,7 +7,8 @@ import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa
 import { resetConfig } from "../../lib/config/index.ts";
 import { db } from "../../lib/db/client.ts";
 import { withEvents, type EventType } from "../../lib/events/index.ts";
-import { createUser, createWorkspace } from "../../lib/workspaces/index.ts";
+import { createUser } from "../../lib/auth/users.ts";
+import { createWorkspace } from "../../lib/workspaces/index.ts";
 
 /** Sets variables for this test process's own config() (services called in-process). */
 export function useEnv(env: Record<string, string | undefined>) {

@@ -36,11 +36,12 @@ beforeAll(async () => {
   db = (await import("../../lib/db/client.ts")).db;
   webhooks = await import("../../lib/webhooks/index.ts");
   const svc = await import("../../lib/workspaces/index.ts");
+  const users = await import("../../lib/auth/users.ts");
   const members = await import("../../lib/members/index.ts");
-  const owner = await svc.signUp({ email: "hooks-owner@example.com", password: "password1" });
+  const owner = await users.signUp({ email: "hooks-owner@example.com", password: "password1" });
   await svc.setPlan(owner.workspace.slug, "team");
   for (const role of ["member", "admin"] as const) {
-    await svc.createUser({ email: `hooks-${role}@example.com`, password: "password1" });
+    await users.createUser({ email: `hooks-${role}@example.com`, password: "password1" });
     await members.addMember({ slug: owner.workspace.slug, email: `hooks-${role}@example.com`, role });
   }
   ws = await db().workspace.findUniqueOrThrow({ where: { id: owner.workspace.id } });

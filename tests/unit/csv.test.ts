@@ -68,7 +68,7 @@ describe("toCsv", () => {
   });
 });
 
-import { columnFor, toLinkBody } from "../../lib/csv/link-rows.ts";
+import { columnFor, toLinkBody } from "../../lib/links/csv-rows.ts";
 
 describe("CSV import rows -> bulk create bodies", () => {
   it("recognises column names written in several ways", () => {

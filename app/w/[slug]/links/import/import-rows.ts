@@ -1,6 +1,6 @@
 import { describeErrorBody, type ErrorBody } from "@/lib/api/error-body";
 import type { Detection } from "@/lib/csv/foreign";
-import { columnFor, type ConvertedRow } from "@/lib/csv/link-rows";
+import { columnFor, type ConvertedRow } from "@/lib/links/csv-rows";
 import { createLinkSchema } from "@/lib/links/schemas";
 
 // What the importer's steps share: the parsed file, each row's outcome, and reading a row's cells.

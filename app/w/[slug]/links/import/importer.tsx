@@ -2,7 +2,7 @@
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import { readImportRecords } from "@/lib/csv/import-file";
-import { columnFor, toLinkBody, type ConvertedRow } from "@/lib/csv/link-rows";
+import { columnFor, toLinkBody, type ConvertedRow } from "@/lib/links/csv-rows";
 import { ProgressBar } from "@/components/progress";
 import { useToast } from "@/components/toast";
 import { Card } from "@/components/ui";

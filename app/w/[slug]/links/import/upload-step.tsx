@@ -1,6 +1,6 @@
 "use client";
 import { useState, type RefObject } from "react";
-import { TEMPLATE_CSV } from "@/lib/csv/link-rows";
+import { TEMPLATE_CSV } from "@/lib/links/csv-rows";
 import { buttonClass, Card, FormError, secondaryButtonClass } from "@/components/ui";
 import { download, MAX_ROWS } from "./import-rows";
 

@@ -1,8 +1,9 @@
-// CSV rows of a bulk import -> create bodies of POST /api/v1/links/bulk (the same fields).
-// Pure and browser-safe: the import page converts and previews in the browser, then sends the
-// bodies; the service validates them exactly as the API does.
+// CSV rows of a bulk import -> create bodies of POST /api/v1/links/bulk (the same fields), and a
+// link -> a row of the export (export.ts), in the same columns. Pure and browser-safe: the import
+// page converts and previews in the browser, then sends the bodies; the service validates them
+// exactly as the API does. Reading and writing CSV text is lib/csv's.
 
-import type { CreateLinkInput } from "../links/schemas.ts";
+import type { CreateLinkInput } from "./schemas.ts";
 
 /**
  * The CSV columns, in file order (the export's header and the template): the create body's fields,
