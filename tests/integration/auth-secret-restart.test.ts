@@ -57,7 +57,7 @@ describe("the generated AUTH_SECRET", () => {
     expect(secret.length).toBeGreaterThanOrEqual(32);
     expect(fs.statSync(secretFile).mode & 0o777).toBe(0o600);
 
-    const { signUp } = await import("../../lib/workspaces/index.ts");
+    const { signUp } = await import("../../lib/auth/users.ts");
     const email = "restart@example.test";
     const { workspace } = await signUp({ email, password: "password1" });
     const cookie = await signInCookie(first.url, email, "password1");
