@@ -1,4 +1,4 @@
-import { now } from "../clock.ts";
+import { monthOf } from "../clock.ts";
 import type pg from "pg";
 import { db, type Tx } from "../db/client.ts";
 
@@ -6,11 +6,6 @@ import { db, type Tx } from "../db/client.ts";
 // calendar month in UTC, counted in MonthlyUsage. Reserved inside the transaction that inserts the
 // links, so a rolled-back create spends nothing and parallel creates can never pass the limit.
 // Deleting a link never gives its unit back.
-
-/** "YYYY-MM" of the calendar month (UTC); by default the current one on the app's clock. */
-export function monthOf(at: Date = now()): string {
-  return at.toISOString().slice(0, 7);
-}
 
 /**
  * Links the workspace created in `month`, read without a lock: the cheap pre-check before the
