@@ -1,5 +1,5 @@
 // "Now" for the app's calendar decisions made in JavaScript: which UTC month a new link counts
-// against (lib/links/allowance.ts) and which month the usage pages show; also when a password
+// against (monthOf: lib/links/allowance.ts) and which month the usage pages show; also when a password
 // reset link expires (lib/auth/password-reset.ts). One clock, so tests can control it instead of
 // racing a real month end or waiting an hour:
 // - in-process, setClock(() => date) (and setClock(null) to go back to real time);
@@ -39,6 +39,11 @@ export function now(): Date {
  */
 export function realTimeNow(): number {
   return source ? new Date(source()).getTime() : Date.now();
+}
+
+/** "YYYY-MM" of the calendar month (UTC); by default the current one on this clock. */
+export function monthOf(at: Date = now()): string {
+  return at.toISOString().slice(0, 7);
 }
 
 /** Replaces the clock in this process (tests); `null` restores the default. */

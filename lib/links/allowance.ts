@@ -1,16 +1,11 @@
-import { now } from "../clock.ts";
+import { monthOf } from "../clock.ts";
 import type pg from "pg";
-import { db, type Tx } from "../db/client.ts";
+import { db } from "../db/client.ts";
 
 // The monthly link allowance (plan maxLinks, quota key MaxLinks): links created per workspace per
 // calendar month in UTC, counted in MonthlyUsage. Reserved inside the transaction that inserts the
 // links, so a rolled-back create spends nothing and parallel creates can never pass the limit.
 // Deleting a link never gives its unit back.
-
-/** "YYYY-MM" of the calendar month (UTC); by default the current one on the app's clock. */
-export function monthOf(at: Date = now()): string {
-  return at.toISOString().slice(0, 7);
-}
 
 /**
  * Links the workspace created in `month`, read without a lock: the cheap pre-check before the
@@ -28,21 +23,29 @@ export type Reservation = {
   current: number;
 };
 
-/** A transaction: Prisma's (bulk create, the app) or a raw `pg` connection's (the API's single create). */
-export type AllowanceTx = Tx | Pick<pg.ClientBase, "query">;
+/** A `pg` connection in a transaction (a create's, create.ts). */
+export type AllowanceTx = Pick<pg.ClientBase, "query">;
 
-/** One statement in `tx`, with named (prepared) statements on a `pg` connection. */
+/** One named (prepared) statement in `tx`. */
 async function run<R>(tx: AllowanceTx, name: string, text: string, values: (string | number)[]): Promise<R[]> {
-  if ("$queryRawUnsafe" in tx) return tx.$queryRawUnsafe<R[]>(text, ...values);
   return (await tx.query({ name, text, values })).rows as R[];
 }
 
-const RESERVE_IF_IT_FITS = `
-  INSERT INTO "MonthlyUsage" AS u ("workspaceId", "month", "created")
-  VALUES ($1::int, $2::text, $3::int)
-  ON CONFLICT ("workspaceId", "month") DO UPDATE SET "created" = u."created" + $3::int
-    WHERE u."created" + $3::int <= $4::int
-  RETURNING "created"`;
+/**
+ * The quota fragment, every create's: takes `p(3)` units of workspace `p(1)`'s allowance for month
+ * `p(2)` when they fit under the limit `p(4)`, returning "created" (no row: they do not fit). `from`
+ * names a relation whose emptiness takes nothing (create-sql.ts). Its row stays locked to commit.
+ */
+export function takeAllowance(p: (i: number) => string, from = ""): string {
+  return `
+  insert into "MonthlyUsage" as u ("workspaceId", "month", "created")
+  select ${p(1)}::int, ${p(2)}::text, ${p(3)}::int ${from} where ${p(3)}::int <= ${p(4)}::int
+  on conflict ("workspaceId", "month") do update set "created" = u."created" + ${p(3)}::int
+    where u."created" + ${p(3)}::int <= ${p(4)}::int
+  returning "created"`;
+}
+
+const RESERVE_IF_IT_FITS = takeAllowance((i) => `$${i}`);
 const ENSURE_ROW = `
   INSERT INTO "MonthlyUsage" ("workspaceId", "month", "created") VALUES ($1::int, $2::text, 0)
   ON CONFLICT ("workspaceId", "month") DO NOTHING`;

@@ -1,11 +1,9 @@
 import { hashPassword } from "../auth/password.ts";
-import type { Tx } from "../db/client.ts";
 import { ServiceError, type Issue } from "../errors.ts";
 import { planOf } from "../plans/index.ts";
 import { linkAllowanceUsed } from "./allowance.ts";
 import { mergedUrl, normalizeTargeting, toDate } from "./columns.ts";
 import { resolveCreateDomains, type ResolvedDomain } from "./link-domain.ts";
-import { addTagsToNewLinks, tagNamesOf } from "./link-tags.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import {
   cheapVerdicts,
@@ -18,9 +16,10 @@ import {
 } from "./rules.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { codeKey, isReservedAlias, takenAliasKeys, type NewLinkRow } from "./short-code.ts";
+import type { NewLinkColumns } from "./sql.ts";
 
-// The steps a create row goes through around its insert (short-code.ts insertWithCodes), shared
-// by a single create and a bulk create (create.ts): validation, the cheap pre-check, the password
+// The steps a create row goes through around its insert (create-sql.ts), shared by a single
+// create (create.ts) and a bulk create (create-bulk.ts): validation, the cheap pre-check, the password
 // hash, and tagging once inserted.
 
 /**
@@ -101,7 +100,7 @@ export async function precheckRows(workspace: LinkWorkspace, rows: PreparedRow[]
   if (!rows.some((r) => r.password)) return { verdicts: rows.map(() => "go" as const), quota: null };
   const [taken, used] = await Promise.all([takenAliasKeys(rows), linkAllowanceUsed(workspace.id, month)]);
   const keys = rows.map((r) => (r.alias === undefined ? null : codeKey(r.domain.domainKey, r.alias)));
-  // A reserved path is refused like a taken alias (insertWithCodes does the same).
+  // A reserved path is refused like a taken alias (short-code.ts insertDrawingCodes does the same).
   rows.forEach((r, i) => r.alias !== undefined && isReservedAlias(r.alias) && taken.add(keys[i]!));
   const { verdicts, current } = cheapVerdicts(keys, (key) => taken.has(key), used, plan.maxLinks);
   return { verdicts, quota: ServiceError.quota("MaxLinks", plan.maxLinks, current) };
@@ -123,10 +122,24 @@ export async function hashPasswords(rows: PreparedRow[]): Promise<void> {
   }
 }
 
-/** Tags new links (creating missing tags); returns each link's tag names as the API shows them. */
-export async function tagNew(tx: Tx, workspace: LinkWorkspace, ids: number[], names: string[][]): Promise<string[][]> {
-  if (names.every((n) => n.length === 0)) return names.map(() => []);
-  await addTagsToNewLinks(tx, workspace.id, ids, names);
-  const byLink = await tagNamesOf(tx, ids);
-  return ids.map((id) => byLink.get(id) ?? []);
+/** The insert's columns of the row, with `code` (its alias, or one insertDrawingCodes drew). */
+export function linkColumns(row: PreparedRow, code: string): NewLinkColumns {
+  const d = row.data;
+  return {
+    workspaceId: d.workspaceId,
+    domainId: d.domainId ?? null,
+    domainKey: row.domain.domainKey,
+    code,
+    url: d.url,
+    title: d.title ?? "",
+    notes: d.notes ?? null,
+    folder: d.folder ?? "",
+    active: d.active ?? true,
+    startsOn: (d.startsOn as Date | null | undefined) ?? null,
+    expiresOn: (d.expiresOn as Date | null | undefined) ?? null,
+    maxClicks: d.maxClicks ?? null,
+    fallbackUrl: d.fallbackUrl ?? null,
+    passwordHash: d.passwordHash ?? null,
+    targeting: d.targeting ?? null,
+  };
 }

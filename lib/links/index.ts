@@ -9,7 +9,7 @@ export { getLink, getLinkCountingRate, type LinkWorkspace, type LinkRef } from "
 export { updateLink, type UpdateResult } from "./update.ts";
 export { deleteLink } from "./delete.ts";
 export { listLinks, listLinksCountingRate, encodeCursor, decodeCursor, type LinksPage } from "./list.ts";
-export { reserveLinkAllowance, monthOf } from "./allowance.ts";
+export { reserveLinkAllowance } from "./allowance.ts";
 export { spendLinkCreateBudget } from "./app-budget.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";
 export { mergeUtm, utmOf, utmSchema, UTM_FIELDS, type Utm, type UtmField } from "./utm.ts";

@@ -1,5 +1,4 @@
 import type { DbOrTx, Tx } from "../db/client.ts";
-import { tagKey } from "../tags/schemas.ts";
 import { byTagName, ensureTags } from "../tags/service.ts";
 
 // The tags of links (LinkTag rows), inside the link service's transactions. Tags are named by the
@@ -16,16 +15,6 @@ export async function tagNamesOf(client: DbOrTx, linkIds: number[]): Promise<Map
   const out = new Map<number, { name: string }[]>();
   for (const r of rows) out.set(r.linkId, [...(out.get(r.linkId) ?? []), r.tag]);
   return new Map([...out].map(([id, tags]) => [id, tags.sort(byTagName).map((t) => t.name)]));
-}
-
-/** Gives new links their tags: `names[i]` for `linkIds[i]`. */
-export async function addTagsToNewLinks(tx: Tx, workspaceId: number, linkIds: number[], names: string[][]): Promise<void> {
-  const tags = await ensureTags(tx, workspaceId, names.flat());
-  if (tags.size === 0) return;
-  const data = linkIds.flatMap((linkId, i) =>
-    [...new Set(names[i].map((n) => tags.get(tagKey(n))!.id))].map((tagId) => ({ linkId, tagId })),
-  );
-  if (data.length) await tx.linkTag.createMany({ data, skipDuplicates: true });
 }
 
 /** Sets a link's tags to exactly `names` ([] clears). True when the set changed. */

@@ -1,5 +1,5 @@
-import { db, uniqueViolation, type Tx } from "../db/client.ts";
-import type { Link, Prisma } from "../db/generated/client.ts";
+import { db, uniqueViolation } from "../db/client.ts";
+import type { Prisma } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { OPERATIONS_PATHS } from "../http/operations-paths.ts";
 import { randomBase62 } from "../keys/random.ts";
@@ -105,35 +105,27 @@ export async function takenAliasKeys(rows: NewLinkRow[]): Promise<Set<string>> {
   return new Set(found.map((l) => codeKey(l.domainKey, l.code)));
 }
 
-export type Inserted = Link | "taken";
+export type Inserted<L> = L | "taken";
 
 /**
- * Inserts rows with INSERT .. ON CONFLICT DO NOTHING (a taken code does not abort the transaction).
- * A row whose alias is taken (already, by an earlier row of the same call, or a reserved path) comes
- * back as "taken"; a generated code that collides is replaced and tried again. Rows go in in
- * (domain, code) order so concurrent inserters wait on each other's codes in one order (no deadlock).
+ * THE retry for a taken generated code (every create's): `insert` gets the rows to insert in a
+ * round (index into `rows` and code: the alias, or a newly drawn code) and returns the links it
+ * inserted; a row whose alias is taken (already, by an earlier row of the same call, or a reserved
+ * path) comes back as "taken", and a generated code that collided is drawn again for the next
+ * round, at most CODE_ATTEMPTS rounds. Each round goes in (domain, code) order, so concurrent
+ * inserters wait on each other's codes in one order (no deadlock).
  */
-export async function insertWithCodes(tx: Tx, rows: NewLinkRow[]): Promise<Inserted[]> {
-  const result: (Inserted | undefined)[] = new Array(rows.length);
-  // Ids are taken first, in input order, so the links' order (ids, list pages) is the rows' order
-  // even though they are inserted in code order.
-  // (One row needs no such care.)
-  const ids =
-    rows.length < 2
-      ? []
-      : (
-          await tx.$queryRaw<
-            { id: number }[]
-          >`SELECT nextval(pg_get_serial_sequence('"Link"', 'id'))::int AS id FROM generate_series(1, ${rows.length}::int)`
-        )
-          .map((r) => Number(r.id))
-          .sort((a, b) => a - b);
+export async function insertDrawingCodes<L extends { domainKey: number; code: string }>(
+  rows: { alias?: string; domain: { domainKey: number } }[],
+  insert: (round: { i: number; code: string }[]) => Promise<L[]>,
+): Promise<Inserted<L>[]> {
+  const result: (Inserted<L> | undefined)[] = new Array(rows.length);
   const keyOf = (i: number, code: string) => codeKey(rows[i].domain.domainKey, code);
   let pending = rows.map((r, i) => ({ i, code: r.alias ?? generateCode() }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === CODE_ATTEMPTS) throw new Error(`no free generated code after ${CODE_ATTEMPTS} attempts`);
     const seen = new Set<string>();
-    const batch: typeof pending = [];
+    const round: typeof pending = [];
     const retry: typeof pending = [];
     for (const p of pending) {
       const key = keyOf(p.i, p.code);
@@ -141,18 +133,12 @@ export async function insertWithCodes(tx: Tx, rows: NewLinkRow[]): Promise<Inser
       else if (seen.has(key)) retry.push({ i: p.i, code: generateCode() });
       else {
         seen.add(key);
-        batch.push(p);
+        round.push(p);
       }
     }
-    batch.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-    const created = batch.length
-      ? await tx.link.createManyAndReturn({
-          data: batch.map((p) => ({ ...rows[p.i].data, ...(ids.length ? { id: ids[p.i] } : {}), code: p.code })),
-          skipDuplicates: true,
-        })
-      : [];
-    const byKey = new Map(created.map((l) => [codeKey(l.domainKey, l.code), l]));
-    for (const p of batch) {
+    round.sort((a, b) => rows[a.i].domain.domainKey - rows[b.i].domain.domainKey || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    const byKey = new Map((round.length ? await insert(round) : []).map((l) => [codeKey(l.domainKey, l.code), l]));
+    for (const p of round) {
       const link = byKey.get(keyOf(p.i, p.code));
       if (link) result[p.i] = link;
       else if (rows[p.i].alias !== undefined) result[p.i] = "taken";
@@ -160,7 +146,7 @@ export async function insertWithCodes(tx: Tx, rows: NewLinkRow[]): Promise<Inser
     }
     pending = retry;
   }
-  return result as Inserted[];
+  return result as Inserted<L>[];
 }
 
 /** 409 alias_taken when `alias` is reserved or already a link's code on the domain of `domainKey`. */

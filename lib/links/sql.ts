@@ -1,4 +1,3 @@
-import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
 import { liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 import type { Queryable } from "../db/queryable.ts";
@@ -108,45 +107,6 @@ export type NewLinkColumns = {
   passwordHash: string | null;
   targeting: unknown;
 };
-
-/** The columns and typed placeholders $1..$15 of a Link insert; newLinkValues gives the values in this order. */
-export const INSERT_COLUMNS = `("workspaceId", "domainId", "domainKey", "code", "url", "title", "notes", "folder", "active",
-    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting")`;
-export const INSERT_VALUES = `($1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
-    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb)`;
-
-/** The values of INSERT_VALUES. */
-export function newLinkValues(c: NewLinkColumns): unknown[] {
-  return [
-    c.workspaceId,
-    c.domainId,
-    c.domainKey,
-    c.code,
-    c.url,
-    c.title,
-    c.notes,
-    c.folder,
-    c.active,
-    c.startsOn,
-    c.expiresOn,
-    c.maxClicks,
-    c.fallbackUrl,
-    c.passwordHash,
-    c.targeting === undefined || c.targeting === null ? null : JSON.stringify(c.targeting),
-  ];
-}
-
-const INSERT = `
-  insert into "Link" as l ${INSERT_COLUMNS}
-  values ${INSERT_VALUES}
-  on conflict ("domainKey", "code") do nothing
-  returning ${SELECT_LINK}`;
-
-/** Inserts one link; null when its code is taken on its domain (the unique index decides, nothing is aborted). */
-export async function insertLink(q: Queryable | Pick<pg.ClientBase, "query">, c: NewLinkColumns): Promise<Link | null> {
-  const { rows } = await q.query<Link>({ name: "links_insert", text: INSERT, values: newLinkValues(c) });
-  return rows[0] ?? null;
-}
 
 /** Of `hosts`, those that are a verified custom domain of any workspace (a destination there would be a short link). */
 export async function verifiedDomainHosts(q: Queryable, hosts: string[]): Promise<string[]> {

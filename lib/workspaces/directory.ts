@@ -3,7 +3,7 @@ import { now as clockNow } from "../clock.ts";
 import { db } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { parseInput } from "../errors.ts";
-import { monthOf } from "../links/allowance.ts";
+import { monthOf } from "../clock.ts";
 import { planOf } from "../plans/index.ts";
 
 // Every workspace of the instance, a page at a time, for the Instance page (its caller checks the

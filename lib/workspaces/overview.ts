@@ -1,6 +1,6 @@
 import { now as clockNow } from "../clock.ts";
 import { db } from "../db/client.ts";
-import { monthOf } from "../links/allowance.ts";
+import { monthOf } from "../clock.ts";
 
 // The figures the workspace's home and "Plan and usage" pages show.
 

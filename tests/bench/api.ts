@@ -19,6 +19,15 @@
 //   get-link             GET /api/v1/links/{code}
 //   list                 GET /api/v1/links?size=10
 //   create-link          POST /api/v1/links { url } (16 clients in one workspace: one allowance row)
+//                        on each kind of plan and input, each in its own workspace:
+//     (a)                a plan without webhooks (the case above)
+//     (b) webhooks ...   a plan with webhooks, no endpoint in the workspace
+//     (c) one endpoint   a plan with webhooks and one enabled endpoint of all events: each create
+//                        also sends one delivery to a receiver on loopback (the bare node:http server
+//                        below), whose send is in the server's CPU too
+//     (d) tags           { url, tags: [2 names] } on the plan of (a), the tags already there
+//     (e) password       { url, password } on the plan of (a): one scrypt hash per create (printed apart:
+//                        the hash's CPU, measured in this process, and the server CPU less one hash)
 //   ... (no rate limit)  get-link and create-link on the same plan without a rate: the limiter's cost
 // then, with one client: the floor, get-link and create-link (latency without queueing).
 //
@@ -27,7 +36,8 @@
 // pg_stat_statements, and the calls of every statement (BEGIN and COMMIT included, this script's own
 // reads excluded) during the measured seconds are divided by the requests answered in them. Background
 // jobs' statements in those seconds count too (a handful a second: the scheduler's poll, the listener's
-// health check). BENCH_SQL_DETAIL=1 prints each case's statements per request by statement. The "CPU
+// health check). BENCH_SQL_DETAIL=1 prints each case's statements per request by statement, with
+// PostgreSQL's execution time and WAL records (a row or index entry written is one) per request. The "CPU
 // ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
 // case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
 // those; BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
@@ -41,6 +51,7 @@ import { createRequire } from "node:module";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
+import { hashPassword } from "../../lib/auth/password.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "../../lib/keys/index.ts";
 import { startApp } from "../support/app.ts";
 import { postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
@@ -59,8 +70,20 @@ const PLANS = {
   plans: {
     limited: { name: "Limited", rateLimit: 1_000_000_000, liveKeys: 10, maxLinks: 1_000_000_000, webhookEndpoints: 0, features: ALL },
     unlimited: { name: "Unlimited", rateLimit: null, liveKeys: 10, maxLinks: 1_000_000_000, webhookEndpoints: 0, features: ALL },
+    hooks: {
+      name: "Hooks",
+      rateLimit: 1_000_000_000,
+      liveKeys: 10,
+      maxLinks: 1_000_000_000,
+      webhookEndpoints: 5,
+      webhookRatePerSecond: 10_000,
+      features: ALL,
+    },
   },
 };
+/** Workspaces by slug, and their plans; "hooked" gets one endpoint (prepareDatabase). */
+const WORKSPACES = { limited: "limited", unlimited: "unlimited", hooks: "hooks", hooked: "hooks" } as const;
+const BENCH_PASSWORD = "bench-password-1";
 const FLOOR_BODY = JSON.stringify({ ok: true });
 
 // ---- the machine's floor: node:http answering the route handler's constant --------------------
@@ -114,7 +137,10 @@ async function startNextStart(env: Record<string, string>): Promise<{ port: numb
 
 // ---- the database: pg_stat_statements on, two workspaces with keys and links ------------------
 
-async function prepareDatabase(dir: string) {
+/** pg_stat_statements per statement: calls, execution ms, rows, WAL records. */
+type StatementStats = Map<string, { calls: number; ms: number; rows: number; wal: number }>;
+
+async function prepareDatabase(dir: string, receiverUrl: string) {
   let embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
   const admin = new pg.Client({ connectionString: embedded.url });
   await admin.connect();
@@ -127,8 +153,17 @@ async function prepareDatabase(dir: string) {
   await client.connect();
   await client.query(`create extension if not exists pg_stat_statements`);
   const keys: Record<string, string> = {};
-  for (const plan of ["limited", "unlimited"]) {
-    const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ($1, $1, $1) returning id`, [plan]);
+  for (const [plan, planId] of Object.entries(WORKSPACES)) {
+    const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ($1, $1, $2) returning id`, [plan, planId]);
+    if (plan === "hooked")
+      await client.query(`insert into "WebhookEndpoint" ("workspaceId", url, secret) values ($1, $2, 'whsec_bench')`, [
+        ws.rows[0].id,
+        receiverUrl,
+      ]);
+    // the tags of case (d), there before it starts
+    await client.query(`insert into "Tag" ("workspaceId", name, "nameKey") values ($1, 'Spring', 'spring'), ($1, 'Sale', 'sale')`, [
+      ws.rows[0].id,
+    ]);
     const key = generateApiKey();
     await client.query(`insert into "ApiKey" ("workspaceId", name, prefix, hash) values ($1, 'bench', $2, $3)`, [
       ws.rows[0].id,
@@ -148,25 +183,62 @@ async function prepareDatabase(dir: string) {
   }
   await client.query(`analyze`);
   // the statements counter: every call but this client's own reads (and its reset)
-  const statements = async () => {
-    const { rows } = await client.query<{ query: string; n: string }>(
-      `select query, sum(calls)::bigint as n from pg_stat_statements
+  const statements = async (): Promise<StatementStats> => {
+    const { rows } = await client.query<{ query: string; n: string; ms: number; rows: string; wal: string }>(
+      `select query, sum(calls)::bigint as n, sum(total_exec_time)::float8 as ms, sum(rows)::bigint as rows,
+              sum(wal_records)::bigint as wal
+       from pg_stat_statements
        where dbid = (select oid from pg_database where datname = current_database()) and query not ilike '%pg_stat_statements%'
        group by query`,
     );
-    return new Map(rows.map((r) => [r.query, Number(r.n)]));
+    return new Map(rows.map((r) => [r.query, { calls: Number(r.n), ms: r.ms, rows: Number(r.rows), wal: Number(r.wal) }]));
   };
-  return { embedded, keys, statements, close: () => client.end(), postmasterPid: postmasterPid(path.join(dir, "pg", "pg")) };
+  const deliveriesSent = async () => {
+    for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from "Delivery" where status = 'pending'`);
+      if (rows[0].n === 0) return;
+    }
+    console.log("(deliveries still pending after 120 s)");
+  };
+  return {
+    embedded,
+    keys,
+    statements,
+    deliveriesSent,
+    close: () => client.end(),
+    postmasterPid: postmasterPid(path.join(dir, "pg", "pg")),
+  };
 }
 
 // ---- the run ----------------------------------------------------------------------------------
 
 type Case = { name: string; port: "app" | "bare" | "next"; clients: number; next: () => BenchRequest };
+type Result = LoadResult & { sql: StatementStats };
+
+/** What each statement did during the measured seconds: the differences of two snapshots. */
+function statementsDuring(before: StatementStats, after: StatementStats): StatementStats {
+  const out: StatementStats = new Map();
+  for (const [q, a] of after) {
+    const b = before.get(q) ?? { calls: 0, ms: 0, rows: 0, wal: 0 };
+    if (a.calls > b.calls) out.set(q, { calls: a.calls - b.calls, ms: a.ms - b.ms, rows: a.rows - b.rows, wal: a.wal - b.wal });
+  }
+  return out;
+}
+
+/** The CPU seconds of one scrypt hash as a link password's (this process, so the server's pool is left alone). */
+async function hashCpuSeconds(): Promise<number> {
+  await hashPassword(BENCH_PASSWORD, "bulk");
+  const before = process.cpuUsage();
+  const n = 20;
+  for (let i = 0; i < n; i++) await hashPassword(BENCH_PASSWORD, "bulk");
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1e6 / n;
+}
 
 /** Server and PostgreSQL CPU per request, in µs. */
 const cpuPerRequest = (r: LoadResult) => (r.cpu ? ((r.cpu.server + r.cpu.postgres) / r.rps) * 1e6 : NaN);
 
-function print(r: LoadResult, floor: LoadResult | undefined) {
+function print(r: LoadResult, floor: LoadResult | undefined, hashSeconds?: number) {
   const us = (cores: number) => `${((cores / r.rps) * 1e6).toFixed(0)} µs`;
   const cpuRatio = floor ? (cpuPerRequest(floor) / cpuPerRequest(r)).toFixed(2) : "";
   const others = Object.entries(r.statuses).filter(([s]) => !/^2/.test(s) && s !== "401");
@@ -174,6 +246,7 @@ function print(r: LoadResult, floor: LoadResult | undefined) {
   console.log(
     `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} req/s  ${ratio.padStart(5)} of floor   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms` +
       (r.cpu ? `   CPU/req: server ${us(r.cpu.server)}, postgres ${us(r.cpu.postgres)}, generator ${us(r.cpu.generator)}` : "") +
+      (r.cpu && hashSeconds ? ` (server less one hash ${us(r.cpu.server - hashSeconds * r.rps)})` : "") +
       ` (CPU ratio ${cpuRatio})` +
       (r.counted !== null ? `   SQL/req ${(r.counted / r.requests).toFixed(2)}` : "") +
       (r.errors || others.length ? `   (${r.errors} socket errors, statuses ${JSON.stringify(r.statuses)})` : ""),
@@ -184,9 +257,10 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-api-"));
   const plansFile = path.join(dir, "plans.json");
   fs.writeFileSync(plansFile, JSON.stringify(PLANS));
-  const db = await prepareDatabase(dir);
-  const appEnv = { PLANS_FILE: plansFile, APP_URL: "http://app.bench", DATABASE_URL: db.embedded.url };
+  // the bare server is also case (c)'s webhook receiver (http on loopback: WEBHOOK_ALLOW_PRIVATE)
   const bare = await startBareServer();
+  const db = await prepareDatabase(dir, `http://127.0.0.1:${bare.port}/hook`);
+  const appEnv = { PLANS_FILE: plansFile, APP_URL: "http://app.bench", DATABASE_URL: db.embedded.url, WEBHOOK_ALLOW_PRIVATE: "1" };
   const app = await startApp(db.embedded.url, { ...appEnv, NODE_OPTIONS: serverNodeOptions(CPU_PROFILE) ?? process.env.NODE_OPTIONS });
   const nextStart = NEXT_START
     ? await startNextStart({ ...appEnv, AUTH_SECRET: "test-secret-test-secret-test-secret", AUTH_TRUST_HOST: "true" })
@@ -204,12 +278,14 @@ async function main() {
   };
   const auth = (plan: string) => ({ Authorization: `Bearer ${db.keys[plan]}` });
   let n = 0;
-  const create = (plan: string) => () => ({
-    method: "POST",
-    path: "/api/v1/links",
-    headers: auth(plan),
-    body: JSON.stringify({ url: `https://example.com/bench/${n++}` }),
-  });
+  const create =
+    (plan: string, more: object = {}) =>
+    () => ({
+      method: "POST",
+      path: "/api/v1/links",
+      headers: auth(plan),
+      body: JSON.stringify({ url: `https://example.com/bench/${n++}`, ...more }),
+    });
   const floor = () => ({ method: "GET", path: "/api/bench-floor" });
   const all: Case[] = [
     { name: "floor: route handler (server.ts)", port: "app", clients: CLIENTS, next: floor },
@@ -229,6 +305,10 @@ async function main() {
       next: () => ({ method: "GET", path: "/api/v1/links?size=10", headers: auth("limited") }),
     },
     { name: "create-link", port: "app", clients: CLIENTS, next: create("limited") },
+    { name: "create-link (b) webhooks, none", port: "app", clients: CLIENTS, next: create("hooks") },
+    { name: "create-link (c) one endpoint", port: "app", clients: CLIENTS, next: create("hooked") },
+    { name: "create-link (d) tags", port: "app", clients: CLIENTS, next: create("limited", { tags: ["spring", "Sale"] }) },
+    { name: "create-link (e) password", port: "app", clients: CLIENTS, next: create("limited", { password: BENCH_PASSWORD }) },
     {
       name: "get-link (no rate limit)",
       port: "app",
@@ -254,9 +334,11 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(" ")}), Node ${process.version}\n`,
   );
+  const hashSeconds = await hashCpuSeconds();
   try {
-    const run = (c: Case, seconds: number) =>
-      load({
+    const run = async (c: Case, seconds: number): Promise<Result> => {
+      const snapshots: StatementStats[] = [];
+      const r = await load({
         name: c.name,
         port: ports[c.port],
         clients: c.clients,
@@ -264,37 +346,62 @@ async function main() {
         seconds,
         next: c.next,
         probe: probes[c.port],
-        during: c.port === "bare" ? undefined : db.statements,
+        during:
+          c.port === "bare"
+            ? undefined
+            : async () => {
+                const s = await db.statements();
+                snapshots.push(s);
+                return new Map([...s].map(([q, v]) => [q, v.calls]));
+              },
       });
+      // case (c)'s deliveries still being sent would be the next case's work: wait for them
+      await db.deliveriesSent();
+      return { ...r, sql: snapshots.length === 2 ? statementsDuring(snapshots[0], snapshots[1]) : new Map() };
+    };
     // first requests compile routes and open connections
     for (const c of cases) await run(c, 1);
-    const results = new Map<string, LoadResult[]>();
+    const results = new Map<string, Result[]>();
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of cases) results.set(c.name, [...(results.get(c.name) ?? []), await run(c, SECONDS)]);
       console.log(`round ${round}/${ROUNDS} done (load average ${os.loadavg()[0].toFixed(1)})`);
     }
-    const median = (list: LoadResult[]) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
+    const median = (list: Result[]) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
     const med = new Map([...results].map(([k, v]) => [k, median(v)]));
     const routeFloor = med.get("floor: route handler (server.ts)");
     const oneFloor = med.get("1 client: floor");
     console.log(`\nmedian of ${ROUNDS} round(s); "of floor" = throughput / the route-handler floor's in this server:`);
-    for (const c of cases) print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor);
+    for (const c of cases)
+      print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor, c.name.includes("password") ? hashSeconds : undefined);
     console.log(
       `("CPU ratio": the floor's server + PostgreSQL CPU per request / the case's: the throughput ratio a CPU-bound run would show, less sensitive to other load on the machine)`,
     );
     if (process.env.BENCH_SQL_DETAIL === "1") {
-      console.log("\nSQL statements per request, by statement (median round):");
+      console.log("\nSQL statements per request, by statement (median round): calls, PostgreSQL execution µs, WAL records:");
       for (const c of cases.filter((x) => x.port !== "bare")) {
         const r = med.get(c.name)!;
-        console.log(`  ${c.name}`);
-        for (const [query, n] of r.countedByName.slice(0, 8))
-          console.log(`    ${(n / r.requests).toFixed(2).padStart(6)}  ${query.replace(/\s+/g, " ").slice(0, 110)}`);
+        const per = (v: number) => v / r.requests;
+        const total = [...r.sql.values()].reduce((t, v) => ({ ms: t.ms + v.ms, wal: t.wal + v.wal }), { ms: 0, wal: 0 });
+        console.log(`  ${c.name}: ${(per(total.ms) * 1000).toFixed(0)} µs executing, ${per(total.wal).toFixed(1)} WAL records per request`);
+        for (const [query, v] of [...r.sql].sort((a, b) => b[1].calls - a[1].calls).slice(0, 8))
+          console.log(
+            `    ${per(v.calls).toFixed(2).padStart(6)} ${(per(v.ms) * 1000).toFixed(0).padStart(5)} µs ${per(v.wal).toFixed(1).padStart(5)} WAL  ${query.replace(/\s+/g, " ").slice(0, 100)}`,
+          );
       }
     }
     const rounds = (name: string) =>
       results.get(name)?.map((r, i) => (r.rps / results.get("floor: route handler (server.ts)")![i].rps).toFixed(2));
     console.log("\nper-round ratios to the route-handler floor:");
     for (const c of cases.filter((x) => x.clients > 1)) console.log(`  ${c.name.padEnd(34)} ${rounds(c.name)?.join(" ")}`);
+    console.log(`one scrypt hash (a link password's): ${(hashSeconds * 1e6).toFixed(0)} µs CPU in this process`);
+    // the creates on plans with a rate, as every plan but this bench's "unlimited" has
+    const creates = cases
+      .filter((c) => c.name.startsWith("create-link") && !c.name.includes("no rate") && c.clients > 1)
+      .map((c) => med.get(c.name)!);
+    const net = (r: LoadResult) => (r.cpu ? r.cpu.server / r.rps - (r.name.includes("password") ? hashSeconds : 0) : NaN);
+    const cheapest = Math.min(...creates.map(net));
+    for (const r of creates)
+      console.log(`  ${r.name.padEnd(34)} server CPU / the cheapest create's = ${(net(r) / cheapest).toFixed(2)} (less the hash for (e))`);
     const created = med.get("create-link");
     if (created) console.log(`create-link at ${CLIENTS} clients in one workspace: p99 / p50 = ${(created.p99 / created.p50).toFixed(2)}`);
     const oneGet = med.get("1 client: get-link");

@@ -1,5 +1,7 @@
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
+import { inPgTransaction } from "../../lib/db/pg-transaction.ts";
 import { reserveLinkAllowance } from "../../lib/links/allowance.ts";
 import { consumeLiveKeyRateBudget, consumeRateBudget } from "../../lib/ratelimit/index.ts";
 import { database } from "../../lib/db/client.ts";
@@ -71,10 +73,8 @@ describe("consumeRateBudget", () => {
 });
 
 describe("reserveLinkAllowance", () => {
-  // More transactions than pool connections wait for one: on a loaded machine longer than Prisma's
-  // 2 s default, which would fail the test for the wait, not for the rule it checks.
-  const inTx = <T>(fn: Parameters<ReturnType<typeof db>["$transaction"]>[0]) =>
-    db().$transaction(fn as never, { maxWait: 60_000, timeout: 60_000 }) as Promise<T>;
+  // a raw `pg` transaction, as the creates run it (more transactions than connections wait for one)
+  const inTx = <T>(fn: (tx: pg.PoolClient) => Promise<unknown>) => inPgTransaction(database().prismaPool, fn) as Promise<T>;
 
   it("never grants more than the limit to concurrent transactions", async () => {
     const ws = await db().workspace.create({ data: { slug: "sql-allow-1", name: "A", plan: "team" } });

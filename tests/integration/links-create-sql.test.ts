@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database, db } from "../../lib/db/client.ts";
-import { insertLinkReservingAllowance } from "../../lib/links/create-sql.ts";
+import type { Link } from "../../lib/db/generated/client.ts";
+import type { Queryable } from "../../lib/db/queryable.ts";
+import { createStatement, CreateRefused, type CreateRefusal } from "../../lib/links/create-sql.ts";
 import type { NewLinkColumns } from "../../lib/links/sql.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
-// The API's single create as one statement (lib/links/create-sql.ts), called directly against real
+// A single create as one statement (lib/links/create-sql.ts createStatement), called directly against real
 // PostgreSQL: the link and one unit of the monthly allowance, both or neither, exact under
 // concurrency.
 
@@ -48,9 +50,25 @@ function columns(workspaceId: number, code: string, more: Partial<NewLinkColumns
 const used = async (workspaceId: number) =>
   (await db().monthlyUsage.findUnique({ where: { workspaceId_month: { workspaceId, month: MONTH } } }))?.created ?? 0;
 const linkCount = (workspaceId: number) => db().link.count({ where: { workspaceId } });
+/** The statement's answer as the link or what it refused. */
+async function insertLinkReservingAllowance(
+  q: Queryable,
+  c: NewLinkColumns,
+  month: string,
+  limit: number,
+  destinationHosts: string[] = [],
+): Promise<{ link: Link } | { refused: CreateRefusal }> {
+  try {
+    const r = await createStatement(q, c, { allowance: { month, limit }, guard: false, tags: [], destinationHosts });
+    return { link: r!.link };
+  } catch (e) {
+    if (e instanceof CreateRefused) return { refused: e.reason };
+    throw e;
+  }
+}
 const insert = (c: NewLinkColumns, limit: number) => insertLinkReservingAllowance(database().prismaPool, c, MONTH, limit);
 
-describe("insertLinkReservingAllowance", () => {
+describe("createStatement", () => {
   it("inserts the link with every column as Prisma reads it, and takes one unit of the allowance", async () => {
     const ws = await db().workspace.create({ data: { slug: "cs-1", name: "A", plan: "team" } });
     const r = await insert(

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { now, setClock } from "../../lib/clock.ts";
-import { monthOf } from "../../lib/links/allowance.ts";
+import { monthOf, now, setClock } from "../../lib/clock.ts";
 
 afterEach(() => {
   setClock(null);

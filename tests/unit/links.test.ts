@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Link } from "../../lib/db/generated/client.ts";
-import { monthOf } from "../../lib/links/allowance.ts";
+import { monthOf } from "../../lib/clock.ts";
 import { featuresRequested, isDenylisted, isServiceHost, missingFeature, scheduleProblem } from "../../lib/links/rules.ts";
 import { generateCode, RESERVED_PATHS } from "../../lib/links/short-code.ts";
 import { createLinkSchema, listLinksQuerySchema, updateLinkSchema, webhookLinkSchema, apiLinkSchema } from "../../lib/links/schemas.ts";
