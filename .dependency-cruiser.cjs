@@ -31,13 +31,9 @@ const NOT_SERVICES = "^lib/(admin|api|actions|db|net|mail|config|http|log|metric
  *   account's transaction (auth/users.ts -> createFirstWorkspace in workspaces/index.ts), and a
  *   workspace names its owner by account address (workspaces/index.ts -> auth/schemas.ts) and asks
  *   whether a member has a second factor (workspaces/second-factor.ts -> auth/two-factor.ts).
- * - links and domains, only through workspaces/overview.ts and workspaces/directory.ts ->
- *   links/allowance.ts (monthOf): links -> auth (auth/password.ts, auth/throttle-sql.ts for the
- *   app's create budget) -> workspaces -> links, and links -> domains -> workspaces/access.ts ->
- *   links. Once monthOf is in lib/clock.ts, take both out.
  * Taking an area out of this list makes the check hold it to the rule.
  */
-const ENTANGLED = "^lib/(auth|domains|links|workspaces)$";
+const ENTANGLED = "^lib/(auth|workspaces)$";
 
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {

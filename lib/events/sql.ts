@@ -7,7 +7,7 @@ import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 
 // recordEvent (index.ts) for a transaction on a raw `pg` connection, in two forms that apply the same
 // subscription rule (subscription.ts):
-// - recordEventSql, one event (the API's single create, lib/links/create-one.ts): the endpoints are
+// - recordEventSql, one event (a single create with an enabled endpoint, lib/links/create.ts): the endpoints are
 //   chosen, the event and its deliveries inserted, and the new delivery ids returned in ONE statement;
 //   nothing is inserted when no endpoint wants the event.
 // - clickSubscribers and recordClickedEvents, link.clicked for a batch of clicks (the click flush,
