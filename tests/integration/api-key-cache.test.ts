@@ -50,17 +50,30 @@ async function warm(key: string) {
 describe("API key cache across processes", () => {
   it("answers from the cache: a revocation written without its notification is not seen, a notified one is", async () => {
     const { workspace, keys } = await makeWorkspace("open", { keys: 1 });
-    await warm(keys[0].key);
     // triggers off for this one connection: the row changes, no notification is sent
     const quiet = new pg.Client({ connectionString: env.databaseUrl });
     await quiet.connect();
+    const quietly = (revokedAt: "now()" | "null") =>
+      quiet.query(`update "ApiKey" set "revokedAt" = ${revokedAt} where id = $1`, [keys[0].id]);
+    // A notification of this file's earlier writes (making the workspace and its key) may still
+    // arrive after the warm-up and drop a cache; then the quiet revocation is read from the
+    // database. So: warm, revoke quietly, ask; taken back quietly and tried again, at most 3 times.
+    // A cache that does not answer from memory shows 401 every time.
+    let answers: number[] = [];
     try {
       await quiet.query(`set session_replication_role = replica`);
-      await quiet.query(`update "ApiKey" set "revokedAt" = now() where id = $1`, [keys[0].id]);
+      for (let round = 0; round < 3; round++) {
+        await quietly("null");
+        await warm(keys[0].key);
+        await quietly("now()");
+        answers = [];
+        for (const app of env.apps) answers.push((await links(app, keys[0].key)).status);
+        if (answers.every((a) => a === 200)) break;
+      }
     } finally {
       await quiet.end();
     }
-    for (const app of env.apps) expect((await links(app, keys[0].key)).status).toBe(200);
+    expect(answers).toEqual([200, 200]);
     // the same write with the triggers on notifies
     const since = performance.now();
     const loud = new pg.Client({ connectionString: env.databaseUrl });
