@@ -3,7 +3,7 @@
 // short-link requests take a lean path (lib/redirects) and everything else goes to Next.js ->
 // graceful shutdown (/readyz 503, SHUTDOWN_DRAIN_MS of serving, stop accepting, the requests in
 // flight answered, runtime.close(), stop the embedded PostgreSQL). /healthz, /readyz and /metrics
-// are answered first, on every host (lib/http/operations.ts).
+// are answered first, on every host (lib/http/operations.ts), then Caddy's /tls/ask (lib/domains/tls-ask.ts).
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -97,6 +97,8 @@ async function main() {
   const securityHeaders = appSecurityHeaders(cfg.APP_URL);
   // /healthz, /readyz, /metrics before anything else, on every host (lib/http/operations.ts)
   const { answerOperations, startMetricsServer } = await import("./lib/http/operations.ts");
+  const { isTlsAskPath } = await import("./lib/http/operations-paths.ts");
+  const { answerTlsAsk } = await import("./lib/domains/tls-ask.ts");
   const { databaseProbe } = await import("./lib/db/readiness.ts");
   const { closeServer } = await import("./lib/http/drain.ts");
   let stopping = false;
@@ -108,6 +110,8 @@ async function main() {
     // draining (see shutdown): each answer closes its connection, so clients reconnect elsewhere
     if (stopping) res.setHeader("Connection", "close");
     if (answerOperations(req, res, operations)) return;
+    // Caddy's on-demand TLS question, on every host too (lib/domains/tls-ask.ts)
+    if (isTlsAskPath(req.url)) return answerTlsAsk(req, res, runtime.database.redirects);
     if (shortLinks.handles(req)) {
       shortLinks.handle(req, res);
       return;

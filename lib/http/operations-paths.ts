@@ -18,3 +18,16 @@ export function operationsPathOf(url: string | undefined): OperationsPath | null
   if (path.endsWith("/")) path = path.slice(0, -1);
   return OPERATIONS_PATHS.has(path) ? (path as OperationsPath) : null;
 }
+
+/**
+ * Caddy's on-demand TLS question, `GET /tls/ask?domain=<host>` (lib/domains/tls-ask.ts): server.ts
+ * answers it after the operations endpoints, on every host, so `tls` is a reserved link code too.
+ */
+export const TLS_ASK_SEGMENT = "tls";
+
+/** The request target is /tls/ask (with any query). */
+export function isTlsAskPath(url: string | undefined): boolean {
+  if (!url || url.charCodeAt(1) !== 116 /* t */) return false;
+  const q = url.indexOf("?");
+  return (q === -1 ? url : url.slice(0, q)) === "/tls/ask";
+}

@@ -1,7 +1,7 @@
 import { db, uniqueViolation } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
-import { OPERATIONS_PATHS } from "../http/operations-paths.ts";
+import { OPERATIONS_PATHS, TLS_ASK_SEGMENT } from "../http/operations-paths.ts";
 import { randomBase62 } from "../keys/random.ts";
 
 // The code rule: a link's code is unique per domain, and never one of the app's own paths.
@@ -57,6 +57,8 @@ export const RESERVED_PATHS = new Set([
   "manifest.webmanifest",
   // /healthz, /readyz, /metrics: answered by server.ts on every host (lib/http/operations-paths.ts)
   ...OPERATIONS_PATHS,
+  // /tls/ask: Caddy's on-demand TLS question, answered by server.ts on every host (lib/domains/tls-ask.ts)
+  TLS_ASK_SEGMENT,
 ]);
 
 /**
