@@ -130,6 +130,9 @@ const schema = z.object({
   ANALYTICS_EXPORTS_MAX: z.coerce.number().int().min(1).optional(),
   // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
   TRUST_PROXY: flag,
+  // a proxy in front obtains certificates for custom domains on demand (deploy/Caddyfile asks
+  // /tls/ask): only what the Domains page tells a workspace about HTTPS changes
+  TLS_ON_DEMAND: flag,
   // instance administrators by address (lib/instance), besides those granted by the admin CLI;
   // an address counts once its owner has verified it, so nobody becomes one by signing up first
   INSTANCE_ADMINS: z

@@ -82,16 +82,29 @@ export function AddDomainButton({ slug, disabled }: { slug: string; disabled: bo
   );
 }
 
+/** What HTTPS on the host takes, as this instance is set up (TLS_ON_DEMAND, lib/config). */
+function httpsNote(host: string, verified: boolean, tlsOnDemand: boolean): string {
+  if (!tlsOnDemand) {
+    return `HTTPS: this instance does not obtain certificates for custom domains; ask its operator to set one up for ${host}, or its links are served over HTTP only.`;
+  }
+  return verified
+    ? `HTTPS: served automatically. Once the DNS record points here, the first visit to https://${host} obtains its certificate.`
+    : `HTTPS: served automatically once the host is verified and points here; the first visit obtains its certificate.`;
+}
+
 export function DomainCard({
   slug,
   domain,
   canManage,
   canVerify,
+  tlsOnDemand,
 }: {
   slug: string;
   domain: DomainView;
   canManage: boolean;
   canVerify: boolean;
+  /** TLS_ON_DEMAND: the instance's proxy obtains certificates for verified domains (README "HTTPS for custom domains") */
+  tlsOnDemand: boolean;
 }) {
   const router = useRouter();
   const toast = useToast();
@@ -130,6 +143,10 @@ export function DomainCard({
         </div>
       </div>
 
+      <p className="mt-2 text-xs text-slate-600" data-testid="domain-https">
+        {httpsNote(domain.host, domain.verified, tlsOnDemand)}
+      </p>
+
       {!domain.verified && (
         <div className="mt-4 space-y-4 border-t border-slate-100 pt-4">
           <div>
@@ -154,7 +171,8 @@ export function DomainCard({
               <CopyField label="Value" value={domain.target.value} what="CNAME value" />
             </div>
             <p className="mt-1 text-xs text-slate-500">
-              For a bare domain (example.com) use your provider&apos;s ALIAS or ANAME record, or A records to the same address.
+              For a bare domain (example.com) use your provider&apos;s ALIAS or ANAME record, or A and AAAA records to the same addresses as{" "}
+              {domain.target.value}.
             </p>
           </div>
           {canManage && (

@@ -18,6 +18,7 @@ export default async function DomainsPage({ params }: { params: Promise<{ slug: 
   const cheapest = Object.values(plans()).find((p) => hasFeature(p, "CustomDomains"));
   const domains = await listDomains(workspace.id);
   const shortDomain = config().shortDomain;
+  const tlsOnDemand = config().TLS_ON_DEMAND;
 
   return (
     <>
@@ -43,7 +44,7 @@ export default async function DomainsPage({ params }: { params: Promise<{ slug: 
           </div>
         </Card>
         {domains.map((d) => (
-          <DomainCard key={d.id} slug={slug} domain={d} canManage={canManage} canVerify={allowed} />
+          <DomainCard key={d.id} slug={slug} domain={d} canManage={canManage} canVerify={allowed} tlsOnDemand={tlsOnDemand} />
         ))}
         {domains.length === 0 && (
           <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600">
