@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { apiRouteLabel } from "../../lib/api/metrics.ts";
 import { ConfigError, parseConfig } from "../../lib/config/index.ts";
 import { hasBearerToken } from "../../lib/http/operations.ts";
-import { operationsPathOf } from "../../lib/http/operations-paths.ts";
+import { isTlsAskPath, operationsPathOf } from "../../lib/http/operations-paths.ts";
 import { generateCode, isReservedAlias, RESERVED_PATHS } from "../../lib/links/short-code.ts";
 import { metrics } from "../../lib/metrics/index.ts";
 import { PrecountedCounter, PrecountedHistogram } from "../../lib/metrics/precounted.ts";
@@ -28,6 +28,15 @@ describe("operations paths", () => {
     }
     // "healthz" and "metrics" have the shape of a generated code (7 base62 characters)
     for (let i = 0; i < 2000; i++) expect(["healthz", "metrics"]).not.toContain(generateCode());
+  });
+
+  it("/tls/ask (Caddy's on-demand TLS question) is told apart, and tls is a reserved alias", () => {
+    expect(isTlsAskPath("/tls/ask")).toBe(true);
+    expect(isTlsAskPath("/tls/ask?domain=go.brand.example")).toBe(true);
+    for (const other of ["/tls", "/tls/", "/tls/ask/", "/tls/asks", "/TLS/ask", "//tls/ask", "tls/ask", undefined, "/"])
+      expect(isTlsAskPath(other)).toBe(false);
+    expect(RESERVED_PATHS.has("tls")).toBe(true);
+    expect(isReservedAlias("tls")).toBe(true);
   });
 
   it("are never link codes on a custom domain, where every other code-shaped path is one", () => {
