@@ -1,4 +1,4 @@
-// compose.yaml, .env.example and the Dockerfile, read as files (the container stage builds and runs
+// compose.yaml (with Caddy in front: deploy/Caddyfile), .env.example and the Dockerfile, read as files (the container stage builds and runs
 // the image, and runs `compose config` where a compose tool is installed: tests/container/).
 import fs from "node:fs";
 import path from "node:path";
@@ -13,7 +13,7 @@ type Service = {
   build?: string;
   env_file?: string;
   environment?: Record<string, string>;
-  depends_on?: Record<string, { condition: string }>;
+  depends_on?: Record<string, { condition: string }> | string[];
   healthcheck?: { test: string[] };
   ports?: string[];
   volumes?: string[];
@@ -21,7 +21,7 @@ type Service = {
   stop_grace_period?: string;
 };
 const compose = parse(read("compose.yaml"), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
-const { postgres, linkhop } = compose.services;
+const { postgres, linkhop, caddy } = compose.services;
 
 describe("compose.yaml", () => {
   it("runs PostgreSQL from the official image with a named volume and a health check", () => {
@@ -31,10 +31,10 @@ describe("compose.yaml", () => {
     expect(Object.keys(compose.volumes)).toContain(volume);
   });
 
-  it("starts Linkhop built from this Dockerfile once PostgreSQL is healthy, on port 3000", () => {
+  it("starts Linkhop built from this Dockerfile once PostgreSQL is healthy, publishing no port (Caddy is the way in)", () => {
     expect(linkhop.build).toBe(".");
     expect(linkhop.depends_on).toEqual({ postgres: { condition: "service_healthy" } });
-    expect(linkhop.ports).toEqual(["3000:3000"]);
+    expect(linkhop.ports).toBeUndefined();
     expect(linkhop.environment?.DATABASE_URL).toMatch(/^postgresql:\/\/linkhop:\$\{POSTGRES_PASSWORD[^}]*\}@postgres:5432\/linkhop$/);
     expect(linkhop.stop_grace_period).toBe("30s");
   });
@@ -58,9 +58,28 @@ describe("compose.yaml", () => {
     expect(replica.ports).toEqual(["3001:3000"]);
   });
 
-  it("uses only named volumes that it declares", () => {
+  it("puts Caddy (official image) in front on 80 and 443 with deploy/Caddyfile, a data volume, and Linkhop told so", () => {
+    expect(caddy.image).toMatch(/^caddy:2(\.\d+)*$/);
+    expect(caddy.ports).toEqual(["80:80", "443:443", "443:443/udp"]);
+    expect(caddy.volumes).toContain("./deploy/Caddyfile:/etc/caddy/Caddyfile:ro");
+    expect(caddy.volumes).toContain("caddy-data:/data");
+    expect(caddy.depends_on).toEqual(["linkhop"]);
+    // the Caddyfile reads these two (its site for APP_URL's host, its upstream and ask URL)
+    expect(caddy.environment?.APP_URL).toMatch(/^\$\{APP_URL:\?.+\}$/);
+    expect(caddy.environment?.LINKHOP_UPSTREAM).toBe("linkhop:3000");
+    const caddyfile = read("deploy/Caddyfile");
+    expect(caddyfile).toMatch(/^\{\$APP_URL\} \{$/m);
+    expect(caddyfile).toMatch(/^\s+ask http:\/\/\{\$LINKHOP_UPSTREAM:linkhop:3000\}\/tls\/ask$/m);
+    expect(linkhop.environment).toMatchObject({ TRUST_PROXY: "1", TLS_ON_DEMAND: "1" });
+  });
+
+  it("uses only named volumes that it declares, and bind-mounts only files of this repository", () => {
     for (const service of Object.values(compose.services)) {
-      for (const mount of service.volumes ?? []) expect(Object.keys(compose.volumes)).toContain(mount.split(":")[0]);
+      for (const mount of service.volumes ?? []) {
+        const source = mount.split(":")[0];
+        if (source.startsWith("./")) expect(fs.existsSync(path.join(root, source)), source).toBe(true);
+        else expect(Object.keys(compose.volumes)).toContain(source);
+      }
     }
   });
 });
