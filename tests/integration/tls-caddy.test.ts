@@ -45,13 +45,8 @@ function adapted(storage: string): { text: string; added: string } {
 }
 
 function caddyEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH,
-    HOME: dir,
-    XDG_DATA_HOME: path.join(dir, "xdg-data"),
-    XDG_CONFIG_HOME: path.join(dir, "xdg-config"),
-    ...extra,
-  };
+  // HOME and XDG folders of its own: nothing of Caddy's lands outside the test's folder
+  return { ...process.env, HOME: dir, XDG_DATA_HOME: path.join(dir, "xdg-data"), XDG_CONFIG_HOME: path.join(dir, "xdg-config"), ...extra };
 }
 
 /** A TLS handshake as `servername` on Caddy's port, verified against Caddy's local root. */
