@@ -131,7 +131,7 @@ const providers: NextAuthConfig["providers"] = [
       if (user && gate.accountLocked) {
         // Locked, with a second factor: on to the code step either way, so the answer does not
         // tell a right password from a wrong one; after a wrong one no code can succeed.
-        if (ok) await signInSucceeded({ keys: gate.keys });
+        if (ok) await signInSucceeded(gate);
         const decoy = decoyPendingToken(user.id, user.sessionVersion);
         throw new SecondFactorRequired(ok ? ((await pendingSignInToken(user.id)) ?? decoy) : decoy);
       }

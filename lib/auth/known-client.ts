@@ -30,7 +30,12 @@ function marksIn(value: string | undefined): string[] {
 
 /** Whether the request's cookies (a `Cookie` header) hold the mark of the account with `email`. */
 export function isKnownClient(cookieHeader: string | null | undefined, email: string): boolean {
-  const value = /(?:^|;\s*)linkhop\.known-client=([^;]*)/.exec(cookieHeader ?? "")?.[1];
+  const prefix = `${KNOWN_CLIENT_COOKIE}=`;
+  const value = (cookieHeader ?? "")
+    .split(";")
+    .map((c) => c.trim())
+    .find((c) => c.startsWith(prefix))
+    ?.slice(prefix.length);
   const expected = Buffer.from(markOf(email));
   return marksIn(value).some((m) => timingSafeEqual(Buffer.from(m), expected));
 }

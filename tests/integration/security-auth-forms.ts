@@ -58,3 +58,35 @@ export async function submitForm(
 export function sessionCookieOf(cookies: string[]): string | undefined {
   return cookies.find((c) => /^(__Secure-)?authjs\.session-token=./.test(c));
 }
+
+export type CredentialsAnswer = { signedIn: boolean; code: string | null; cookies: string[] };
+
+/**
+ * One sign-in through Auth.js's credentials endpoint, as a script would guess: `headers` on both
+ * requests (X-Forwarded-For), `cookie` as a browser would add it. `code` is the refusal's code in
+ * the answer's location (credentials, too_many_attempts.N, second_factor).
+ */
+export async function credentialsSignIn(
+  baseUrl: string,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+  cookie = "",
+): Promise<CredentialsAnswer> {
+  const csrfRes = await fetch(`${baseUrl}/api/auth/csrf`, { headers });
+  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
+  const csrfCookie = (csrfRes.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
+  const res = await fetch(`${baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: [csrfCookie, cookie].filter(Boolean).join("; ") },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${baseUrl}/` }),
+  });
+  const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]);
+  const location = res.headers.get("location") ?? "";
+  return {
+    signedIn: Boolean(sessionCookieOf(cookies)),
+    code: location.includes("?") ? new URL(location, baseUrl).searchParams.get("code") : null,
+    cookies,
+  };
+}

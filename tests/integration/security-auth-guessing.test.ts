@@ -2,7 +2,8 @@ import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
-import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
+import { passwordHashes } from "../support/password-hashes.ts";
+import { credentialsSignIn, sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 
 // Guessing passwords against the running server, as the security audit did (lib/auth/throttle.ts,
 // lib/auth/known-client.ts): failed sign-ins are limited per client across every account, before
@@ -41,38 +42,11 @@ async function account() {
 /** A client address of its own for each use (TEST-NET-3, then 2001:db8::/32 for more). */
 const client = () => ({ "x-forwarded-for": `203.0.113.${++n % 250}` });
 
-type Answer = { signedIn: boolean; code: string | null; cookies: string[] };
+/** One sign-in through Auth.js's credentials endpoint; `cookie` as a browser sends it. */
+const attempt = (email: string, password: string, headers: Record<string, string>, cookie = "") =>
+  credentialsSignIn(app.url, email, password, headers, cookie);
 
-/** One sign-in through Auth.js's credentials endpoint, as a script would guess; `cookie` as a browser sends it. */
-async function attempt(email: string, password: string, headers: Record<string, string>, cookie = ""): Promise<Answer> {
-  const csrfRes = await fetch(`${app.url}/api/auth/csrf`, { headers });
-  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const csrfCookie = (csrfRes.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
-  const res = await fetch(`${app.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      ...headers,
-      "content-type": "application/x-www-form-urlencoded",
-      cookie: [csrfCookie, cookie].filter(Boolean).join("; "),
-    },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${app.url}/` }),
-  });
-  const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]);
-  const location = res.headers.get("location") ?? "";
-  return {
-    signedIn: Boolean(sessionCookieOf(cookies)),
-    code: location.includes("?") ? new URL(location, app.url).searchParams.get("code") : null,
-    cookies,
-  };
-}
-
-async function interactiveHashes(): Promise<number> {
-  const text = await (await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  const line = text.split("\n").find((l) => l.startsWith('linkhop_password_hashes_total{lane="interactive"}'));
-  if (!line) throw new Error("no linkhop_password_hashes_total in /metrics");
-  return Number(line.split(" ").at(-1));
-}
+const interactiveHashes = async () => (await passwordHashes(app.url, METRICS_TOKEN)).interactive;
 
 /** Locks `email`'s account-wide limit as the audit did: 10 wrong passwords from each of 5 addresses. */
 async function lockAccount(email: string, secondFactor = false) {

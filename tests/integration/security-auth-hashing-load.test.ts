@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { client, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 import { signInCookie } from "../support/session.ts";
+import { passwordHashes } from "../support/password-hashes.ts";
 
 // A sign-in while bulk creates hash hundreds of link passwords, on the running app: the password
 // hashes go through one gate per process (lib/auth/hash-gate.ts), where a sign-in takes the next
@@ -18,15 +19,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-async function hashes(): Promise<{ interactive: number; bulk: number }> {
-  const text = await (await fetch(`${env.app.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  const value = (lane: string) => {
-    const line = text.split("\n").find((l) => l.startsWith(`linkhop_password_hashes_total{lane="${lane}"}`));
-    if (!line) throw new Error(`no linkhop_password_hashes_total{lane="${lane}"} in /metrics`);
-    return Number(line.split(" ").at(-1));
-  };
-  return { interactive: value("interactive"), bulk: value("bulk") };
-}
+const hashes = () => passwordHashes(env.app.url, METRICS_TOKEN);
 
 test("a sign-in goes before the password hashes of 4 bulk creates of 100 rows", { timeout: 240_000 }, async () => {
   const { key, user } = await makeWorkspace("team");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
-import { sessionCookieOf, submitForm } from "./security-auth-forms.ts";
+import { credentialsSignIn, sessionCookieOf, submitForm } from "./security-auth-forms.ts";
 
 // Password guessing and mass sign-up against the running server (lib/auth/throttle.ts): failed
 // sign-ins per account and client address (10 per 15 minutes) and per account (50 per hour), on
@@ -39,21 +39,8 @@ type Attempt = { signedIn: boolean; code: string | null };
 
 /** One sign-in through Auth.js's credentials endpoint, as a script would guess. */
 async function attempt(app: RunningApp, email: string, password: string, headers: Record<string, string> = {}): Promise<Attempt> {
-  const csrfRes = await fetch(`${app.url}/api/auth/csrf`, { headers });
-  const { csrfToken } = (await csrfRes.json()) as { csrfToken: string };
-  const csrfCookie = (csrfRes.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
-  const res = await fetch(`${app.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${app.url}/` }),
-  });
-  const cookies = (res.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]);
-  const location = res.headers.get("location") ?? "";
-  return {
-    signedIn: Boolean(sessionCookieOf(cookies)),
-    code: location.includes("?") ? new URL(location, app.url).searchParams.get("code") : null,
-  };
+  const { signedIn, code } = await credentialsSignIn(app.url, email, password, headers);
+  return { signedIn, code };
 }
 
 const wrong = { signedIn: false, code: "credentials" };
