@@ -33,6 +33,10 @@ export type ClickEvent = {
   qr: boolean;
   /** signed 64-bit visitor key in decimal */
   visitor: string;
+  /** the URL the visit was sent to, before forwarding (groupBy=destinations); absent: the link's url */
+  destination?: string | null;
+  /** the first Accept-Language primary subtag, lower case (groupBy=languages); null: none given */
+  language?: string | null;
 };
 
 export const TOP_GROUPS = [

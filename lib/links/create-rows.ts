@@ -141,5 +141,6 @@ export function linkColumns(row: PreparedRow, code: string): NewLinkColumns {
     fallbackUrl: d.fallbackUrl ?? null,
     passwordHash: d.passwordHash ?? null,
     targeting: d.targeting ?? null,
+    routing: d.routing ?? null,
   };
 }

@@ -30,7 +30,7 @@ export class CreateRefused extends Error {
 }
 
 const LINK_INSERT_COLUMNS = `"id", "workspaceId", "domainId", "domainKey", "code", "url", "title", "notes", "folder", "active",
-    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting"`;
+    "startsOn", "expiresOn", "maxClicks", "fallbackUrl", "passwordHash", "targeting", "routing"`;
 
 /** THE insert of links: the rows of `source` (LINK_INSERT_COLUMNS in order); a code taken on its domain inserts nothing. */
 const linkInsert = (source: string) => `
@@ -39,38 +39,38 @@ const linkInsert = (source: string) => `
   on conflict ("domainKey", "code") do nothing
   returning ${SELECT_LINK}`;
 
-/** One link's row ($1..$15: newLinkValues) for linkInsert, when `go` has its row. */
+/** One link's row ($1..$16: newLinkValues) for linkInsert, when `go` has its row. */
 const ONE_ROW = `select nextval('"Link_id_seq"'), $1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
-    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb from go`;
+    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb, $16::jsonb from go`;
 
-/** Rows of arrays ($1..$16: ids (null: a new one) first, then the columns of newLinkValues) for linkInsert. */
+/** Rows of arrays ($1..$17: ids (null: a new one) first, then the columns of newLinkValues) for linkInsert. */
 const MANY_ROWS = `select coalesce(r."id", nextval('"Link_id_seq"')), r."workspaceId", r."domainId", r."domainKey", r."code", r."url", r."title",
-    r."notes", r."folder", r."active", r."startsOn", r."expiresOn", r."maxClicks", r."fallbackUrl", r."passwordHash", r."targeting"
+    r."notes", r."folder", r."active", r."startsOn", r."expiresOn", r."maxClicks", r."fallbackUrl", r."passwordHash", r."targeting", r."routing"
   from unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::boolean[],
-    $11::timestamptz[], $12::timestamptz[], $13::int[], $14::text[], $15::text[], $16::jsonb[]) as r(${LINK_INSERT_COLUMNS})`;
+    $11::timestamptz[], $12::timestamptz[], $13::int[], $14::text[], $15::text[], $16::jsonb[], $17::jsonb[]) as r(${LINK_INSERT_COLUMNS})`;
 
 /** The values of ONE_ROW. */
 export function newLinkValues(c: NewLinkColumns): unknown[] {
-  const targeting = c.targeting === undefined || c.targeting === null ? null : JSON.stringify(c.targeting);
+  const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
   const values: unknown[] = [c.workspaceId, c.domainId, c.domainKey, c.code, c.url, c.title, c.notes, c.folder, c.active];
-  return values.concat(c.startsOn, c.expiresOn, c.maxClicks, c.fallbackUrl, c.passwordHash, targeting);
+  return values.concat(c.startsOn, c.expiresOn, c.maxClicks, c.fallbackUrl, c.passwordHash, json(c.targeting), json(c.routing));
 }
 
 type Shape = { allowance: boolean; guard: boolean; tags: boolean };
 
-// after the link's $1..$15: $16 the destination hosts to refuse, then the tags' names and keys
+// after the link's $1..$16: $17 the destination hosts to refuse, then the tags' names and keys
 // (tagArgs) when there are tags, then the month and the limit when the allowance is taken
 const after = (n: number) => (i: number) => `$${n + i}`;
 const ENDPOINTS = `select 1 from "WebhookEndpoint" e where e."workspaceId" = $1::int and e."enabled"`;
-const VERIFIED = `select 1 from "Domain" d where d."host" = any($16::text[]) and d."verifiedAt" is not null`;
+const VERIFIED = `select 1 from "Domain" d where d."host" = any($17::text[]) and d."verifiedAt" is not null`;
 
 function statementText(s: Shape): string {
   const ctes = [`go as (select 1 ${s.guard ? `where not exists (${ENDPOINTS})` : ""})`];
-  const month = s.tags ? 19 : 17;
+  const month = s.tags ? 20 : 18;
   if (s.allowance) ctes.push(`allowance as (${takeAllowance((i) => ["$1", `$${month}`, "1", `$${month + 1}`][i - 1], "from go")})`);
   ctes.push(`inserted as (${linkInsert(ONE_ROW)})`);
   if (s.tags) {
-    ctes.push(tagsCte((i) => ["$1", "$17", "$18"][i - 1], ", go"));
+    ctes.push(tagsCte((i) => ["$1", "$18", "$19"][i - 1], ", go"));
     ctes.push(`linked as (insert into "LinkTag" ("linkId", "tagId") select i."id", t."id" from inserted i, tags t)`);
   }
   const refusals = s.allowance
@@ -127,7 +127,7 @@ export async function createStatement(
 
 /** Inserts links in one statement (ids given, in the caller's order); returns those whose code was free. */
 export async function insertLinks(q: Pick<pg.ClientBase, "query">, rows: (NewLinkColumns & { id: number | null })[]): Promise<Link[]> {
-  const columns = Array.from({ length: 16 }, (_, k) => rows.map((r) => [r.id, ...newLinkValues(r)][k]));
+  const columns = Array.from({ length: 17 }, (_, k) => rows.map((r) => [r.id, ...newLinkValues(r)][k]));
   return (await q.query<Link>({ name: "links_insert_many", text: linkInsert(MANY_ROWS), values: columns })).rows;
 }
 

@@ -25,6 +25,7 @@ const LINK_COLUMNS = [
   "fallbackUrl",
   "passwordHash",
   "targeting",
+  "routing",
   "clicks",
   "createdAt",
   "updatedAt",
@@ -106,6 +107,8 @@ export type NewLinkColumns = {
   fallbackUrl: string | null;
   passwordHash: string | null;
   targeting: unknown;
+  /** canonical routing settings (lib/links/routing-schema.ts), null when none */
+  routing: unknown;
 };
 
 /** Of `hosts`, those that are a verified custom domain of any workspace (a destination there would be a short link). */

@@ -13,6 +13,12 @@ export const FEATURES = [
   "Webhooks",
   /** an owner can require a second factor from every member (lib/workspaces/second-factor.ts) */
   "RequireSecondFactor",
+  /** rules, forwardPath (lib/links/routing-schema.ts) */
+  "RedirectRules",
+  /** preview cards served to link-preview fetchers */
+  "LinkPreviews",
+  /** variants: A/B splits */
+  "ABTesting",
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
@@ -32,7 +38,7 @@ export type Plan = z.infer<typeof planSchema> & { id: string };
 
 const fileSchema = z.object({ plans: z.record(z.string().regex(/^[a-z0-9_-]+$/), planSchema) });
 
-const pro: Feature[] = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains"];
+const pro: Feature[] = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains", "RedirectRules", "LinkPreviews"];
 export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
   free: { name: "Free", rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, features: ["ApiAccess"] },
   pro: { name: "Pro", rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, features: pro },
@@ -42,7 +48,7 @@ export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
     liveKeys: 10,
     maxLinks: 50000,
     webhookEndpoints: 10,
-    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor"],
+    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor", "ABTesting"],
   },
   business: {
     name: "Business",
@@ -50,7 +56,7 @@ export const DEFAULT_PLANS: Record<string, Omit<Plan, "id">> = {
     liveKeys: 25,
     maxLinks: 500000,
     webhookEndpoints: 25,
-    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor"],
+    features: [...pro, "BulkLinks", "Webhooks", "RequireSecondFactor", "ABTesting"],
   },
 };
 

@@ -43,6 +43,7 @@ function columns(workspaceId: number, code: string, more: Partial<NewLinkColumns
     fallbackUrl: null,
     passwordHash: null,
     targeting: null,
+    routing: null,
     ...more,
   };
 }

@@ -217,6 +217,7 @@ describe("serializers", () => {
     fallbackUrl: null,
     passwordHash: "scrypt$...",
     targeting: { ios: "https://i.x" },
+    routing: null,
     clicks: 12,
     createdAt: new Date("2026-11-22T08:00:00.500Z"),
     updatedAt: new Date(),

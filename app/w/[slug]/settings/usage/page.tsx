@@ -20,6 +20,9 @@ const FEATURE_LABEL: Record<Feature, string> = {
   BulkLinks: "Bulk import and bulk API",
   Webhooks: "Webhooks",
   RequireSecondFactor: "Require a second factor from members",
+  RedirectRules: "Redirect rules and path forwarding",
+  LinkPreviews: "Social preview cards",
+  ABTesting: "A/B split tests",
 };
 
 export default async function UsagePage({ params }: { params: Promise<{ slug: string }> }) {
