@@ -8,6 +8,14 @@ export function guardOptions(): GuardOptions {
   return { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, allowPort: cfg.WEBHOOK_TEST_ALLOW_PORT, resolve: defaultResolve(cfg.DNS_SERVERS) };
 }
 
+/** What the endpoint form says a URL must be, true to this instance's guard (guardOptions). */
+export function endpointUrlHint(o: Pick<GuardOptions, "allowPrivate" | "allowPort"> = guardOptions()): string {
+  if (o.allowPrivate)
+    return "http or https, any port; private and local addresses are allowed on this instance (WEBHOOK_ALLOW_PRIVATE). A token may go in the path or query.";
+  const ports = o.allowPort && o.allowPort !== 443 ? `port 443 or ${o.allowPort}` : "port 443";
+  return `HTTPS on ${ports}, on a public address. A token may go in the path or query.`;
+}
+
 /**
  * checkDestination with a deadline: a resolver that hangs counts as a DNS failure. Used on save and
  * before every attempt; its message is what the workspace sees (form error, delivery log).

@@ -21,6 +21,7 @@ export { deliveryLog, logFilterSchema, DELIVERY_STATUSES, type LogDelivery, type
 export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
 export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
 export { pruneDeliveryLog } from "./retention.ts";
+export { endpointUrlHint } from "./guard.ts";
 export { endpointBacklogs, type EndpointBacklog } from "./pacing.ts";
 export { startWebhookJobs } from "./jobs.ts";
 export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkDestination } from "../../lib/net/guard.ts";
 import { DnsError } from "../../lib/net/resolve.ts";
 import { suggestsLocalTesting } from "../../app/w/[slug]/developers/local-testing-hint.tsx";
+import { endpointUrlHint } from "../../lib/webhooks/guard.ts";
 
 // What the webhook form says about a refused URL: plain words instead of a resolver's code, and
 // the WEBHOOK_ALLOW_PRIVATE hint only where it helps (a private or local address).
@@ -40,5 +41,17 @@ describe("the local-testing hint", () => {
     );
     expect(suggestsLocalTesting("https://user:pw@localhost/hook", "The URL must not contain a user name or password")).toBe(false);
     expect(suggestsLocalTesting("http://localhost/hook", undefined)).toBe(false);
+  });
+});
+
+describe("the endpoint form's URL hint", () => {
+  it("says https, port 443 and public addresses where the guard requires them", () => {
+    expect(endpointUrlHint({ allowPrivate: false })).toBe("HTTPS on port 443, on a public address. A token may go in the path or query.");
+    expect(endpointUrlHint({ allowPrivate: false, allowPort: 8443 })).toContain("port 443 or 8443");
+  });
+  it("says private addresses are allowed where WEBHOOK_ALLOW_PRIVATE is set, and no longer claims https or a public address", () => {
+    const hint = endpointUrlHint({ allowPrivate: true });
+    expect(hint).toContain("private and local addresses are allowed");
+    expect(hint).not.toMatch(/public address|HTTPS on port/);
   });
 });

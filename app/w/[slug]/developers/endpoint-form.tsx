@@ -28,11 +28,14 @@ function EndpointFields({
   value,
   onChange,
   eventTypes,
+  urlHint,
   disabled,
 }: {
   value: EndpointInput;
   onChange: (v: EndpointInput) => void;
   eventTypes: string[];
+  /** what this instance's guard accepts (lib/webhooks endpointUrlHint) */
+  urlHint: string;
   disabled?: boolean;
 }) {
   const id = useId();
@@ -43,7 +46,7 @@ function EndpointFields({
     onChange({ ...value, events: eventsOf(false, selected.includes(t) ? selected.filter((x) => x !== t) : [...selected, t], clicked) });
   return (
     <div className="space-y-4">
-      <Field label="Endpoint URL" htmlFor={`${id}-url`} hint="HTTPS on port 443, on a public address. A token may go in the path or query.">
+      <Field label="Endpoint URL" htmlFor={`${id}-url`} hint={urlHint}>
         <input
           id={`${id}-url`}
           type="url"
@@ -112,11 +115,13 @@ function EndpointFields({
 export function AddEndpointButton({
   slug,
   eventTypes,
+  urlHint,
   disabled,
   disabledReason,
 }: {
   slug: string;
   eventTypes: string[];
+  urlHint: string;
   disabled: boolean;
   disabledReason?: string;
 }) {
@@ -156,7 +161,7 @@ export function AddEndpointButton({
             add.mutate(submitted(value));
           }}
         >
-          <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
+          <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} urlHint={urlHint} />
           <FormError message={add.error?.message} />
           <LocalTestingHint url={value.url} error={add.error?.message} />
           <div className="flex justify-end gap-2">
@@ -178,11 +183,13 @@ export function EditEndpointForm({
   id,
   initial,
   eventTypes,
+  urlHint,
 }: {
   slug: string;
   id: number;
   initial: EndpointInput;
   eventTypes: string[];
+  urlHint: string;
 }) {
   const [value, setValue] = useState<EndpointInput>(initial);
   const router = useRouter();
@@ -203,7 +210,7 @@ export function EditEndpointForm({
         save.mutate(submitted(value));
       }}
     >
-      <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} />
+      <EndpointFields value={value} onChange={setValue} eventTypes={eventTypes} urlHint={urlHint} />
       <FormError message={save.error?.message} />
       <LocalTestingHint url={value.url} error={save.error?.message} />
       <button className={buttonClass} disabled={save.isPending}>

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { planOf, plans, webhooksAllowed } from "@/lib/plans";
-import { endpointBacklogs, listEndpoints } from "@/lib/webhooks";
+import { endpointBacklogs, endpointUrlHint, listEndpoints } from "@/lib/webhooks";
 import { Badge, Card, EmptyState, PageHeader } from "@/components/ui";
 import { UpgradeBanner } from "@/components/upgrade-hint";
 import { workspacePage } from "@/lib/actions/workspace";
@@ -35,6 +35,7 @@ export default async function DevelopersPage({ params }: { params: Promise<{ slu
           <AddEndpointButton
             slug={slug}
             eventTypes={[...SELECTABLE_EVENT_TYPES]}
+            urlHint={endpointUrlHint()}
             disabled={!canSend || atCap}
             disabledReason={
               !canSend

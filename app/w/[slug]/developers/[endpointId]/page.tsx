@@ -5,7 +5,7 @@ import { parseIdParam } from "@/lib/http/params";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { ServiceError } from "@/lib/errors";
 import { planOf, webhooksAllowed } from "@/lib/plans";
-import { deliveryLog, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
+import { deliveryLog, endpointUrlHint, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
 import { clickScopeInput } from "../format";
 import { ClickedSampleButton } from "./clicked-sample-button";
 import { Badge, Card, PageHeader } from "@/components/ui";
@@ -90,6 +90,7 @@ export default async function EndpointPage({ params, searchParams }: Props) {
               clickScope: clickScopeInput(endpoint),
             }}
             eventTypes={[...SELECTABLE_EVENT_TYPES]}
+            urlHint={endpointUrlHint()}
           />
         </Card>
         <div className="space-y-6">
