@@ -1,5 +1,4 @@
 "use client";
-import { useMutation } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { DirectoryRow } from "@/lib/workspaces/directory";
@@ -17,17 +16,9 @@ export function WorkspaceRows({ rows, plans }: { rows: DirectoryRow[]; plans: { 
   const router = useRouter();
   const toast = useToast();
   const [switching, setSwitching] = useState<DirectoryRow | null>(null);
-  const plan = useMutation({
-    mutationFn: (v: { slug: string; plan: string }) => run(setWorkspacePlanAction(v)),
-    onSuccess: (r) => {
-      toast(`${r.slug} is now on ${plans.find((p) => p.id === r.plan)?.name ?? r.plan}.`);
-      router.refresh();
-    },
-    onError: (e) => {
-      toast(e.message, "error");
-      router.refresh();
-    },
-  });
+  // a plan change waits for confirmation: choosing in the select only proposes it
+  const [planChange, setPlanChange] = useState<{ row: DirectoryRow; plan: string } | null>(null);
+  const planName = (id: string) => plans.find((p) => p.id === id)?.name ?? id;
 
   return (
     <div className="-mx-5 overflow-x-auto">
@@ -59,8 +50,7 @@ export function WorkspaceRows({ rows, plans }: { rows: DirectoryRow[]; plans: { 
                 <select
                   aria-label={`Plan of ${w.slug}`}
                   value={w.plan.id}
-                  disabled={plan.isPending}
-                  onChange={(e) => plan.mutate({ slug: w.slug, plan: e.target.value })}
+                  onChange={(e) => setPlanChange({ row: w, plan: e.target.value })}
                   className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
                 >
                   {!w.plan.known && <option value={w.plan.id}>{w.plan.id} (not in the plan table)</option>}
@@ -93,6 +83,25 @@ export function WorkspaceRows({ rows, plans }: { rows: DirectoryRow[]; plans: { 
           ))}
         </tbody>
       </table>
+      <ConfirmAction
+        open={planChange !== null}
+        setOpen={(open) => !open && setPlanChange(null)}
+        action={() => run(setWorkspacePlanAction({ slug: planChange!.row.slug, plan: planChange!.plan }))}
+        onDone={(r) => {
+          toast(`${r.slug} is now on ${planName(r.plan)}.`);
+          setPlanChange(null);
+          router.refresh();
+        }}
+        title={planChange ? `Move ${planChange.row.slug} to ${planName(planChange.plan)}?` : ""}
+        confirmLabel="Change plan"
+      >
+        {planChange && (
+          <p className="text-sm text-slate-600">
+            {planChange.row.name} moves from {planChange.row.plan.known ? planName(planChange.row.plan.id) : planChange.row.plan.id} to{" "}
+            {planName(planChange.plan)} now: its limits and features change at once for every member and API key. Links already made stay.
+          </p>
+        )}
+      </ConfirmAction>
       <ConfirmAction
         open={switching !== null}
         setOpen={(open) => !open && setSwitching(null)}

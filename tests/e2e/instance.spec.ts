@@ -33,7 +33,16 @@ test("the instance admin changes a workspace's plan and its limits change; deact
   await expect(row.getByTestId("live-keys")).toHaveText("0 of 1");
   await shot(opsPage, testInfo, "instance-free");
 
+  // choosing a plan only proposes it: cancelling changes nothing
+  await row.getByLabel(`Plan of ${owner.slug}`).selectOption({ label: "Pro" });
+  await expect(opsPage.getByRole("dialog")).toContainText(`Move ${owner.slug} to Pro?`);
+  await opsPage.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+  await expect(opsPage.getByRole("dialog")).toHaveCount(0);
+  await expect(row.getByLabel(`Plan of ${owner.slug}`)).toHaveValue("free");
+  await expect(row.getByTestId("links-this-month")).toHaveText("0 of 500");
+
   await row.getByLabel(`Plan of ${owner.slug}`).selectOption({ label: "Team" });
+  await opsPage.getByRole("dialog").getByRole("button", { name: "Change plan" }).click();
   await expect(opsPage.getByRole("status").filter({ hasText: `${owner.slug} is now on Team.` })).toBeVisible();
   await expect(row.getByTestId("links-this-month")).toHaveText("0 of 50,000");
   await expect(row.getByTestId("live-keys")).toHaveText("0 of 10");
