@@ -31,6 +31,11 @@ export function normalizeTargeting(t: CreateLinkInput["targeting"]): Targeting |
 
 /** Whether the stored targeting (JSON) is the same as `next`, whatever the order of its keys. */
 export function sameTargeting(stored: unknown, next: Targeting | null): boolean {
+  return sameJson(stored, next);
+}
+
+/** Whether two JSON values are the same, whatever the order of object keys (PostgreSQL's jsonb reorders them); null and undefined alike. */
+export function sameJson(a: unknown, b: unknown): boolean {
   const canon = (v: unknown): string =>
     v === null || v === undefined
       ? "null"
@@ -39,6 +44,8 @@ export function sameTargeting(stored: unknown, next: Targeting | null): boolean 
             .sort()
             .map((k) => `${JSON.stringify(k)}:${canon((v as Record<string, unknown>)[k])}`)
             .join(",")}}`
-        : JSON.stringify(v);
-  return canon(stored) === canon(next);
+        : Array.isArray(v)
+          ? `[${v.map(canon).join(",")}]`
+          : JSON.stringify(v);
+  return canon(a) === canon(b);
 }

@@ -17,6 +17,8 @@ import {
 import type { CreateLinkInput } from "./schemas.ts";
 import { codeKey, isReservedAlias, takenAliasKeys, type NewLinkRow } from "./short-code.ts";
 import type { NewLinkColumns } from "./sql.ts";
+import { applyRouting } from "./routing.ts";
+import type { Prisma } from "../db/generated/client.ts";
 
 // The steps a create row goes through around its insert (create-sql.ts), shared by a single
 // create (create.ts) and a bulk create (create-bulk.ts): validation, the cheap pre-check, the password
@@ -59,6 +61,7 @@ export async function prepareRows(
     const tooLong = urls[i];
     const issues: Issue[] = [...unusable, ...refused[i], ...scheduleIssues(input), ...(typeof tooLong === "string" ? [] : [tooLong])];
     if (issues.length || !("domainKey" in domain)) return linkValidation(issues);
+    const routing = applyRouting(null, input);
     const denied = missingFeature(workspace, featuresRequested(input, domain));
     if (denied) return denied;
     return {
@@ -81,6 +84,7 @@ export async function prepareRows(
         maxClicks: input.maxClicks ?? null,
         fallbackUrl: input.fallbackUrl ?? null,
         ...(normalizeTargeting(input.targeting) ? { targeting: normalizeTargeting(input.targeting)! } : {}),
+        ...(routing ? { routing: routing as Prisma.InputJsonObject } : {}),
       },
     };
   });

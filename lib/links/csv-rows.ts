@@ -3,11 +3,13 @@
 // page converts and previews in the browser, then sends the bodies; the service validates them
 // exactly as the API does. Reading and writing CSV text is lib/csv's.
 
+import type { LinkRouting } from "./routing-schema.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 
 /**
  * The CSV columns, in file order (the export's header and the template): the create body's fields,
- * except that targeting is split into ios, android and geo, and utm is not a column.
+ * except that targeting is split into ios, android and geo, and utm is not a column. The routing
+ * fields variants, rules and preview are one cell each holding their JSON (as in the API body).
  */
 export const IMPORT_COLUMNS = [
   "url",
@@ -26,6 +28,11 @@ export const IMPORT_COLUMNS = [
   "android",
   "geo",
   "tags",
+  "forwardQuery",
+  "forwardPath",
+  "variants",
+  "rules",
+  "preview",
 ] as const satisfies readonly (Exclude<keyof CreateLinkInput, "targeting" | "utm"> | "ios" | "android" | "geo")[];
 export type ImportColumn = (typeof IMPORT_COLUMNS)[number];
 
@@ -70,7 +77,15 @@ const ALIASES: Record<string, ImportColumn> = {
   androidurl: "android",
   geo: "geo",
   countries: "geo",
+  forwardquery: "forwardQuery",
+  forwardpath: "forwardPath",
+  variants: "variants",
+  rules: "rules",
+  preview: "preview",
 };
+
+/** The columns whose cell is JSON (the API body's value of the field). */
+const JSON_COLUMNS = new Set<ImportColumn>(["variants", "rules", "preview"]);
 
 /** Which import column a CSV header names ("Max Clicks", "max_clicks", "maxClicks" alike), or null. */
 export function columnFor(header: string): ImportColumn | null {
@@ -109,11 +124,23 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
     raw = unprotectCell(raw ?? "");
     const v = raw.trim();
     if (!col || v === "") continue;
+    if (JSON_COLUMNS.has(col)) {
+      try {
+        body[col] = JSON.parse(v);
+      } catch {
+        errors.push(
+          `${col}: the cell is not JSON (write the value as the API takes it, for example [{"url":"https://example.com/a","weight":50},...])`,
+        );
+      }
+      continue;
+    }
     switch (col) {
       case "active":
-        if (TRUE.has(v.toLowerCase())) body.active = true;
-        else if (FALSE.has(v.toLowerCase())) body.active = false;
-        else errors.push(`active: use true or false, not "${v}"`);
+      case "forwardQuery":
+      case "forwardPath":
+        if (TRUE.has(v.toLowerCase())) body[col] = true;
+        else if (FALSE.has(v.toLowerCase())) body[col] = false;
+        else errors.push(`${col}: use true or false, not "${v}"`);
         break;
       case "startsOn":
       case "expiresOn": {
@@ -163,8 +190,8 @@ export function toLinkBody(record: Record<string, string>, row: number): Convert
 export const TEMPLATE_CSV =
   IMPORT_COLUMNS.join(",") +
   "\r\n" +
-  'https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,"spring, sale"\r\n' +
-  "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de,\r\n";
+  'https://example.com/spring-sale,,,Spring sale,,marketing/2026,true,,,,,,,,,"spring, sale",false,,,,\r\n' +
+  "https://example.com/docs,docs-start,,Getting started,Shared in the welcome mail,onboarding,true,,2026-12-31T23:59:59Z,1000,https://example.com,,,,US=https://example.com/us DE=https://example.de,,true,,,,\r\n";
 
 /** One link as a row of IMPORT_COLUMNS (the CSV export); the password column stays empty (only a hash is stored). */
 export type ExportableLink = {
@@ -182,6 +209,8 @@ export type ExportableLink = {
   fallbackUrl: string | null;
   targeting: { ios?: string; android?: string; geo?: Record<string, string> } | null;
   tags: string[];
+  /** Link.routing (canonical, lib/links/routing.ts) */
+  routing: LinkRouting | null;
 };
 
 const iso = (d: Date | null) => (d ? d.toISOString().replace(/\.000Z$/, "Z") : "");
@@ -207,6 +236,11 @@ export function toExportRow(l: ExportableLink): (string | number)[] {
     android: l.targeting?.android ?? "",
     geo,
     tags: l.tags.join(", "),
+    forwardQuery: l.routing?.forwardQuery ? "true" : "false",
+    forwardPath: l.routing?.forwardPath ? "true" : "false",
+    variants: l.routing?.variants ? JSON.stringify(l.routing.variants) : "",
+    rules: l.routing?.rules ? JSON.stringify(l.routing.rules) : "",
+    preview: l.routing?.preview ? JSON.stringify(l.routing.preview) : "",
   };
   return IMPORT_COLUMNS.map((c) => cells[c]);
 }

@@ -30,6 +30,7 @@ const select = {
   maxClicks: true,
   fallbackUrl: true,
   targeting: true,
+  routing: true,
 } satisfies Prisma.LinkSelect;
 
 /** The export's rows in batches (header excluded). Filters are resolved first: a bad domain throws before any row. */
@@ -67,6 +68,7 @@ export async function exportBatches(
           ...r,
           domain: r.domainId === null ? "" : (hosts.get(r.domainId) ?? ""),
           targeting: r.targeting as ExportableLink["targeting"],
+          routing: r.routing as ExportableLink["routing"],
           tags: tags.get(r.id) ?? [],
         }),
       );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { httpUrl, text } from "./schemas.ts";
+import { httpUrl, text } from "./field-schemas.ts";
 
 // Link routing (forwarding, A/B variants, rules, preview): the request shapes, one zod schema each,
 // and the canonical stored form (Link.routing, one JSON column beside targeting). Like targeting,
@@ -20,8 +20,7 @@ const language = z
   .string()
   .regex(/^[A-Za-z]{2,8}$/, "languages are primary subtags such as de or en")
   .transform((v) => v.toLowerCase());
-const nonEmptyList = <T extends z.ZodType>(item: T, max: number) =>
-  z.array(item).min(1, "must not be empty").max(max, `at most ${max}`);
+const nonEmptyList = <T extends z.ZodType>(item: T, max: number) => z.array(item).min(1, "must not be empty").max(max, `at most ${max}`);
 
 /** A valid IANA time zone name (as Intl knows it). */
 const timeZone = text()
@@ -52,9 +51,7 @@ export const ruleSchema = z
       .describe('Parameter name -> exact value, or "*" for present with any value.'),
     after: unixSeconds.optional(),
     before: unixSeconds.optional(),
-    days: nonEmptyList(z.number().int().min(0).max(6), 7)
-      .optional()
-      .describe("Days of the week in timeZone, 0 = Sunday."),
+    days: nonEmptyList(z.number().int().min(0).max(6), 7).optional().describe("Days of the week in timeZone, 0 = Sunday."),
     hours: z
       .tuple([z.number().int().min(0).max(23), z.number().int().min(1).max(24)])
       .refine(([from, to]) => from < to, "hours are [from, to) with from < to")
@@ -62,10 +59,7 @@ export const ruleSchema = z
       .describe("[from, to) hours of the day in timeZone."),
     timeZone: timeZone.optional().describe("IANA time zone of days and hours (default UTC)."),
   })
-  .refine(
-    (r) => Object.keys(r).some((k) => k !== "url" && k !== "timeZone"),
-    "a rule needs at least one condition",
-  )
+  .refine((r) => Object.keys(r).some((k) => k !== "url" && k !== "timeZone"), "a rule needs at least one condition")
   .refine((r) => r.after === undefined || r.before === undefined || r.after < r.before, "after must be before before");
 export type RedirectRule = z.infer<typeof ruleSchema>;
 
@@ -90,13 +84,41 @@ export const previewSchema = z
   .refine((p) => p.title !== undefined || p.description !== undefined || p.image !== undefined, "needs a title, description or image");
 export type Preview = z.infer<typeof previewSchema>;
 
-/** The routing fields of a create, bulk row or PATCH body (null clears one on PATCH). */
+/** The routing fields of a create, bulk row or PATCH body (null clears one; false clears forwardQuery and forwardPath). */
 export const routingFields = {
-  forwardQuery: z.boolean().optional().describe("Merge the visit's query string into the destination."),
-  forwardPath: z.boolean().optional().describe("Send /<code>/<rest> to the destination with /<rest> joined. Feature RedirectRules."),
-  variants: variantsSchema.nullable().optional().describe("A/B split, weights summing to 100. Feature ABTesting."),
-  rules: z.array(ruleSchema).max(MAX_RULES, `at most ${MAX_RULES} rules`).nullable().optional().describe("Ordered rules. Feature RedirectRules."),
-  preview: previewSchema.nullable().optional().describe("Social preview card for link-preview fetchers. Feature LinkPreviews."),
+  forwardQuery: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe("Merge the visit's query string into the destination (default false; false or null clears)."),
+  forwardPath: z
+    .boolean()
+    .nullable()
+    .optional()
+    .describe("Send /<code>/<rest> to the destination with /<rest> joined (default false; false or null clears). Feature RedirectRules."),
+  variants: variantsSchema
+    .nullable()
+    .optional()
+    .describe("A/B split: 2 to 10 variants, whole weights 1 to 99 summing to 100; null clears. Feature ABTesting."),
+  rules: z
+    .array(ruleSchema)
+    .max(MAX_RULES, `at most ${MAX_RULES} rules`)
+    .nullable()
+    .optional()
+    .describe("Ordered redirect rules, the first whose every condition matches wins; null clears. Feature RedirectRules."),
+  preview: previewSchema
+    .nullable()
+    .optional()
+    .describe("Social preview card for link-preview fetchers; null clears. Feature LinkPreviews."),
+};
+
+/** The routing fields of the API link object: every one present, unset ones false or null. */
+export const routingViewFields = {
+  forwardQuery: z.boolean(),
+  forwardPath: z.boolean(),
+  variants: z.array(variantSchema).nullable(),
+  rules: z.array(ruleSchema).nullable(),
+  preview: previewSchema.nullable(),
 };
 
 /** Link.routing: only what is set (no false, no empty list); null when nothing is. */

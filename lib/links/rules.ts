@@ -7,6 +7,7 @@ import { hasFeature, planOf, type Feature } from "../plans/index.ts";
 import { defaultResolve, isOwnInterfaceAddress, isThisMachineName, reachesThisMachine } from "../net/index.ts";
 import type { ResolvedDomain } from "./link-domain.ts";
 import type { CreateLinkInput, UpdateLinkInput } from "./schemas.ts";
+import { routingFeatures, routingUrls, storedRouting, type RoutingInput } from "./routing.ts";
 import { verifiedDomainHosts } from "./sql.ts";
 
 // The link rules that are not shapes: destinations, plan features and schedules (codes are in
@@ -15,7 +16,7 @@ import { verifiedDomainHosts } from "./sql.ts";
 
 // ---- Destinations ----
 
-type DestinationFields = Pick<CreateLinkInput, "url" | "fallbackUrl" | "targeting">;
+type DestinationFields = Pick<CreateLinkInput, "url" | "fallbackUrl" | "targeting"> & RoutingInput;
 
 /** Every URL a link may send a visitor to, with the name of its field. */
 export function destinationsOf(input: Partial<DestinationFields>): { field: string; url: string }[] {
@@ -26,7 +27,7 @@ export function destinationsOf(input: Partial<DestinationFields>): { field: stri
   if (t?.ios) out.push({ field: "targeting.ios", url: t.ios });
   if (t?.android) out.push({ field: "targeting.android", url: t.android });
   for (const [cc, url] of Object.entries(t?.geo ?? {})) out.push({ field: `targeting.geo.${cc}`, url });
-  return out;
+  return out.concat(routingUrls(input));
 }
 
 const bareHost = (host: string) => host.toLowerCase().replace(/\.$/, "");
@@ -143,21 +144,29 @@ export function denylistedDestinations(stored: {
   url: string | null;
   fallbackUrl: string | null;
   targeting: unknown;
+  /** Link.routing: its variants, rules and preview image count as destinations too */
+  routing?: unknown;
 }): { field: string; host: string }[] {
   const denylist = config().DESTINATION_DENYLIST;
   if (denylist.length === 0) return [];
   const targeting =
     stored.targeting && typeof stored.targeting === "object" ? (stored.targeting as DestinationFields["targeting"]) : undefined;
-  return destinationsOf({ url: stored.url ?? undefined, fallbackUrl: stored.fallbackUrl ?? undefined, targeting }).flatMap(
-    ({ field, url }) => {
-      try {
-        const host = new URL(url).hostname;
-        return isDenylisted(host, denylist) ? [{ field, host }] : [];
-      } catch {
-        return [];
-      }
-    },
-  );
+  const { variants, rules, preview } = storedRouting(stored.routing);
+  return destinationsOf({
+    url: stored.url ?? undefined,
+    fallbackUrl: stored.fallbackUrl ?? undefined,
+    targeting,
+    variants,
+    rules,
+    preview,
+  }).flatMap(({ field, url }) => {
+    try {
+      const host = new URL(url).hostname;
+      return isDenylisted(host, denylist) ? [{ field, host }] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /**
@@ -165,13 +174,19 @@ export function denylistedDestinations(stored: {
  * destination: one issue per denylisted destination the patch leaves in place.
  */
 export function keptDenylistedDestinations(
-  stored: { url: string; fallbackUrl: string | null; targeting: unknown },
-  patch: { url?: string; fallbackUrl?: string | null; targeting?: unknown },
+  stored: { url: string; fallbackUrl: string | null; targeting: unknown; routing: unknown },
+  patch: { url?: string; fallbackUrl?: string | null; targeting?: unknown } & RoutingInput,
 ): Issue[] {
+  const routing = storedRouting(stored.routing);
   const kept = denylistedDestinations({
     url: patch.url === undefined ? stored.url : null,
     fallbackUrl: patch.fallbackUrl === undefined ? stored.fallbackUrl : null,
     targeting: patch.targeting === undefined ? stored.targeting : null,
+    routing: {
+      variants: patch.variants === undefined ? routing.variants : undefined,
+      rules: patch.rules === undefined ? routing.rules : undefined,
+      preview: patch.preview === undefined ? routing.preview : undefined,
+    },
   });
   return kept.map(({ field, host }) => ({
     path: field,
@@ -188,7 +203,7 @@ export function featuresRequested(input: Partial<CreateLinkInput> | UpdateLinkIn
   if ((input.expiresOn ?? null) !== null || (input.startsOn ?? null) !== null) out.push("LinkExpiry");
   if ((input.password ?? null) !== null) out.push("LinkPasswords");
   if (domain && domain.domainId !== null) out.push("CustomDomains");
-  return out;
+  return out.concat(routingFeatures(input));
 }
 
 /** 403 feature for the first requested feature the workspace's plan lacks. */

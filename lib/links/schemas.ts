@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { linkTagsSchema, tagName } from "../tags/schemas.ts";
-import { isHttpUrl } from "./url-input.ts";
+import { httpUrl, text } from "./field-schemas.ts";
+import { routingFields, routingViewFields } from "./routing-schema.ts";
 import { utmSchema } from "./utm.ts";
+
+export { httpUrl, MAX_URL_LENGTH, text } from "./field-schemas.ts";
 
 // The request and response shapes of links, one zod schema each. The API routes and the app's
 // server actions parse with these very schemas, and the OpenAPI document is generated from them.
@@ -13,18 +16,6 @@ export const BULK_MAX_ROWS = 1000;
 export const BULK_MAX_PASSWORD_ROWS = 100;
 export const PAGE_MAX = 100;
 export const PAGE_DEFAULT = 50;
-export const MAX_URL_LENGTH = 2048;
-
-/** Text PostgreSQL can store: no NUL characters. Every string of a request starts here. */
-export const text = () => z.string().refine((v) => !v.includes("\u0000"), "must not contain NUL characters");
-
-/** An absolute http(s) URL. Which hosts may be destinations is a service rule (rules.ts). */
-export const httpUrl = text()
-  .trim()
-  .min(1, "must be a URL")
-  .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
-  .refine(isHttpUrl, "must be an absolute http or https URL")
-  .meta({ format: "uri", example: "https://example.com/landing" });
 
 const unixSeconds = z
   .number()
@@ -92,6 +83,7 @@ export const createLinkSchema = z.strictObject({
   targeting: targetingSchema.nullable().optional(),
   tags: linkTagsSchema.optional(),
   utm: utmSchema.optional(),
+  ...routingFields,
 });
 export type CreateLinkInput = z.output<typeof createLinkSchema>;
 
@@ -115,6 +107,7 @@ export const updateLinkSchema = z.strictObject({
   targeting: targetingSchema.nullable().optional(),
   tags: linkTagsSchema.optional().describe("Replaces the link's tags ([] removes them all). Tags that do not exist yet are created."),
   utm: utmSchema.optional().describe("Merged into url (the new one when the body has url, else the current one)."),
+  ...routingFields,
 });
 export type UpdateLinkInput = z.output<typeof updateLinkSchema>;
 
@@ -187,6 +180,7 @@ export const apiLinkSchema = webhookLinkSchema.extend({
   clicks: z.number().int(),
   hasPassword: z.boolean(),
   tags: z.array(z.string()).describe("Tag names, sorted ignoring case. Not in the webhook link object."),
+  ...routingViewFields,
 });
 
 export const listLinksResponseSchema = z.strictObject({

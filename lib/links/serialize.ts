@@ -1,11 +1,13 @@
 import { config } from "../config/index.ts";
 import type { z } from "zod";
 import type { Link } from "../db/generated/client.ts";
+import { routingView } from "./routing.ts";
 import { webhookLinkSchema, type apiLinkSchema } from "./schemas.ts";
 
 // The link objects (README "Endpoints"), defined once as zod schemas (webhookLinkSchema and
 // apiLinkSchema in schemas.ts), with their types and field list derived from them; the API link
-// object adds clicks, hasPassword and tags. Times are unix seconds.
+// object adds clicks, hasPassword, tags and the routing fields (routing.ts routingView; like
+// targeting, settings outside the webhook link object). Times are unix seconds.
 
 /** A stored link together with the host it lives on (and its tag names, when the service loaded them). */
 export type LinkWithHost = Link & { host: string; tagNames?: string[] };
@@ -56,7 +58,13 @@ export const linkWithHost = (link: Link, host: string): LinkWithHost => ({ ...li
 export const webhookLink = (link: LinkWithHost): WebhookLink => toWebhookLink(link, link.host);
 
 export function toApiLink(link: Link & { tagNames?: string[] }, domainHost: string): ApiLink {
-  return { ...toWebhookLink(link, domainHost), clicks: link.clicks, hasPassword: link.passwordHash !== null, tags: link.tagNames ?? [] };
+  return {
+    ...toWebhookLink(link, domainHost),
+    clicks: link.clicks,
+    hasPassword: link.passwordHash !== null,
+    tags: link.tagNames ?? [],
+    ...routingView(link.routing),
+  };
 }
 
 /** Names of the webhook link object's fields whose values differ, in the documented order. */

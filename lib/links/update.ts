@@ -3,8 +3,9 @@ import { db } from "../db/client.ts";
 import { Prisma, type Link } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { withEvents } from "../events/index.ts";
-import { mergedUrl, normalizeTargeting, sameTargeting, toDate } from "./columns.ts";
+import { mergedUrl, normalizeTargeting, sameJson, sameTargeting, toDate } from "./columns.ts";
 import { replaceLinkTags, tagNamesOf } from "./link-tags.ts";
+import { applyRouting } from "./routing.ts";
 import { findOwnLink, resolveRef, type LinkRef, type LinkWorkspace, type ResolvedRef } from "./lookup.ts";
 import {
   featuresRequested,
@@ -23,7 +24,7 @@ import { aliasTakenByIndex, isReservedAlias, refuseTakenAlias } from "./short-co
 
 export type UpdateResult = {
   link: LinkWithHost;
-  /** names of webhook link fields that changed ([] when only targeting or the password did) */
+  /** names of webhook link fields that changed ([] when only targeting, routing or the password did) */
   changed: string[];
   /** false when the edit changed nothing: no write, no event */
   written: boolean;
@@ -87,6 +88,8 @@ export async function updateLink(workspace: LinkWorkspace, ref: LinkRef, patch: 
       const next = normalizeTargeting(patch.targeting);
       if (!sameTargeting(before.targeting, next)) data.targeting = next ?? Prisma.DbNull;
     }
+    const routing = applyRouting(before.routing, patch);
+    if (!sameJson(before.routing, routing)) data.routing = (routing as Prisma.InputJsonObject | null) ?? Prisma.DbNull;
     const tagsChanged = patch.tags !== undefined && (await replaceLinkTags(tx, workspace.id, before.id, patch.tags));
     if (Object.keys(data).length === 0 && !tagsChanged) return { link: before, changed: [], written: false };
     if (data.code !== undefined && isReservedAlias(patch.alias!)) throw ServiceError.aliasTaken(patch.alias!);

@@ -29,6 +29,10 @@ export async function linkFormContext(workspace: { id: number; plan: string }) {
       passwords: hasFeature(plan, "LinkPasswords"),
       domains: hasFeature(plan, "CustomDomains"),
       bulk: hasFeature(plan, "BulkLinks"),
+      // the routing fields (lib/links/routing.ts routingFeatures): forwardPath and rules, variants, preview
+      redirectRules: hasFeature(plan, "RedirectRules"),
+      abTesting: hasFeature(plan, "ABTesting"),
+      previews: hasFeature(plan, "LinkPreviews"),
     },
     defaultHost: config().shortDomain,
     domains: domains.map((d) => d.host),
@@ -46,7 +50,7 @@ export async function folderCounts(workspaceId: number): Promise<{ folder: strin
 
 export type LinkDetail = ApiLink & { targeting: { ios?: string; android?: string; geo?: Record<string, string> } | null };
 
-/** One link of the workspace by id, as the API shows it plus its targeting; null when not ours. */
+/** One link of the workspace by id, as the API shows it (routing fields included) plus its targeting; null when not ours. */
 export async function linkById(workspaceId: number, id: number): Promise<LinkDetail | null> {
   if (!isId(id)) return null;
   const link = await db().link.findFirst({ where: { id, workspaceId }, include: { domain: { select: { host: true } } } });

@@ -131,6 +131,11 @@ function generator(seed: number, keys: { good: string; free: string; link: strin
     "folder",
     "active",
     "targeting",
+    "forwardQuery",
+    "forwardPath",
+    "variants",
+    "rules",
+    "preview",
   ];
   const createBody = (): unknown => {
     const body: Record<string, unknown> = { url: chance(0.6) ? `https://example.com/${int(1e6)}` : pick(urls) };
@@ -151,9 +156,22 @@ function generator(seed: number, keys: { good: string; free: string; link: strin
                   { extra: 1 },
                   [],
                 ])
-              : f.endsWith("On")
-                ? weirdNumber()
-                : value();
+              : f === "rules"
+                ? pick([
+                    [{ url: "https://a.b", hours: [5, 2] }],
+                    [{ url: "https://a.b", timeZone: str(8), days: [7] }],
+                    [{ url: "https://a.b", query: { [str(3) || "q"]: value() } }],
+                    [{ url: "https://a.b", after: weirdNumber(), before: weirdNumber() }],
+                    [{ url: str(5), languages: [str(3)] }],
+                  ])
+                : f === "variants"
+                  ? [
+                      { url: "https://a.b", weight: weirdNumber() },
+                      { url: pick(urls), weight: 50 },
+                    ]
+                  : f.endsWith("On")
+                    ? weirdNumber()
+                    : value();
     }
     if (chance(0.15)) delete body.url;
     if (chance(0.15)) body[str(6) || "k"] = value();

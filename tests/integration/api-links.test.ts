@@ -64,6 +64,11 @@ describe("single links", () => {
       "clicks",
       "hasPassword",
       "tags",
+      "forwardQuery",
+      "forwardPath",
+      "variants",
+      "rules",
+      "preview",
     ]);
     expect(link.code).toMatch(/^[A-Za-z0-9]{7}$/);
     expect(link).toMatchObject({
@@ -99,7 +104,17 @@ describe("single links", () => {
 
     const ev = await events();
     expect(ev.map((e) => e.type)).toEqual(["link.created", "link.updated", "link.deleted"]);
-    const webhookLink = (({ clicks: _c, hasPassword: _h, tags: _t, ...rest }) => rest)(created.body);
+    const webhookLink = (({
+      clicks: _c,
+      hasPassword: _h,
+      tags: _t,
+      forwardQuery: _q,
+      forwardPath: _p,
+      variants: _v,
+      rules: _r,
+      preview: _w,
+      ...rest
+    }) => rest)(created.body);
     expect(ev[0].data).toEqual({ link: webhookLink });
     webhookLinkSchema.parse(ev[0].data.link);
     expect(ev[1].data).toEqual({

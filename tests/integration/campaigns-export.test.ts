@@ -90,6 +90,11 @@ describe("export", () => {
       "",
       "",
       "a, b",
+      "false",
+      "false",
+      "",
+      "",
+      "",
     ]);
     expect(r.text.endsWith("\r\n")).toBe(true);
   });
