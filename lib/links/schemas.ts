@@ -180,6 +180,7 @@ export const apiLinkSchema = webhookLinkSchema.extend({
   clicks: z.number().int(),
   hasPassword: z.boolean(),
   tags: z.array(z.string()).describe("Tag names, sorted ignoring case. Not in the webhook link object."),
+  targeting: targetingSchema.nullable().describe("Device and country targeting; null when none. Not in the webhook link object."),
   ...routingViewFields,
 });
 

@@ -6,8 +6,8 @@ import { webhookLinkSchema, type apiLinkSchema } from "./schemas.ts";
 
 // The link objects (README "Endpoints"), defined once as zod schemas (webhookLinkSchema and
 // apiLinkSchema in schemas.ts), with their types and field list derived from them; the API link
-// object adds clicks, hasPassword, tags and the routing fields (routing.ts routingView; like
-// targeting, settings outside the webhook link object). Times are unix seconds.
+// object adds clicks, hasPassword, tags, targeting and the routing fields (routing.ts routingView):
+// settings outside the webhook link object. Times are unix seconds.
 
 /** A stored link together with the host it lives on (and its tag names, when the service loaded them). */
 export type LinkWithHost = Link & { host: string; tagNames?: string[] };
@@ -63,6 +63,7 @@ export function toApiLink(link: Link & { tagNames?: string[] }, domainHost: stri
     clicks: link.clicks,
     hasPassword: link.passwordHash !== null,
     tags: link.tagNames ?? [],
+    targeting: (link.targeting as ApiLink["targeting"]) ?? null,
     ...routingView(link.routing),
   };
 }

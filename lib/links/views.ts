@@ -48,16 +48,16 @@ export async function folderCounts(workspaceId: number): Promise<{ folder: strin
   return rows.map((r) => ({ folder: r.folder, count: r._count._all }));
 }
 
-export type LinkDetail = ApiLink & { targeting: { ios?: string; android?: string; geo?: Record<string, string> } | null };
+export type LinkDetail = ApiLink;
 
-/** One link of the workspace by id, as the API shows it (routing fields included) plus its targeting; null when not ours. */
+/** One link of the workspace by id, as the API shows it (targeting and routing fields included); null when not ours. */
 export async function linkById(workspaceId: number, id: number): Promise<LinkDetail | null> {
   if (!isId(id)) return null;
   const link = await db().link.findFirst({ where: { id, workspaceId }, include: { domain: { select: { host: true } } } });
   if (!link) return null;
   const host = hostOf(link);
   const tagNames = (await tagNamesOf(db(), [link.id])).get(link.id) ?? [];
-  return { ...toApiLink({ ...link, tagNames }, host), targeting: (link.targeting as LinkDetail["targeting"]) ?? null };
+  return toApiLink({ ...link, tagNames }, host);
 }
 
 const firstValue = (v: unknown) => (Array.isArray(v) ? v[0] : v);

@@ -64,6 +64,7 @@ describe("single links", () => {
       "clicks",
       "hasPassword",
       "tags",
+      "targeting",
       "forwardQuery",
       "forwardPath",
       "variants",
@@ -108,6 +109,7 @@ describe("single links", () => {
       clicks: _c,
       hasPassword: _h,
       tags: _t,
+      targeting: _g,
       forwardQuery: _q,
       forwardPath: _p,
       variants: _v,
@@ -125,7 +127,7 @@ describe("single links", () => {
     expect(ev[0].workspace).toEqual({ id: workspace.slug, name: workspace.name });
   });
 
-  it("takes every create field; the password is hashed and never returned; targeting is stored but not in the link object", async () => {
+  it("takes every create field; the password is hashed and never returned; targeting is in the API link object, never in the webhook one", async () => {
     const { api } = await workspaceWithEvents();
     const body = {
       url: "https://example.com/all",
@@ -156,7 +158,7 @@ describe("single links", () => {
       hasPassword: true,
     });
     expect(a.text).not.toContain("open sesame");
-    expect(a.text).not.toContain("targeting");
+    expect(a.body.targeting).toEqual({ geo: { DE: "https://example.de/", FR: "https://example.fr/" }, ios: "https://apps.apple.com/x" });
     const row = await db().link.findUniqueOrThrow({ where: { id: a.body.id } });
     expect(row.passwordHash).toMatch(/^scrypt\$/);
     expect(row.targeting).toEqual({ geo: { DE: "https://example.de/", FR: "https://example.fr/" }, ios: "https://apps.apple.com/x" });
