@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { httpUrl } from "../links/schemas.ts";
+import { withDefaultScheme } from "../links/url-input.ts";
 
 // The request and response shapes of custom domains (the /api/v1/domains endpoints and the app's
 // Domains page parse with these; the OpenAPI document is generated from them).
@@ -39,6 +40,39 @@ export const updateDomainSchema = z.strictObject({
   notFoundUrl: httpUrl.nullable().optional().describe("Where an unknown code on the domain redirects (302); null: the 404 page."),
 });
 export type UpdateDomainInput = z.output<typeof updateDomainSchema>;
+
+/** A text field of the app's form holding JSON: "" clears, anything else must parse and fit `schema`. */
+const jsonText = <S extends z.ZodType>(schema: S) =>
+  z
+    .string()
+    .max(UPDATE_DOMAIN_MAX_BODY_BYTES, `must be at most ${APP_LINK_FILE_MAX_BYTES / 1024} KB as JSON`)
+    .transform((text, ctx) => {
+      if (text.trim() === "") return null;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be valid JSON" });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema.nullable());
+
+/** A URL field of the app's form: "" clears; an address typed without https:// gets it (url-input.ts). */
+const urlText = z
+  .string()
+  .transform((v) => (v.trim() === "" ? null : withDefaultScheme(v)))
+  .pipe(httpUrl.nullable());
+
+/** The app's Domains page form: all four settings as typed (the API takes them as JSON values). */
+export const domainSettingsFormSchema = z.strictObject({
+  host: z.string(),
+  appleAppSiteAssociation: jsonText(appleAppSiteAssociationSchema),
+  assetLinks: jsonText(assetLinksSchema),
+  rootUrl: urlText,
+  notFoundUrl: urlText,
+});
+export type DomainSettingsForm = z.input<typeof domainSettingsFormSchema>;
+export const DOMAIN_SETTINGS_FIELDS = ["appleAppSiteAssociation", "assetLinks", "rootUrl", "notFoundUrl"] as const;
 
 export const apiDomainSchema = z.strictObject({
   id: z.number().int(),
