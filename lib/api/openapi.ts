@@ -24,6 +24,7 @@ import {
   LIMIT_DEFAULT,
   LIMIT_MAX,
 } from "../analytics/reports/schemas.ts";
+import { addDomainSchema, apiDomainSchema, listDomainsResponseSchema, updateDomainSchema } from "../domains/schemas.ts";
 import { bulkResponseSchema, errorSchemas, type ErrorName } from "./schemas.ts";
 
 // The OpenAPI 3.1 document of /api/v1, generated from the same zod schemas the routes parse with
@@ -46,6 +47,10 @@ const COMPONENTS: [string, z.ZodType][] = [
   ["UpdateTag", updateTagSchema],
   ["DeleteTagResult", deleteTagResponseSchema],
   ["Analytics", analyticsAnswerSchema],
+  ["Domain", apiDomainSchema],
+  ["DomainList", listDomainsResponseSchema],
+  ["AddDomain", addDomainSchema],
+  ["UpdateDomain", updateDomainSchema],
   ...Object.entries(errorSchemas).map(([name, s]) => [errorComponent(name as ErrorName), s] as [string, z.ZodType]),
 ];
 
@@ -166,6 +171,11 @@ export function curlExamples(base = config().APP_URL) {
     deleteTag: `curl -X DELETE ${base}/api/v1/tags/12 ${auth}`,
     analytics: `curl "${base}/api/v1/analytics?groupBy=countries&interval=7d&link=Ab3dE9x" ${auth}`,
     analyticsExport: `curl -o clicks.csv "${base}/api/v1/analytics/export?interval=30d" ${auth}`,
+    listDomains: `curl ${base}/api/v1/domains ${auth}`,
+    addDomain: `curl -X POST ${base}/api/v1/domains ${auth} ${json} \\\n  -d '{"host":"go.example.com"}'`,
+    getDomain: `curl ${base}/api/v1/domains/go.example.com ${auth}`,
+    verifyDomain: `curl -X POST ${base}/api/v1/domains/go.example.com/verify ${auth}`,
+    updateDomain: `curl -X PATCH ${base}/api/v1/domains/go.example.com ${auth} ${json} \\\n  -d '{"rootUrl":"https://example.com/","notFoundUrl":"https://example.com/missing"}'`,
   };
 }
 
@@ -181,6 +191,13 @@ export function buildOpenApiDocument(): Json {
     schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,40}$" },
   };
   const single = [codeParam, ...queryParameters(linkRefQuerySchema)];
+  const hostParam = {
+    name: "host",
+    in: "path",
+    required: true,
+    description: "The domain's host name, as added.",
+    schema: { type: "string" },
+  };
   const tagIdParam = { name: "id", in: "path", required: true, description: "The tag's id.", schema: { type: "integer" } };
   return {
     openapi: "3.1.0",
@@ -188,7 +205,7 @@ export function buildOpenApiDocument(): Json {
       title: "Linkhop API",
       version: "1",
       description:
-        `JSON API for the links of one workspace. Authenticate with Authorization: Bearer <API key> (create keys in the app: Settings, API keys). ` +
+        `JSON API for the links and custom domains of one workspace. Authenticate with Authorization: Bearer <API key> (create keys in the app: Settings, API keys). ` +
         `Each key has its own budget of requests per ${cfg.RATE_LIMIT_WINDOW_SECONDS}-second window, starting at the key's first request; ` +
         `X-RateLimit-Limit and X-RateLimit-Remaining are on every authenticated answer (not on 401, not on 403 ApiAccess, not on plans without a rate). ` +
         `Check order: 401, 403 ApiAccess, 429, 400, 403 feature, 403 quota, 404/409. The default short domain is ${cfg.shortDomain}.`,
@@ -317,6 +334,63 @@ export function buildOpenApiDocument(): Json {
           parameters: [tagIdParam],
           responses: { ...ok(200, "Deleted.", "DeleteTagResult"), ...errorResponses(["validation", "feature", "not_found"]) },
           ...sample("deleteTag"),
+        },
+      },
+      "/domains": {
+        get: {
+          operationId: "listDomains",
+          summary: "List custom domains",
+          description: "The workspace's custom domains, oldest first, pending ones included.",
+          responses: { ...ok(200, "The domains.", "DomainList"), ...errorResponses(["validation", "feature"]) },
+          ...sample("listDomains"),
+        },
+        post: {
+          operationId: "addDomain",
+          summary: "Add a custom domain",
+          description:
+            "Adds the host as pending, with the TXT record (txtName, txtValue) that proves ownership; then POST /domains/{host}/verify. " +
+            "A host another workspace has verified, or one already added to this workspace, is 400 validation. Feature CustomDomains.",
+          requestBody: jsonBody("AddDomain"),
+          responses: { ...ok(201, "The new, pending domain.", "Domain"), ...errorResponses(["validation", "feature"]) },
+          ...sample("addDomain"),
+        },
+      },
+      "/domains/{host}": {
+        get: {
+          operationId: "getDomain",
+          summary: "Read a custom domain",
+          description: "Another workspace's host is 404, like an unknown one.",
+          parameters: [hostParam],
+          responses: { ...ok(200, "The domain.", "Domain"), ...errorResponses(["validation", "feature", "not_found"]) },
+          ...sample("getDomain"),
+        },
+        patch: {
+          operationId: "updateDomain",
+          summary: "Set app links, root and not-found URLs",
+          description:
+            "Any of appleAppSiteAssociation (a JSON object), assetLinks (a JSON array of objects), each at most 64 KB as JSON, rootUrl and notFoundUrl " +
+            "(URLs with the same destination checks as a link's url); null clears one. On the verified, active domain, /.well-known/apple-app-site-association " +
+            "and /.well-known/assetlinks.json answer the stored JSON (404 when unset), / redirects to rootUrl and an unknown code to notFoundUrl (302; " +
+            "the 404 page when unset). Changes reach the redirect path of every process without a restart. Feature CustomDomains.",
+          parameters: [hostParam],
+          requestBody: jsonBody("UpdateDomain"),
+          responses: { ...ok(200, "The domain after the edit.", "Domain"), ...errorResponses(["validation", "feature", "not_found"]) },
+          ...sample("updateDomain"),
+        },
+      },
+      "/domains/{host}/verify": {
+        post: {
+          operationId: "verifyDomain",
+          summary: "Check a domain's TXT record",
+          description:
+            "Looks up the TXT record at txtName. When it holds txtValue the domain becomes verified and a domain.verified webhook event is sent " +
+            "(once; verifying a verified domain changes nothing). Otherwise the domain stays pending: verified in the answer tells the outcome. Feature CustomDomains.",
+          parameters: [hostParam],
+          responses: {
+            ...ok(200, "The domain; verified tells the outcome.", "Domain"),
+            ...errorResponses(["validation", "feature", "not_found"]),
+          },
+          ...sample("verifyDomain"),
         },
       },
       "/analytics": {

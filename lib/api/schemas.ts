@@ -42,7 +42,7 @@ export const ERROR_TABLE: { status: number; error: ErrorName; meaning: string; e
     status: 400,
     error: "validation",
     meaning:
-      "Malformed or missing body (not JSON, wrong Content-Type, too large, unknown fields); required field absent; URL not a URL; alias longer than 40 characters or with characters other than letters, digits, - and _; destination refused (denylisted host, or an address that is already a short link); domain on create not the caller's or not verified and active; domain query parameter not the caller's.",
+      "Malformed or missing body (not JSON, wrong Content-Type, too large, unknown fields); required field absent; URL not a URL; alias longer than 40 characters or with characters other than letters, digits, - and _; destination refused (denylisted host, or an address that is already a short link); domain on create not the caller's or not verified and active; domain query parameter not the caller's; a custom domain's host malformed, already added or verified by another workspace; an app-link file of the wrong shape or over 64 KB.",
     extra: "messages: array of strings",
     retry: "No",
   },
@@ -71,7 +71,8 @@ export const ERROR_TABLE: { status: number; error: ErrorName; meaning: string; e
   {
     status: 404,
     error: "not_found",
-    meaning: "No link with that code in the workspace (also when it belongs to another workspace), or no such endpoint.",
+    meaning:
+      "No link with that code in the workspace (also when it belongs to another workspace), no such custom domain in the workspace (also when another workspace has it), or no such endpoint.",
     extra: "none",
     retry: "No",
   },

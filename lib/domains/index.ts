@@ -56,6 +56,11 @@ export type DomainView = {
   /** The record that points the host at the service (a CNAME to the default short domain). */
   target: { type: "CNAME"; name: string; value: string };
   links: number;
+  /** app-link files and redirects served on the verified domain (app-links.ts) */
+  appleAppSiteAssociation: Record<string, unknown> | null;
+  assetLinks: Record<string, unknown>[] | null;
+  rootUrl: string | null;
+  notFoundUrl: string | null;
 };
 
 export function txtRecordFor(host: string, token: string) {
@@ -66,10 +71,20 @@ function targetHost(): string {
   return config().shortDomain.split(":")[0];
 }
 
-function view(
-  d: { id: number; host: string; txtToken: string; verifiedAt: Date | null; active: boolean; createdAt: Date },
-  links = 0,
-): DomainView {
+type DomainRow = {
+  id: number;
+  host: string;
+  txtToken: string;
+  verifiedAt: Date | null;
+  active: boolean;
+  createdAt: Date;
+  appleAppSiteAssociation: unknown;
+  assetLinks: unknown;
+  rootUrl: string | null;
+  notFoundUrl: string | null;
+};
+
+export function view(d: DomainRow, links = 0): DomainView {
   return {
     id: d.id,
     host: d.host,
@@ -80,12 +95,16 @@ function view(
     ...txtRecordFor(d.host, d.txtToken),
     target: { type: "CNAME", name: d.host, value: targetHost() },
     links,
+    appleAppSiteAssociation: (d.appleAppSiteAssociation ?? null) as DomainView["appleAppSiteAssociation"],
+    assetLinks: (d.assetLinks ?? null) as DomainView["assetLinks"],
+    rootUrl: d.rootUrl,
+    notFoundUrl: d.notFoundUrl,
   };
 }
 
-type WorkspaceRef = { id: number; slug: string; name: string; plan: string };
+export type WorkspaceRef = { id: number; slug: string; name: string; plan: string };
 
-function requireCustomDomains(ws: WorkspaceRef) {
+export function requireCustomDomains(ws: WorkspaceRef) {
   if (!hasFeature(planOf(ws.plan), "CustomDomains")) {
     throw ServiceError.feature("CustomDomains", "Custom domains are not included in your plan. Upgrade to Pro or higher to use them.");
   }
@@ -98,15 +117,6 @@ export async function listDomains(workspaceId: number): Promise<DomainView[]> {
     include: { _count: { select: { links: true } } },
   });
   return rows.map((r) => view(r, r._count.links));
-}
-
-/** Verified, active hosts of the workspace: where new links may live. */
-export async function usableDomains(workspaceId: number): Promise<{ id: number; host: string }[]> {
-  return db().domain.findMany({
-    where: { workspaceId, verifiedAt: { not: null }, active: true },
-    select: { id: true, host: true },
-    orderBy: { host: "asc" },
-  });
 }
 
 /**
@@ -123,21 +133,31 @@ export async function addDomain(workspace: WorkspaceRef, rawHost: unknown): Prom
   try {
     const row = await db().$transaction(async (tx) => {
       const own = await tx.domain.findUnique({ where: { workspaceId_host: { workspaceId: workspace.id, host } } });
-      if (own) throw ServiceError.conflict(`${host} is already added to this workspace.`);
-      if (await tx.domain.findUnique({ where: { verifiedHost: host }, select: { id: true } })) {
-        throw ServiceError.conflict(`${host} is already in use by another workspace.`);
-      }
+      if (own) throw hostRefused(`${host} is already added to this workspace.`);
+      if (await tx.domain.findUnique({ where: { verifiedHost: host }, select: { id: true } })) throw inUseElsewhere(host);
       return tx.domain.create({ data: { workspaceId: workspace.id, host, txtToken: token } });
     });
     return view(row);
   } catch (e) {
-    if (uniqueViolation(e)) throw ServiceError.conflict(`${host} is already added to this workspace.`);
+    if (uniqueViolation(e)) throw hostRefused(`${host} is already added to this workspace.`);
     throw e;
   }
 }
 
+// A host that cannot be added (already here, or another workspace's) is bad input, the API's 400
+// validation (README "Domains API and app links"; the spec's error table has no conflict), the
+// same answer in the app and the admin CLI.
+function hostRefused(message: string): ServiceError {
+  return ServiceError.validation([{ path: "host", message }], message);
+}
+
+function inUseElsewhere(host: string): ServiceError {
+  return hostRefused(`${host} is already in use by another workspace.`);
+}
+
+/** The workspace's domain by host; another workspace's host is not found, like an unknown one. */
 export async function findDomain(workspaceId: number, host: string) {
-  const d = await db().domain.findFirst({ where: { workspaceId, host: host.trim().toLowerCase() } });
+  const d = await db().domain.findFirst({ where: { workspaceId, host: host.trim().toLowerCase().replace(/\.$/, "") } });
   if (!d) throw ServiceError.notFound(`No domain ${host} in this workspace.`);
   return d;
 }
@@ -198,7 +218,7 @@ export async function verifyDomain(workspace: WorkspaceRef, domainId: number): P
       return row;
     });
   } catch (e) {
-    if (uniqueViolation(e)) throw ServiceError.conflict(`${domain.host} is already in use by another workspace.`);
+    if (uniqueViolation(e)) throw inUseElsewhere(domain.host);
     throw e;
   }
   return { domain: view(updated), verified: true, alreadyVerified: false, message: `${updated.host} is verified.` };
@@ -231,10 +251,14 @@ export async function addDomainBySlug(slug: string, host: string) {
   return { id: d.id, host: d.host, txtName: d.txtName, txtValue: d.txtValue };
 }
 
+/** verifyDomain by host (the API and the CLI): the plan's CustomDomains first, then the host. */
+export async function verifyDomainByHost(workspace: WorkspaceRef, host: string): Promise<VerifyResult> {
+  requireCustomDomains(workspace);
+  return verifyDomain(workspace, (await findDomain(workspace.id, host)).id);
+}
+
 export async function verifyDomainBySlug(slug: string, host: string) {
-  const ws = await findWorkspace(slug);
-  const d = await findDomain(ws.id, host);
-  const r = await verifyDomain(ws, d.id);
+  const r = await verifyDomainByHost(await findWorkspace(slug), host);
   if (!r.verified) throw ServiceError.validation(r.message);
   return { id: r.domain.id, host: r.domain.host, verified: true };
 }

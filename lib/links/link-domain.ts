@@ -15,6 +15,18 @@ export function defaultDomain(): ResolvedDomain {
   return { domainId: null, domainKey: DEFAULT_DOMAIN_KEY, host: config().shortDomain };
 }
 
+/**
+ * Verified, active hosts of the workspace: where new links may live (the link forms offer them).
+ * Read here rather than asked of lib/domains, which uses the link rules (destinations) itself.
+ */
+export async function usableDomains(workspaceId: number): Promise<{ id: number; host: string }[]> {
+  return db().domain.findMany({
+    where: { workspaceId, verifiedAt: { not: null }, active: true },
+    select: { id: true, host: true },
+    orderBy: { host: "asc" },
+  });
+}
+
 export function isDefaultHost(host: string): boolean {
   return host.toLowerCase() === config().shortDomain;
 }

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { config } from "../config/index.ts";
 import { db } from "../db/client.ts";
-import { usableDomains } from "../domains/index.ts";
 import { isId } from "../ids.ts";
 import { hasFeature, planOf } from "../plans/index.ts";
 import { listTags } from "../tags/index.ts";
+import { usableDomains } from "./link-domain.ts";
 import { tagNamesOf } from "./link-tags.ts";
 import { listLinksQuerySchema } from "./schemas.ts";
 import { hostOf, toApiLink, type ApiLink } from "./serialize.ts";

@@ -20,6 +20,7 @@ export const REDIRECT_OUTCOMES = [
   "denylisted",
   "password", // the password form, a wrong password, too many guesses
   "bad_request", // a method short links do not answer, a form too large
+  "domain_page", // a custom domain's app-link file, or its root or not-found redirect (lib/redirects/domain-pages.ts)
   "error", // the database failed (503) or a bug (500)
 ] as const;
 export type RedirectOutcome = (typeof REDIRECT_OUTCOMES)[number];

@@ -1,3 +1,4 @@
+import type { DomainPages, ServedDomain } from "./domain-pages.ts";
 import type { RedirectLink } from "./lifecycle.ts";
 
 // The in-process cache of resolved links, keyed by (domainKey, code), negative answers included.
@@ -111,15 +112,23 @@ export class LinkCache {
   }
 }
 
-/** Verified, active custom domains, mirrored whole (host -> id) and reloaded on every change. */
+/**
+ * Verified, active custom domains, mirrored whole (host -> id and the domain's pages,
+ * domain-pages.ts) and reloaded on every change.
+ */
 export class DomainTable {
-  private byHost = new Map<string, number>();
+  private byHost = new Map<string, ServedDomain>();
   private generation = 0;
 
-  constructor(private readonly load: () => Promise<Map<string, number>>) {}
+  constructor(private readonly load: () => Promise<Map<string, ServedDomain>>) {}
 
   idOf(host: string): number | undefined {
-    return this.byHost.size ? this.byHost.get(host) : undefined;
+    return this.byHost.size ? this.byHost.get(host)?.id : undefined;
+  }
+
+  /** What the domain serves besides links (only asked when no link answers). */
+  pagesOf(host: string): DomainPages | null | undefined {
+    return this.byHost.get(host)?.pages;
   }
 
   /** A reload that finishes after a newer one started is discarded (the newer one wins). */

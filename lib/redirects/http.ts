@@ -11,6 +11,7 @@ import { DomainTable, LinkCache } from "./cache.ts";
 import { countCappedClick, readClicks } from "../clicks/counters.ts";
 import type { ClickPipeline } from "../clicks/pipeline.ts";
 import { withDenylist } from "./denylist.ts";
+import { notFoundPage, pathPage, writeDomainPage, type DomainPage } from "./domain-pages.ts";
 import {
   blockedAnswer,
   chooseTarget,
@@ -78,7 +79,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   const links = new LinkCache((domainKey, code) =>
     findLinkForRedirect(pool, domainKey, code).then((link) => withDenylist(link, cfg.DESTINATION_DENYLIST)),
   );
-  const domains = new DomainTable(() => loadServedDomains(pool));
+  const domains = new DomainTable(() => loadServedDomains(pool, cfg.DESTINATION_DENYLIST));
   const shortDomain = normalizeHost(cfg.shortDomain);
   const geoHeader = cfg.GEO_COUNTRY_HEADER;
   const secureCookies = cfg.APP_URL.startsWith("https:");
@@ -108,7 +109,10 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     onChange(change) {
       if (change.kind === "link") links.invalidate(change.domainKey, change.code);
       else if (change.kind === "domain") reloadDomains();
-      else links.clear(); // a workspace switched on or off: rare, so drop everything
+      else {
+        links.clear(); // a workspace switched on or off: rare, so drop everything
+        reloadDomains(); // its domains' pages (domain-pages.ts) are served only while it is on
+      }
     },
     onState(live) {
       links.live = live;
@@ -143,6 +147,13 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     res.writeHead(302, { Location: location, "Cache-Control": "no-store", "Content-Length": 0 });
     res.end();
   }
+
+  /** A custom domain's own answer for a path no link answers (domain-pages.ts). */
+  function sendDomainPage(res: ServerResponse, page: DomainPage, head: boolean) {
+    record(res, "domain_page");
+    writeDomainPage(res, page, head);
+  }
+  const pagesOf = (req: IncomingMessage) => domains.pagesOf(withoutPort(normalizeHost(req.headers.host)));
 
   function sendBlocked(res: ServerResponse, link: RedirectLink, reason: Blocked, head: boolean) {
     const answer = blockedAnswer(link, reason);
@@ -225,7 +236,10 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   /** GET or HEAD on a code. HEAD answers like GET but never counts. */
   function answer(req: IncomingMessage, res: ServerResponse, link: RedirectLink | null, code: string) {
     const head = req.method === "HEAD";
-    if (!link) return send(res, 404, "not_found", head);
+    if (!link) {
+      const page = notFoundPage(pagesOf(req));
+      return page ? sendDomainPage(res, page, head) : send(res, 404, "not_found", head);
+    }
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, head);
@@ -307,8 +321,10 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
           }
           case "unknown_host":
             return send(res, 404, "unknown_host", head);
-          case "not_found":
-            return send(res, 404, "not_found", head);
+          case "not_found": {
+            const page = pathPage(pagesOf(req), req.method, req.url);
+            return page ? sendDomainPage(res, page, head) : send(res, 404, "not_found", head);
+          }
           case "method_not_allowed":
             return send(res, 405, "method_not_allowed", head, { Allow: "GET, HEAD, POST" });
           default:

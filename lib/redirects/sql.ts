@@ -1,4 +1,5 @@
 import pg from "pg";
+import { domainPagesOf, type ServedDomain } from "./domain-pages.ts";
 import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
 import type { Queryable } from "../db/queryable.ts";
 
@@ -53,13 +54,28 @@ export async function findLinkForRedirect(q: Queryable, domainKey: number, code:
   };
 }
 
-/** Verified, active custom domains: host -> id. The whole table is small enough to mirror in memory. */
-export async function loadServedDomains(q: Queryable): Promise<Map<string, number>> {
-  const { rows } = await q.query<{ id: number; host: string }>({
+/**
+ * Verified, active custom domains: host -> id and what the domain serves besides links (its app-link
+ * files as JSON text, root and not-found URLs; domain-pages.ts). The whole table is small enough to
+ * mirror in memory: each file is at most 64 KB (lib/domains/schemas.ts).
+ */
+export async function loadServedDomains(q: Queryable, denylist: string[] = []): Promise<Map<string, ServedDomain>> {
+  const { rows } = await q.query<{
+    id: number;
+    host: string;
+    aasa: string | null;
+    asset_links: string | null;
+    root_url: string | null;
+    not_found_url: string | null;
+    workspace_active: boolean;
+  }>({
     name: "redirect_served_domains",
-    text: `select id, host from "Domain" where "verifiedAt" is not null and active`,
+    text: `select d.id, d.host, d."appleAppSiteAssociation"::text as aasa, d."assetLinks"::text as asset_links,
+              d."rootUrl" as root_url, d."notFoundUrl" as not_found_url, w.active as workspace_active
+           from "Domain" d join "Workspace" w on w.id = d."workspaceId"
+           where d."verifiedAt" is not null and d.active`,
   });
-  return new Map(rows.map((r) => [r.host.toLowerCase(), r.id]));
+  return new Map(rows.map((r) => [r.host.toLowerCase(), { id: r.id, pages: domainPagesOf(r, denylist) }]));
 }
 
 /** The PasswordGuess row that counts a link's guesses from every visitor (visitor keys are hex hashes). */

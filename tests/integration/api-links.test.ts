@@ -458,6 +458,9 @@ describe("OpenAPI document and reference page", () => {
     expect(Object.keys(doc.body.paths).sort()).toEqual([
       "/analytics",
       "/analytics/export",
+      "/domains",
+      "/domains/{host}",
+      "/domains/{host}/verify",
       "/links",
       "/links/bulk",
       "/links/export",

@@ -18,6 +18,7 @@ let ws: typeof import("../../lib/workspaces/index.ts");
 let users: typeof import("../../lib/auth/users.ts");
 let dbc: typeof import("../../lib/db/client.ts");
 let links: typeof import("../../lib/links/index.ts");
+let linkDomains: typeof import("../../lib/links/link-domain.ts");
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -31,6 +32,7 @@ beforeAll(async () => {
   users = await import("../../lib/auth/users.ts");
   dbc = await import("../../lib/db/client.ts");
   links = await import("../../lib/links/index.ts");
+  linkDomains = await import("../../lib/links/link-domain.ts");
 });
 afterAll(async () => {
   await dns?.stop();
@@ -74,7 +76,7 @@ describe("custom domains", () => {
     expect(d).toMatchObject({ host: "links.example.test", verified: false, txtName: "_linkhop.links.example.test" });
     expect(d.txtValue).toMatch(/^linkhop-verify=[0-9a-f]{32}$/);
     expect(d.target).toEqual({ type: "CNAME", name: "links.example.test", value: "linkhop.test" });
-    await expect(domains.addDomain(w, "links.example.test")).rejects.toMatchObject({ code: "conflict" });
+    await expect(domains.addDomain(w, "links.example.test")).rejects.toMatchObject({ code: "validation" });
     await expect(domains.addDomain(w, "not a host")).rejects.toMatchObject({ code: "validation" });
 
     // No record yet (NXDOMAIN), then a record without the token.
@@ -102,7 +104,7 @@ describe("custom domains", () => {
     dns.set(d.txtName, "TXT", []);
     expect(await domains.verifyDomain(w, d.id)).toMatchObject({ verified: true, alreadyVerified: true });
     expect(await events(w.id)).toHaveLength(1);
-    expect(await domains.usableDomains(w.id)).toEqual([{ id: d.id, host: "links.example.test" }]);
+    expect(await linkDomains.usableDomains(w.id)).toEqual([{ id: d.id, host: "links.example.test" }]);
   });
 
   test("concurrent checks of one domain send one event", async () => {
@@ -135,16 +137,16 @@ describe("custom domains", () => {
     dns.set(mine.txtName, "TXT", [mine.txtValue]);
     expect((await domains.verifyDomain(a, claimed.id)).verified).toBe(false);
     expect((await domains.verifyDomain(b, mine.id)).verified).toBe(true);
-    // Now the host is b's: the other pending claims are gone, and adding it again is a conflict that names no one.
+    // Now the host is b's: the other pending claims are gone, and adding it again is refused (validation) without naming anyone.
     expect(await domains.listDomains(a.id)).toEqual([]);
     expect(await domains.listDomains(c.id)).toEqual([]);
     await expect(domains.verifyDomain(a, claimed.id)).rejects.toMatchObject({ code: "not_found" });
     const refused = await domains.addDomain(a, "shared.example.test").catch((e: Error) => e);
-    expect(refused).toMatchObject({ code: "conflict", message: "shared.example.test is already in use by another workspace." });
+    expect(refused).toMatchObject({ code: "validation", message: "shared.example.test is already in use by another workspace." });
     // a cannot verify or remove b's domain by id.
     await expect(domains.verifyDomain(a, mine.id)).rejects.toMatchObject({ code: "not_found" });
     await expect(domains.removeDomain(a, mine.id)).rejects.toMatchObject({ code: "not_found" });
-    expect(await domains.usableDomains(b.id)).toEqual([{ id: mine.id, host: "shared.example.test" }]);
+    expect(await linkDomains.usableDomains(b.id)).toEqual([{ id: mine.id, host: "shared.example.test" }]);
     expect(await events(a.id)).toHaveLength(0);
     expect(await events(b.id)).toHaveLength(1);
   });
@@ -160,7 +162,7 @@ describe("custom domains", () => {
     const won = results.filter((r) => r.status === "fulfilled" && r.value.verified);
     expect(won, JSON.stringify(results)).toHaveLength(1);
     for (const r of results) {
-      if (r.status === "rejected") expect(["conflict", "not_found"]).toContain((r.reason as { code?: string }).code);
+      if (r.status === "rejected") expect(["validation", "not_found"]).toContain((r.reason as { code?: string }).code);
     }
     const rows = await dbc.db().domain.findMany({ where: { host: "both.example.test" } });
     expect(rows).toHaveLength(1);
@@ -221,7 +223,7 @@ describe("custom domains", () => {
     const again = await run("domain:add", "--slug", other.slug, "--host", "cli.example.test");
     expect(again).toMatchObject({
       code: 1,
-      json: { error: "conflict", message: "cli.example.test is already in use by another workspace." },
+      json: { error: "validation", message: "cli.example.test is already in use by another workspace." },
     });
   });
 });

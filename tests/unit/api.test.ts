@@ -139,7 +139,7 @@ describe("OpenAPI document", () => {
     };
     expect(doc.openapi).toBe("3.1.0");
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
-    expect(ops).toHaveLength(13);
+    expect(ops).toHaveLength(18);
     for (const op of ops) expect(op["x-codeSamples"]).toHaveLength(1);
     const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(schemas|headers)\/([^"]+)"/g)];
     expect(refs.length).toBeGreaterThan(10);

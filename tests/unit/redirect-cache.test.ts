@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DomainTable, LinkCache } from "../../lib/redirects/cache.ts";
+import type { ServedDomain } from "../../lib/redirects/domain-pages.ts";
 import { parseChange } from "../../lib/redirects/notify.ts";
 import { PAGES, passwordForm } from "../../lib/redirects/pages.ts";
 import { passwordFromForm, visitorKey } from "../../lib/redirects/password.ts";
@@ -97,15 +98,15 @@ describe("LinkCache", () => {
 
 describe("DomainTable", () => {
   it("keeps the newest reload when two overlap", async () => {
-    const first = deferred<Map<string, number>>();
-    const second = deferred<Map<string, number>>();
+    const first = deferred<Map<string, ServedDomain>>();
+    const second = deferred<Map<string, ServedDomain>>();
     const loads = [first.promise, second.promise];
     const table = new DomainTable(() => loads.shift()!);
     const a = table.reload();
     const b = table.reload();
-    second.resolve(new Map([["new.example", 2]]));
+    second.resolve(new Map([["new.example", { id: 2, pages: null }]]));
     await b;
-    first.resolve(new Map([["old.example", 1]]));
+    first.resolve(new Map([["old.example", { id: 1, pages: null }]]));
     await a;
     expect(table.idOf("new.example")).toBe(2);
     expect(table.idOf("old.example")).toBeUndefined();

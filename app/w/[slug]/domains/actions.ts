@@ -2,6 +2,8 @@
 import { z } from "zod";
 import { workspaceAction } from "@/lib/actions/workspace";
 import { addDomain, removeDomain, verifyDomain } from "@/lib/domains";
+import { updateDomainSettings } from "@/lib/domains/app-links";
+import { DOMAIN_SETTINGS_FIELDS, domainSettingsFormSchema } from "@/lib/domains/schemas";
 import { idSchema } from "@/lib/ids";
 
 // The Domains page's actions: owners and admins only (domains.manage).
@@ -26,5 +28,14 @@ export const removeDomainAction = workspaceAction(
   async ({ workspace }, { id }) => {
     const r = await removeDomain(workspace, id);
     return { host: r.host };
+  },
+);
+
+// App links and the root / not-found redirects: the same service and rules as PATCH /api/v1/domains/{host}.
+export const updateDomainSettingsAction = workspaceAction(
+  { permission: "domains.manage", schema: domainSettingsFormSchema, fields: DOMAIN_SETTINGS_FIELDS, revalidate: "/domains" },
+  async ({ workspace }, { host, ...settings }) => {
+    const d = await updateDomainSettings(workspace, host, settings);
+    return { host: d.host };
   },
 );

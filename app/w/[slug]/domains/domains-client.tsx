@@ -11,6 +11,7 @@ import { useToast } from "@/components/toast";
 import { Badge, buttonClass, Card, Field, inputClass, secondaryButtonClass } from "@/components/ui";
 import { runAction as run } from "@/components/run-action";
 import { addDomainAction, removeDomainAction, verifyDomainAction } from "./actions";
+import { DomainSettings } from "./domain-settings";
 
 export function AddDomainButton({ slug, disabled }: { slug: string; disabled: boolean }) {
   const [open, setOpen] = useState(false);
@@ -146,6 +147,8 @@ export function DomainCard({
       <p className="mt-2 text-xs text-slate-600" data-testid="domain-https">
         {httpsNote(domain.host, domain.verified, tlsOnDemand)}
       </p>
+
+      <DomainSettings slug={slug} domain={domain} canManage={canManage} />
 
       {!domain.verified && (
         <div className="mt-4 space-y-4 border-t border-slate-100 pt-4">
