@@ -78,7 +78,7 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await page.getByRole("link", { name: "Export CSV" }).click();
   const file = await (await download).path();
   const lines = fs.readFileSync(file, "utf8").trim().split(/\r?\n/);
-  expect(lines[0]).toBe("time,link,domain,target,country,city,referrer_host,referrer_url,device,browser,os,bot,qr");
+  expect(lines[0]).toBe("time,link,domain,target,country,city,referrer_host,referrer_url,device,browser,os,bot,qr,destination,language");
   expect(lines).toHaveLength(3);
   expect(lines.slice(1).every((l) => l.includes(",DE,"))).toBe(true);
 
