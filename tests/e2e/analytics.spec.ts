@@ -59,6 +59,8 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await expect(countries.getByRole("row")).toHaveCount(4); // header + US, DE, FR
   await expect(page.getByRole("table", { name: "Browsers" })).toContainText("Safari");
   await expect(page.getByRole("table", { name: "Referrers" })).toContainText("t.co");
+  // where the visits were sent and their languages (what the redirect recorded; rows are labels, not filters)
+  for (const name of ["Destinations", "Languages"]) await expect(page.getByRole("table", { name }).getByRole("row").nth(1)).toBeVisible();
   await shot(page, testInfo, "analytics-page");
 
   // Filter by clicking a row: kept in the URL, shown as a removable chip, figures follow.
