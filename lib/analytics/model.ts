@@ -67,6 +67,18 @@ export const DIRECT = "(direct)";
 /** groupBy=languages: the row of the visits without an Accept-Language (stored as null) */
 export const UNKNOWN_LANGUAGE = "unknown";
 
+const PRIMARY_SUBTAG = /^[a-z]{2,8}$/;
+/**
+ * A language as the store keeps it: its primary subtag (2 to 8 letters, lower case: "en-US" is
+ * "en"), else null. The header is the visitor's to write: anything else would be a value of its
+ * own in every report and rollup.
+ */
+export function storedLanguage(v: string | null | undefined): string | null {
+  if (!v) return null;
+  const primary = v.split(/[-_]/, 1)[0].toLowerCase();
+  return PRIMARY_SUBTAG.test(primary) ? primary : null;
+}
+
 export type ClickFilters = {
   /** one link (already resolved to its id and checked to belong to the workspace) */
   linkId?: number;

@@ -146,3 +146,13 @@ test("a value its column cannot hold fails the whole batch, as a text insert wou
   const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = 104`);
   expect(rows[0].n).toBe(0);
 });
+
+test("a language is stored as its primary subtag in lower case, anything else as null", async () => {
+  const base = Date.UTC(2026, 10, 17, 12);
+  await ensureMonthPartition(pool, monthOf(base));
+  const given = ["DE", "en-US", "zh_Hant", "", "x", "abcdefghi", "1a", "de ch", "<script>", null];
+  const batch = given.map((language, i) => ({ ...sampleEvents(105, base)[0], at: base + i, language }));
+  expect(await insertClickEvents(pool, batch)).toBe(batch.length);
+  const { rows } = await pool.query(`select language from analytics.click_event where workspace_id = 105 order by at`);
+  expect(rows.map((r) => r.language)).toEqual(["de", "en", "zh", null, null, null, null, null, null, null]);
+});

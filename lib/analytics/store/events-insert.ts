@@ -1,4 +1,4 @@
-import type { ClickEvent } from "../model.ts";
+import { storedLanguage, type ClickEvent } from "../model.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 // Writing click events (analytics.click_event). Raw SQL, like every statement of the store: the
@@ -86,7 +86,7 @@ export function eventColumns(events: ClickEvent[]): Buffer[] {
     visitor.buf,
     // absent (a producer that does not know them) is stored as null, as the model says
     textArray(events, "destination"),
-    textArray(events, "language"),
+    textArray(events, "language", storedLanguage),
   ];
 }
 
@@ -104,8 +104,11 @@ function int64(decimal: string): bigint {
 type TextKey =
   "domain" | "target" | "country" | "city" | "referrerHost" | "referrerUrl" | "device" | "browser" | "os" | "destination" | "language";
 
-/** A text[] whose elements repeat a lot (a domain, a browser name, a destination): each distinct value is encoded once. */
-function textArray(events: ClickEvent[], key: TextKey): Buffer {
+/**
+ * A text[] whose elements repeat a lot (a domain, a browser name, a destination): each distinct
+ * value is encoded once. `stored`: the value as the column keeps it (null: none).
+ */
+function textArray(events: ClickEvent[], key: TextKey, stored?: (v: string) => string | null): Buffer {
   const n = events.length;
   const encoded = new Array<Uint8Array | null>(n);
   const seen = new Map<string, Uint8Array>();
@@ -114,7 +117,8 @@ function textArray(events: ClickEvent[], key: TextKey): Buffer {
   let bytes = 0;
   let hasNull = false;
   for (let i = 0; i < n; i++) {
-    const v = events[i][key];
+    const given = events[i][key];
+    const v = stored && given !== null && given !== undefined ? stored(given) : given;
     if (v === null || v === undefined) {
       encoded[i] = null;
       hasNull = true;
