@@ -245,11 +245,13 @@ describe("serializers", () => {
     webhookLinkSchema.parse(w);
   });
 
-  it("adds clicks and hasPassword for the API, never the password or targeting", () => {
+  it("adds clicks, hasPassword and targeting for the API, never the password; the webhook object has no targeting", () => {
     const a = toApiLink(link, "go.example.com");
     apiLinkSchema.parse(a);
     expect(a).toMatchObject({ clicks: 12, hasPassword: true, domain: "go.example.com", short: "http://go.example.com/Ab3dE9x" });
-    expect(JSON.stringify(a)).not.toMatch(/scrypt|targeting/);
+    expect(a.targeting).toEqual({ ios: "https://i.x" });
+    expect(JSON.stringify(a)).not.toMatch(/scrypt/);
+    expect(JSON.stringify(toWebhookLink(link, "go.example.com"))).not.toMatch(/targeting/);
   });
 
   it("names the changed webhook fields in the documented order", () => {
