@@ -88,6 +88,14 @@ export const commands: Record<string, Command> = {
       return { admins: await listInstanceAdmins() };
     },
   },
+  // the one-time link that makes the signed-in account opening it the first instance administrator
+  "instance:setup-link": {
+    flags: [],
+    run: async () => {
+      const { createSetupLink } = await import("../instance/setup-link.ts");
+      return createSetupLink();
+    },
+  },
   // who may sign up: open, invite or closed (what the Instance page sets)
   "instance:signup": {
     flags: ["mode"],
