@@ -5,7 +5,7 @@ import { isId } from "../ids.ts";
 import { createUser } from "../auth/users.ts";
 import { authorize, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
 
-// The admin CLI's commands (README "Admin CLI"). Each takes the parsed flags and returns the
+// The admin CLI's commands (docs/operations.md "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
 export type Flags = Record<string, string | true>;
 export type Command = {

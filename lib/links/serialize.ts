@@ -3,7 +3,7 @@ import type { z } from "zod";
 import type { Link } from "../db/generated/client.ts";
 import { webhookLinkSchema, type apiLinkSchema } from "./schemas.ts";
 
-// The link objects (README "Endpoints"), defined once as zod schemas (webhookLinkSchema and
+// The link objects (docs/api.md "Endpoints"), defined once as zod schemas (webhookLinkSchema and
 // apiLinkSchema in schemas.ts), with their types and field list derived from them; the API link
 // object adds clicks, hasPassword and tags. Times are unix seconds.
 
