@@ -20,6 +20,8 @@ ARG NODE_EXTRA_CA_CERTS=
 # What `npm install` and its postinstall (embedded PostgreSQL links, prisma generate) read.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY scripts/postinstall.mjs scripts/
+# package.json "overrides" puts this stub in place of @prisma/streams-local (see its index.js)
+COPY scripts/stubs/ scripts/stubs/
 COPY scripts/schema-engine/ scripts/schema-engine/
 COPY lib/db/platform.mjs lib/db/
 COPY prisma/schema.prisma prisma/

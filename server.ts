@@ -26,13 +26,23 @@ async function main() {
   const log = logger("linkhop");
   const { config } = await import("./lib/config/index.ts");
   const { plans } = await import("./lib/plans/index.ts");
+  const { assertDataDirWritable, assertPortFree, databaseError, listenError, startErrorLine } =
+    await import("./lib/config/start-errors.ts");
+  // a refusal to start: one line saying what and what to do, exit 1 (lib/config/start-errors.ts)
+  const refuse = (e: unknown): never => {
+    log.fatal(`cannot start: ${startErrorLine(e)}`);
+    process.exit(1);
+  };
   let cfg;
   try {
     cfg = config();
     plans();
+    // the checks that need nothing started come first: nothing to stop when they fail
+    if (!process.env.AUTH_SECRET || !process.env.DATABASE_URL) assertDataDirWritable(path.resolve(cfg.LINKHOP_DATA_DIR));
+    await assertPortFree(cfg.PORT);
+    if (cfg.METRICS_PORT !== undefined) await assertPortFree(cfg.METRICS_PORT, "METRICS_PORT");
   } catch (e) {
-    log.fatal((e as Error).message);
-    process.exit(1);
+    return refuse(e);
   }
   // JSON lines: what Next.js and other packages print with console.* becomes records too
   if (logOptions().format === "json") routeConsoleToLog();
@@ -59,11 +69,13 @@ async function main() {
 
   const { prepareDatabase } = await import("./lib/db/start.ts");
   let database;
+  const embedded = !process.env.DATABASE_URL;
   try {
     database = await prepareDatabase((msg) => log.info(msg));
   } catch (e) {
-    log.fatal({ err: e }, `cannot start: ${(e as Error).message}`);
-    process.exit(1);
+    // prepareDatabase has stopped the embedded PostgreSQL it started
+    log.debug({ err: e }, "database start failed");
+    return refuse(databaseError(e, process.env.DATABASE_URL, embedded));
   }
 
   const { default: next } = await import("next");
@@ -195,9 +207,29 @@ async function main() {
     });
   }
 
-  await new Promise<void>((resolve) => server.listen(cfg.PORT, resolve));
+  // the port checked free at first may have been taken since: the same line, after stopping what runs
+  await new Promise<void>((resolve) => {
+    server.once("error", (e: NodeJS.ErrnoException) => {
+      log.fatal(`cannot start: ${listenError(e, cfg.PORT).message}`);
+      void (async () => {
+        await metricsServer?.close();
+        await operations.probe.close();
+        await runtime.close();
+        await database.stop();
+        process.exit(1);
+      })();
+    });
+    server.listen(cfg.PORT, resolve);
+  });
   const port = (server.address() as { port: number }).port;
   log.info(`listening on http://localhost:${port} (APP_URL ${cfg.APP_URL}, short domain ${cfg.shortDomain})`);
+  // a fresh instance: the one-time link that makes its first operator (lib/instance/setup-link.ts)
+  const { setupLinkAtStart } = await import("./lib/instance/setup-link.ts");
+  const setup = await setupLinkAtStart().catch((e) => void log.warn({ err: e }, "could not make a setup link"));
+  if (setup)
+    log.info(
+      `no instance administrator yet: sign in, then open ${setup.url} to become it (once, within an hour; \`npm run admin -- instance:setup-link\` prints a new one)`,
+    );
   process.send?.({ ready: true, port, metricsPort: metricsServer?.port });
 }
 

@@ -5,7 +5,7 @@ import { isId } from "../ids.ts";
 import { createUser } from "../auth/users.ts";
 import { authorize, createWorkspace, setActive, setPlan, type Permission } from "../workspaces/index.ts";
 
-// The admin CLI's commands (README "Admin CLI"). Each takes the parsed flags and returns the
+// The admin CLI's commands (docs/operations.md "Admin CLI"). Each takes the parsed flags and returns the
 // JSON object to print; failures throw a ServiceError, printed as { error, message } (cli.ts).
 export type Flags = Record<string, string | true>;
 export type Command = {
@@ -86,6 +86,14 @@ export const commands: Record<string, Command> = {
     run: async () => {
       const { listInstanceAdmins } = await import("../instance/admins.ts");
       return { admins: await listInstanceAdmins() };
+    },
+  },
+  // the one-time link that makes the signed-in account opening it the first instance administrator
+  "instance:setup-link": {
+    flags: [],
+    run: async () => {
+      const { createSetupLink } = await import("../instance/setup-link.ts");
+      return createSetupLink();
     },
   },
   // who may sign up: open, invite or closed (what the Instance page sets)

@@ -1,9 +1,9 @@
 import { issueText, ServiceError, type ServiceErrorCode } from "../errors.ts";
 
-// A ServiceError as the API's error body and status (README "Endpoints"). No server-only imports:
+// A ServiceError as the API's error body and status (docs/api.md "Endpoints"). No server-only imports:
 // the app's import page describes the bodies of bulk results in the browser.
 
-/** The API's error bodies (README "Endpoints"); forbidden, conflict and limit have no endpoint yet. */
+/** The API's error bodies (docs/api.md "Endpoints"); forbidden, conflict and limit have no endpoint yet. */
 export type ErrorBody =
   | { error: "validation"; messages: string[] }
   | { error: "unauthorized" }

@@ -17,7 +17,7 @@ import { withRequestLog, type ApiRequest } from "./request-log.ts";
 import { recordApiRequest, recordRateLimited } from "./metrics.ts";
 import { errorResponse, failureResponse, json, unauthorizedResponse } from "./respond.ts";
 
-// The ONE wrapper of every /api/v1 route handler, in the order of the README's "API" section:
+// The ONE wrapper of every /api/v1 route handler, in the order of docs/api.md:
 //   1. authenticate the key (401, identical in every case, no rate headers)
 //   2. the plan's ApiAccess (403 feature, no rate headers: the limiter has not run)
 //   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate);

@@ -23,7 +23,7 @@ import {
 import { errorBody } from "./error-body.ts";
 import { apiRoute, unsupportedMethod } from "./handler.ts";
 
-// The /api/v1/links endpoints (README "JSON API (v1)"): parse with the links schemas, call the link
+// The /api/v1/links endpoints (docs/api.md): parse with the links schemas, call the link
 // service, serialize. The route files under app/api/v1 only export these.
 
 const apiLink = (l: LinkWithHost) => toApiLink(l, l.host);

@@ -153,7 +153,7 @@ const jsonBody = (ref: string) => ({
   content: { "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } },
 });
 
-/** curl examples, one per endpoint (also in the README). */
+/** curl examples, one per endpoint (also in docs/api.md). */
 export function curlExamples(base = config().APP_URL) {
   const auth = `-H "Authorization: Bearer $LINKHOP_KEY"`;
   const json = `-H "Content-Type: application/json"`;

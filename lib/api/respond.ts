@@ -6,7 +6,7 @@ import { errorBody, errorStatus } from "./error-body.ts";
 export { errorBody, errorStatus, type ErrorBody } from "./error-body.ts";
 
 // The one place where an API answer is written: a success body, a ServiceError as exactly the body
-// of the README's error table (error plus the table's extra fields, nothing else), or anything
+// of the error table in docs/api.md (error plus the table's extra fields, nothing else), or anything
 // else as 500 server_error with a reference that is also in the X-Error-Reference header and the
 // server log (never the failing library's text). The reference is the request's id (X-Request-Id,
 // lib/log/request-id.ts), so the log line of the error and of the request carry it too.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { apiLinkSchema } from "../links/schemas.ts";
 
-// The API's error bodies (README "Endpoints") and the remaining response bodies as zod schemas: the source of the
+// The API's error bodies (docs/api.md "Endpoints") and the remaining response bodies as zod schemas: the source of the
 // OpenAPI document, and what the integration tests check answers against (strict: no extra fields).
 
 export const errorSchemas = {
@@ -36,7 +36,7 @@ export const anyErrorSchema = z.discriminatedUnion("error", [
   e.server_error,
 ]);
 
-/** The error table (README "Endpoints"), for the reference page. */
+/** The error table (docs/api.md "Endpoints"), for the reference page. */
 export const ERROR_TABLE: { status: number; error: ErrorName; meaning: string; extra: string; retry: string }[] = [
   {
     status: 400,

@@ -4,7 +4,7 @@ import { guessGroup } from "../http/client-address.ts";
 import { forgetAttempts, giveBackAttempt, pruneAttempts, takeAttempt } from "./throttle-sql.ts";
 
 // Limits on guessing passwords and on mass sign-up, kept in PostgreSQL so they hold across app
-// processes (README, Security). Failed sign-ins are limited per client address across every
+// processes (docs/operations.md, Security). Failed sign-ins are limited per client address across every
 // account (so made-up addresses cannot buy unlimited slow password hashes), per account and client
 // address, and more widely per account; sign-ups per client address. The account limits apply to
 // any email, whether or not an account has it, so the answer says nothing about which accounts exist.

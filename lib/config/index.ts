@@ -157,7 +157,7 @@ const schema = z.object({
   OIDC_CLIENT_SECRET: z.preprocess(unsetIfEmpty, z.string().optional()),
   // the button's "Continue with <name>"
   OIDC_NAME: z.preprocess(unsetIfEmpty, z.string().trim().min(1).max(60).default("Single sign-on")),
-  // lib/log: JSON lines, or one human line a record (default: json; pretty under `npm run dev`)
+  // lib/log: JSON lines, or one human line a record (default: json; pretty under `npm run dev` or on a terminal)
   LOG_FORMAT: z.preprocess(unsetIfEmpty, z.enum(["json", "pretty"]).optional()),
   LOG_LEVEL: z.preprocess(unsetIfEmpty, z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info")),
 });
@@ -183,7 +183,8 @@ export type Config = Omit<z.output<typeof schema>, "APP_URL" | "LOG_FORMAT"> & {
 
 export class ConfigError extends Error {}
 
-export function parseConfig(env: Record<string, string | undefined>): Config {
+/** `terminal`: stdout is a terminal, where the default log format is pretty (a person is reading). */
+export function parseConfig(env: Record<string, string | undefined>, terminal = false): Config {
   const parsed = checkedSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
@@ -196,7 +197,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     ...c,
     APP_URL: appUrl,
     // server.ts runs Next in development mode with LINKHOP_DEV=1 (`npm run dev`)
-    LOG_FORMAT: c.LOG_FORMAT ?? (env.LINKHOP_DEV === "1" ? "pretty" : "json"),
+    LOG_FORMAT: c.LOG_FORMAT ?? (env.LINKHOP_DEV === "1" || terminal ? "pretty" : "json"),
     appHost,
     shortDomain: (c.SHORT_DOMAIN ?? appHost).toLowerCase(),
     inngestEnabled: Boolean(c.INNGEST_EVENT_KEY || c.INNGEST_DEV || c.INNGEST_BASE_URL),
@@ -209,7 +210,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
 // Cached per process (lib/registry.ts); tests that change the environment call resetConfig().
 export function config(): Config {
-  return shared("config", () => parseConfig(process.env));
+  return shared("config", () => parseConfig(process.env, process.stdout.isTTY === true));
 }
 
 export function resetConfig() {

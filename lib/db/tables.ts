@@ -12,7 +12,11 @@ export const TABLES: Record<string, TableOwner> = {
   // accounts and sign-in
   User: {
     owner: "auth",
-    others: { "lib/instance/admins.ts": "the instanceAdmin flag, granted and revoked by the admin CLI's instance:admin" },
+    others: {
+      "lib/instance/admins.ts": "the instanceAdmin flag, granted and revoked by the admin CLI's instance:admin",
+      "lib/instance/setup-link.ts":
+        "the instanceAdmin flag, granted once by the first start's setup link, in the transaction that takes the link",
+    },
   },
   Account: { owner: "auth" },
   TwoFactorRecoveryCode: { owner: "auth" },

@@ -245,7 +245,7 @@ export async function removeDomain(workspace: WorkspaceRef, domainId: number): P
   });
 }
 
-// Admin CLI (README "Admin CLI"): domain:add --slug --host, domain:verify --slug --host.
+// Admin CLI (docs/operations.md "Admin CLI"): domain:add --slug --host, domain:verify --slug --host.
 export async function addDomainBySlug(slug: string, host: string) {
   const d = await addDomain(await findWorkspace(slug), host);
   return { id: d.id, host: d.host, txtName: d.txtName, txtValue: d.txtValue };

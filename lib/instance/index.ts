@@ -11,3 +11,12 @@ export {
   type SignupMode,
   type SignupSetting,
 } from "./signup.ts";
+export {
+  ADMIN_EXISTS_MESSAGE,
+  SETUP_LINK_MINUTES,
+  SETUP_PATH,
+  createSetupLink,
+  redeemSetupLink,
+  setupLinkAtStart,
+  type SetupLink,
+} from "./setup-link.ts";

@@ -10,7 +10,7 @@ import { randomBase62 } from "./random.ts";
 import { cachedLookup, forgetApiKeys } from "./cache.ts";
 import { log } from "../log/index.ts";
 
-// API keys (README "Keys"): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
+// API keys (docs/api.md "Keys"): "lh_" + 40 base62 characters, shown once; stored only as a SHA-256 hash
 // plus a short display prefix. A key is live while it is neither revoked nor expired; the plan
 // caps the live keys of a workspace.
 

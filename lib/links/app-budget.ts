@@ -4,7 +4,7 @@ import { ServiceError } from "../errors.ts";
 import { planOf } from "../plans/index.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 
-// The app's counterpart of the API's rate budget (README, Security): every server action that
+// The app's counterpart of the API's rate budget (docs/operations.md, Security): every server action that
 // creates links (the link form's create, each chunk of the CSV import) spends one request of a
 // budget per user: the workspace plan's rateLimit per RATE_LIMIT_WINDOW_SECONDS, the same numbers
 // as one API key. An import chunk (at most 100 rows) is one request, like a bulk call of the API,

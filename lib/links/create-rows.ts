@@ -93,7 +93,7 @@ export async function prepareRows(
 
 /**
  * The cheap checks a row passes before its password is hashed: the allowance left this month and
- * a free alias, read before the transaction (README: rows are taken in order as if one by one).
+ * a free alias, read before the transaction (docs/api.md: rows are taken in order as if one by one).
  * A refusal here is final (what a single create would have answered at this moment); a row that
  * goes on is still checked by the database in the transaction (ON CONFLICT on the code, the
  * allowance row), so parallel requests can never pass either.

@@ -1,7 +1,7 @@
 // Links: the one place of link rules (API, app pages and admin CLI all call these). Each use case
 // is one transaction (withEvents) that also records its webhook event. Inputs are already parsed
 // by the schemas in schemas.ts; every refusal is a ServiceError, raised in the order of the
-// README's error table: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
+// docs/api.md's error table: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
 export * from "./schemas.ts";
 export * from "./serialize.ts";
 export { createLink, bulkCreateLinks, type BulkRowResult, type BulkOptions } from "./create.ts";

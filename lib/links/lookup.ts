@@ -17,7 +17,7 @@ export type LinkWorkspace = Pick<Workspace, "id" | "slug" | "name" | "plan">;
 
 /**
  * How a caller names one of its links: by id (the app), or by code and optional domain host (the
- * API, README "JSON API (v1)" /links/{code}).
+ * API, docs/api.md /links/{code}).
  */
 export type LinkRef = { id: number } | { code: string; domain?: string };
 

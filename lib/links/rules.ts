@@ -232,7 +232,7 @@ export function scheduleProblem(input: Schedule): string | null {
 export type CheapVerdict = "go" | "taken" | "quota";
 
 /**
- * The cheap pre-check of create rows, taken in order as if one by one (README: bulk rows are
+ * The cheap pre-check of create rows, taken in order as if one by one (docs/api.md: bulk rows are
  * checked one by one): a row past the allowance left (`left`, from the month's count read before
  * the transaction) is "quota"; else a row whose alias key is taken (in the database, reserved, or
  * by an earlier row going on) is "taken"; else it goes on and spends one unit. `current` is the

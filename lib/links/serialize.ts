@@ -4,7 +4,7 @@ import type { Link } from "../db/generated/client.ts";
 import { routingView } from "./routing.ts";
 import { webhookLinkSchema, type apiLinkSchema } from "./schemas.ts";
 
-// The link objects (README "Endpoints"), defined once as zod schemas (webhookLinkSchema and
+// The link objects (docs/api.md "Endpoints"), defined once as zod schemas (webhookLinkSchema and
 // apiLinkSchema in schemas.ts), with their types and field list derived from them; the API link
 // object adds clicks, hasPassword, tags, targeting and the routing fields (routing.ts routingView):
 // settings outside the webhook link object. Times are unix seconds.

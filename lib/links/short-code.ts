@@ -36,6 +36,7 @@ export const RESERVED_PATHS = new Set([
   "logout",
   "docs",
   "invite",
+  "setup",
   "_next",
   "favicon.ico",
   "robots.txt",

@@ -19,7 +19,7 @@ import type { UpdateLinkInput } from "./schemas.ts";
 import { changedFields, linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
 import { aliasTakenByIndex, isReservedAlias, refuseTakenAlias } from "./short-code.ts";
 
-// Editing one link (PATCH /api/v1/links/{code}, the link page): checks in the order of the README's
+// Editing one link (PATCH /api/v1/links/{code}, the link page): checks in the order of docs/api.md's
 // error table, then one transaction that writes the link and its link.updated event.
 
 export type UpdateResult = {

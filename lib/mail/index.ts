@@ -1,7 +1,8 @@
 import nodemailer, { type Transporter } from "nodemailer";
 import { config } from "../config/index.ts";
 import { shared } from "../registry.ts";
-import { log } from "../log/index.ts";
+import { log, logOptions } from "../log/index.ts";
+import { devMailBlock } from "./dev-block.ts";
 
 // Outgoing mail: SMTP through nodemailer when SMTP_URL is set (smtp://user:pass@host:587,
 // smtps://... for implicit TLS), otherwise the message is written to the server log so local
@@ -23,8 +24,10 @@ export async function sendMail(mail: Mail): Promise<MailResult> {
   const cfg = config();
   const to = Array.isArray(mail.to) ? mail.to : [mail.to];
   if (!cfg.SMTP_URL) {
-    // the whole message, links included: without SMTP the log is how a local install reads its mail
-    log("mail").info({ to, subject: mail.subject }, `(no SMTP_URL) to ${to.join(", ")}: ${mail.subject}\n${mail.text}`);
+    // without SMTP the log is how a local install reads its mail: for a person at a terminal a short
+    // block with the links on lines of their own (dev-block.ts); in JSON lines the whole message
+    if (logOptions().format === "pretty") log("mail").info(devMailBlock(to, mail.subject, mail.text));
+    else log("mail").info({ to, subject: mail.subject }, `(no SMTP_URL) to ${to.join(", ")}: ${mail.subject}\n${mail.text}`);
     return { sent: false, via: "log" };
   }
   const info = await transport(cfg.SMTP_URL).sendMail({ from: cfg.MAIL_FROM, to, subject: mail.subject, text: mail.text, html: mail.html });

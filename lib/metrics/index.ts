@@ -7,7 +7,7 @@ import { registerSourceGauges, type MetricSources } from "./sources.ts";
 // path, the click pipeline, webhook attempts of the built-in scheduler) and Next's bundle (the
 // /api/v1 route handlers) record into the same objects, kept in the process registry
 // (lib/registry.ts). Services record; server.ts serves them (lib/http/operations.ts): on METRICS_PORT,
-// or on the main port with METRICS_TOKEN. Names, units and labels: README "Running in production".
+// or on the main port with METRICS_TOKEN. Names, units and labels: docs/operations.md "Running in production".
 
 /** How a short-link request was answered (lib/redirects/http.ts). */
 export const REDIRECT_OUTCOMES = [

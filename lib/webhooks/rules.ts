@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-// The delivery rules (README "Webhooks") in one place, as pure functions (unit-tested).
+// The delivery rules (docs/webhooks.md) in one place, as pure functions (unit-tested).
 
 /** Attempts per event (7, about 21 hours in total with the default delays). */
 export const MAX_ATTEMPTS = 7;
@@ -61,7 +61,7 @@ export function formatDuration(ms: number): string {
   return `${ms} ms`;
 }
 
-/** A signing secret: whsec_ + 48 base62 characters (README "Webhooks"). */
+/** A signing secret: whsec_ + 48 base62 characters (docs/webhooks.md). */
 export function newSigningSecret(): string {
   return "whsec_" + randomBase62(48);
 }

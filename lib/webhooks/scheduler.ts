@@ -131,12 +131,17 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     if (queue && !queue.length) waitingPer.delete(endpointId);
   };
 
-  const tick = async () => {
+  // the tick in progress, which stop() waits for: its claims are released before the pools close
+  let ticked: Promise<void> = Promise.resolve();
+  const tick = (): Promise<void> => {
     if (ticking) {
       again = true;
-      return;
+      return ticked;
     }
     ticking = true;
+    return (ticked = claimAndStart());
+  };
+  const claimAndStart = async () => {
     try {
       do {
         again = false;
@@ -237,6 +242,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       waitingCount = 0;
       unusedSlots.clear();
       await releaseClaims(waiting).catch(() => {});
+      await ticked;
       await Promise.allSettled([...running]);
       log("webhooks").info({ attempts }, `built-in scheduler stopped after ${attempts} attempts`);
     },

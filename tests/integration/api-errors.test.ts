@@ -14,7 +14,7 @@ import {
   type ApiTestEnv,
 } from "../support/api.ts";
 
-// Every row of the error table (README "Endpoints", lib/api/schemas.ts) over real HTTP: exact bodies (byte for byte where the body
+// Every row of the error table (docs/api.md "Endpoints", lib/api/schemas.ts) over real HTTP: exact bodies (byte for byte where the body
 // is fixed), the headers each answer owes, and the check order of lib/api/handler.ts.
 
 let env: ApiTestEnv;

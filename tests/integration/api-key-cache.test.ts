@@ -13,7 +13,7 @@ import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/a
 //
 // The cache has no TTL: an unnotified revocation is served from it until a notification or a
 // reconnect drops the cache (the first test). So a generous deadline proves the notification as
-// well as a tight one would, without holding a loaded machine to README's "within a second".
+// well as a tight one would, without holding a loaded machine to docs/api.md's "within a second".
 
 const NOTIFIED_MS = 15_000;
 

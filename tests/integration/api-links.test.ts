@@ -12,7 +12,7 @@ import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, TEST_PLAN
 import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { signInCookie } from "../support/session.ts";
 
-// The links endpoints end to end: bodies as the README documents them, the events each write records, bulk per-row
+// The links endpoints end to end: bodies as docs/api.md documents them, the events each write records, bulk per-row
 // results, keyset pagination and filters, keys from the service and the admin CLI, the OpenAPI
 // document and the reference page.
 

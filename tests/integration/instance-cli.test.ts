@@ -81,4 +81,17 @@ describe("admin CLI: instance commands", () => {
     expect(await dbc.db().user.count({ where: { instanceAdmin: true } })).toBe(before);
     expect((await inst.signupSetting()).mode).toBe("open");
   }, 180_000);
+
+  test("instance:setup-link prints a one-time link while there is no administrator, and refuses once there is", async () => {
+    await dbc.db().user.updateMany({ data: { instanceAdmin: false } });
+    const made = await admin("instance:setup-link");
+    expect(made.code).toBe(0);
+    expect(made.json).toEqual({
+      url: expect.stringMatching(/^http:\/\/localhost:3000\/setup\/[A-Za-z0-9_-]{43}$/),
+      expiresAt: expect.any(String),
+    });
+    const u = await users.createUser({ email: "first-operator@example.test", password: "password1" });
+    await inst.redeemSetupLink({ userId: u.id, token: new URL(made.json.url).pathname.split("/").pop() });
+    expect(await admin("instance:setup-link")).toMatchObject({ code: 1, json: { error: "conflict", message: inst.ADMIN_EXISTS_MESSAGE } });
+  }, 180_000);
 });

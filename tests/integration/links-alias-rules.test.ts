@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
 import { client, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
 
-// The alias rule (README "JSON API (v1)", lib/links/schemas.ts ALIAS_PATTERN): 1 to 40 characters,
+// The alias rule (docs/api.md, lib/links/schemas.ts ALIAS_PATTERN): 1 to 40 characters,
 // letters, digits, - and _ only. Every refused character class and the 40/41 length edge, on each
 // path that takes an alias (create, a bulk row, an edit), over real HTTP: the exact validation body,
 // and nothing created or changed. A code with "." or "/" would not survive being a URL path segment

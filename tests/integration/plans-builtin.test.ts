@@ -4,10 +4,10 @@ import { client, makeWorkspace, midMonth } from "../support/api.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The running app with its built-in plan table (no PLANS_FILE, unlike every other API test): each
-// row of the README's Plans table, read back through the API and the services. And a bad
+// row of the Plans table of docs/configuration.md, read back through the API and the services. And a bad
 // PLANS_FILE stops the start with a message.
 
-const README_PLANS = {
+const DOCUMENTED_PLANS = {
   free: { rateLimit: 30, liveKeys: 1, maxLinks: 500, webhookEndpoints: 0, aliases: false, bulk: false, retentionDays: 30 },
   pro: { rateLimit: 120, liveKeys: 3, maxLinks: 5000, webhookEndpoints: 0, aliases: true, bulk: false, retentionDays: 365 },
   team: { rateLimit: 600, liveKeys: 10, maxLinks: 50000, webhookEndpoints: 10, aliases: true, bulk: true, retentionDays: 730 },
@@ -39,8 +39,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-describe("the built-in plans, as the README's table gives them", () => {
-  for (const [plan, row] of Object.entries(README_PLANS)) {
+describe("the built-in plans, as docs/configuration.md's table gives them", () => {
+  for (const [plan, row] of Object.entries(DOCUMENTED_PLANS)) {
     it(`${plan}: ${row.rateLimit} requests per window, ${row.maxLinks} links a month, ${row.liveKeys} live keys, ${row.webhookEndpoints} endpoints, ${row.retentionDays} days of analytics`, async () => {
       const { workspace, key } = await makeWorkspace(plan);
       const api = client(app, key);

@@ -5,7 +5,7 @@ import { startApp, type RunningApp } from "../support/app.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { clicksOf, createDomain, createLink, createWorkspace, request, within } from "./redirects-helpers.ts";
 
-// Redirect behaviour over real HTTP against the real server and PostgreSQL (README "Short links").
+// Redirect behaviour over real HTTP against the real server and PostgreSQL (docs/guide.md "Short links").
 const SHORT = "short.test";
 const BRAND = "go.brand.test";
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -1,4 +1,4 @@
-// The admin CLI's webhook commands (shapes of README "Admin CLI"), run as the real `npm run admin` program.
+// The admin CLI's webhook commands (shapes of docs/operations.md "Admin CLI"), run as the real `npm run admin` program.
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -88,9 +88,11 @@ describe("configuration", () => {
     }
   });
 
-  it("logs: json at info by default, pretty under `npm run dev`; LOG_FORMAT and LOG_LEVEL override; a bad value names the variable", () => {
+  it("logs: json at info by default, pretty under `npm run dev` or on a terminal; LOG_FORMAT and LOG_LEVEL override; a bad value names the variable", () => {
     expect(parseConfig({})).toMatchObject({ LOG_FORMAT: "json", LOG_LEVEL: "info" });
     expect(parseConfig({ LINKHOP_DEV: "1" }).LOG_FORMAT).toBe("pretty");
+    expect(parseConfig({}, true).LOG_FORMAT).toBe("pretty"); // stdout is a terminal
+    expect(parseConfig({ LOG_FORMAT: "json" }, true).LOG_FORMAT).toBe("json");
     expect(parseConfig({ LINKHOP_DEV: "1", LOG_FORMAT: "json" }).LOG_FORMAT).toBe("json");
     expect(parseConfig({ LOG_FORMAT: "pretty", LOG_LEVEL: "debug" })).toMatchObject({ LOG_FORMAT: "pretty", LOG_LEVEL: "debug" });
     expect(parseConfig({ LOG_FORMAT: "", LOG_LEVEL: "" })).toMatchObject({ LOG_FORMAT: "json", LOG_LEVEL: "info" });

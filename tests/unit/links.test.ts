@@ -22,7 +22,7 @@ describe("createLinkSchema", () => {
     });
   });
 
-  it("refuses what the README calls validation errors, naming the field", () => {
+  it("refuses what docs/api.md calls validation errors, naming the field", () => {
     const cases: [unknown, RegExp][] = [
       [{}, /^url:/],
       [{ url: "not a url" }, /^url: must be an absolute http or https URL/],

@@ -4,14 +4,14 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FEATURES, loadPlans, PlansFileError, webhookRatePerSecond } from "../../lib/plans/index.ts";
 
-// The built-in plan table is what the README's Plans table promises; every API test replaces it
-// through PLANS_FILE, so it is checked here against the README itself.
+// The built-in plan table is what the Plans table of docs/configuration.md promises; every API test
+// replaces it through PLANS_FILE, so it is checked here against that page itself.
 
 type Row = { id: string; rateLimit: number | null; liveKeys: number; maxLinks: number; webhookEndpoints: number; features: string[] };
 
-function readmePlans(): Row[] {
-  const readme = fs.readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("### Plans"));
+function documentedPlans(): Row[] {
+  const page = fs.readFileSync(path.resolve(import.meta.dirname, "../../docs/configuration.md"), "utf8");
+  const section = page.slice(page.indexOf("## Plans"));
   const lines = section.split("\n").filter((l) => /^\| `[a-z0-9_-]+` \|/.test(l));
   const rows: Row[] = [];
   for (const line of lines) {
@@ -46,8 +46,8 @@ function readmePlans(): Row[] {
 }
 
 describe("built-in plan table", () => {
-  it("is the README's table, row for row (free, pro, team, business)", () => {
-    const documented = readmePlans();
+  it("is the table of docs/configuration.md, row for row (free, pro, team, business)", () => {
+    const documented = documentedPlans();
     expect(documented.map((r) => r.id)).toEqual(["free", "pro", "team", "business"]);
     const builtIn = loadPlans(undefined);
     expect(Object.keys(builtIn)).toEqual(documented.map((r) => r.id));

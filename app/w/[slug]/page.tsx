@@ -5,6 +5,7 @@ import { hasFeature, planOf } from "@/lib/plans";
 import { Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { workspaceOverview, workspaceUsage } from "@/lib/workspaces";
+import { isInstanceAdmin } from "@/lib/instance";
 import { ClicksCard, fmt, RecentLinksCard, TopLinksCard } from "./overview-sections";
 
 /** Newest links shown; top links come from the analytics report's links panel (bounded there). */
@@ -19,13 +20,14 @@ export default async function WorkspaceHome({
 }) {
   const { slug } = await params;
   const { joined } = await searchParams;
-  const { workspace, can } = await workspacePage(slug);
+  const { workspace, can, userId } = await workspacePage(slug);
   const plan = planOf(workspace.plan);
-  const [{ links, createdThisMonth, members }, { liveKeys }, report, recent] = await Promise.all([
+  const [{ links, createdThisMonth, members }, { liveKeys }, report, recent, operator] = await Promise.all([
     workspaceOverview(workspace.id),
     workspaceUsage(workspace.id),
     analyticsReport(workspace, { interval: "7d" }, { panels: ["links"] }),
     listLinks(workspace, { size: RECENT }),
+    isInstanceAdmin(userId),
   ]);
   const stats = [
     { label: "Links", value: fmt(links), href: `/w/${slug}/links` },
@@ -34,6 +36,14 @@ export default async function WorkspaceHome({
   ];
   // Each hint only while it is still to do, and only to whoever can do it.
   const hints = [
+    // every workspace starts on the default plan: whoever runs the instance picks theirs there
+    links === 0 && operator && (
+      <li key="operator">
+        <Link className="text-brand-600 hover:underline" href="/instance">
+          You run this instance: choose your plan
+        </Link>
+      </li>
+    ),
     links === 0 && (
       <li key="link">
         <Link className="text-brand-600 hover:underline" href={`/w/${slug}/links/new`}>

@@ -104,7 +104,7 @@ export function DomainCard({
   domain: DomainView;
   canManage: boolean;
   canVerify: boolean;
-  /** TLS_ON_DEMAND: the instance's proxy obtains certificates for verified domains (README "HTTPS for custom domains") */
+  /** TLS_ON_DEMAND: the instance's proxy obtains certificates for verified domains (docs/operations.md "HTTPS for custom domains") */
   tlsOnDemand: boolean;
 }) {
   const router = useRouter();
