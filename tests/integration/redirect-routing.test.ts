@@ -104,6 +104,16 @@ describe("order of choice", () => {
   });
 });
 
+test("an edit of a link's routing reaches the redirect at once (the link's change notification)", async () => {
+  const link = await routedLink("edited", { rules: [{ url: "https://before.example/", languages: ["de"] }] });
+  const de = { "accept-language": "de" };
+  expect((await get("/edited", de)).location).toBe("https://before.example/");
+  await db().link.update({ where: { id: link.id }, data: { routing: { rules: [{ url: "https://after.example/", languages: ["de"] }] } } });
+  await within(5_000, async () => (await get("/edited", de)).location === "https://after.example/");
+  await db().link.update({ where: { id: link.id }, data: { routing: { forwardPath: true } } });
+  await within(5_000, async () => (await get("/edited/x", de)).location === "https://dest.example/edited/x");
+});
+
 describe("A/B variants", () => {
   test("the split over 1200 visitors without a cookie stays within 4.5 binomial sigma of the weights", async () => {
     const link = await routedLink("split", { variants: VARIANTS });
