@@ -52,11 +52,13 @@ export function safeRest(rest: string): string | null {
   if (UNSAFE.test(rest)) return null;
   const segments = rest.replaceAll("\\", "%5C").split("/");
   for (const s of segments) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(s);
-    } catch {
-      return null;
+    let decoded = s;
+    if (s.includes("%")) {
+      try {
+        decoded = decodeURIComponent(s);
+      } catch {
+        return null;
+      }
     }
     if (decoded === "." || decoded === "..") return null;
   }
@@ -76,8 +78,7 @@ export function applyForwarding(parts: DestinationParts, query: VisitQuery | nul
   }
   let pairs: string[];
   if (query && query.params.length) {
-    const replaced = new Set(query.params.map((p) => p.name));
-    pairs = parts.query.filter((p) => !replaced.has(p.name)).map((p) => p.raw);
+    pairs = parts.query.filter((d) => !query.has(d.name)).map((d) => d.raw);
     for (const p of query.params) pairs.push(p.raw.replaceAll("#", "%23"));
   } else pairs = parts.query.map((p) => p.raw);
   const joined = base + (pairs.length ? "?" + pairs.join("&") : "") + parts.fragment;
