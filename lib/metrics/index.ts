@@ -19,6 +19,7 @@ export const REDIRECT_OUTCOMES = [
   "capped",
   "denylisted",
   "password", // the password form, a wrong password, too many guesses
+  "preview", // a link-preview fetcher given the link's preview card (lib/redirects/preview.ts)
   "bad_request", // a method short links do not answer, a form too large
   "domain_page", // a custom domain's app-link file, or its root or not-found redirect (lib/redirects/domain-pages.ts)
   "error", // the database failed (503) or a bug (500)
