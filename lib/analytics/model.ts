@@ -9,7 +9,7 @@ export function utcDay(ms: number): number {
   return Math.floor(ms / DAY_MS);
 }
 
-export const TARGET_KINDS = ["destination", "ios", "android", "geo"] as const;
+export const TARGET_KINDS = ["destination", "ios", "android", "geo", "rule", "variant"] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
 export const DEVICES = ["desktop", "mobile", "tablet", "other"] as const;

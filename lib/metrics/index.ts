@@ -19,6 +19,7 @@ export const REDIRECT_OUTCOMES = [
   "capped",
   "denylisted",
   "password", // the password form, a wrong password, too many guesses
+  "preview", // a link-preview fetcher given the link's preview card (lib/redirects/preview.ts)
   "bad_request", // a method short links do not answer, a form too large
   "error", // the database failed (503) or a bug (500)
 ] as const;

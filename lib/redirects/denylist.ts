@@ -6,17 +6,20 @@ import type { RedirectLink } from "./lifecycle.ts";
 // check runs once when a link is loaded into the cache (the list is fixed for the process's
 // life), so a warm redirect pays nothing for it.
 
-/** Marks the link denied when any of its destinations (url, fallback, targeting) is on the denylist. */
+/** Marks the link denied when any of its destinations (url, fallback, targeting, rules, variants) is on the denylist. */
 export function withDenylist(link: RedirectLink | null, denylist: string[]): RedirectLink | null {
   if (!link || denylist.length === 0) return link;
-  const denied = destinationsOf({ url: link.url, fallbackUrl: link.fallbackUrl ?? undefined, targeting: link.targeting ?? undefined }).some(
-    (d) => {
-      try {
-        return isDenylisted(new URL(d.url).hostname, denylist);
-      } catch {
-        return false;
-      }
-    },
+  const urls = destinationsOf({ url: link.url, fallbackUrl: link.fallbackUrl ?? undefined, targeting: link.targeting ?? undefined }).map(
+    (d) => d.url,
   );
+  for (const r of link.routing?.rules ?? []) urls.push(r.url);
+  for (const v of link.routing?.variants ?? []) urls.push(v.url);
+  const denied = urls.some((url) => {
+    try {
+      return isDenylisted(new URL(url).hostname, denylist);
+    } catch {
+      return false;
+    }
+  });
   return denied ? { ...link, denied } : link;
 }

@@ -11,15 +11,10 @@ import { DomainTable, LinkCache } from "./cache.ts";
 import { countCappedClick, readClicks } from "../clicks/counters.ts";
 import type { ClickPipeline } from "../clicks/pipeline.ts";
 import { withDenylist } from "./denylist.ts";
-import {
-  blockedAnswer,
-  chooseTarget,
-  lifecycleState,
-  pickDestination,
-  type Blocked,
-  type RedirectLink,
-  type TargetKind,
-} from "./lifecycle.ts";
+import { geoLookup } from "../analytics/ingest/geo.ts";
+import { destinationFor, routingOf, type Destination, type DestinationContext } from "./destination.ts";
+import { blockedAnswer, lifecycleState, type Blocked, type RedirectLink } from "./lifecycle.ts";
+import { isPreviewAgent, previewPage } from "./preview.ts";
 import { listenForChanges } from "./notify.ts";
 import { PAGE_OUTCOME, PAGES, passwordForm, type PageName } from "./pages.ts";
 import {
@@ -88,6 +83,13 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
   const isAppPath = (segment: string) => RESERVED_PATHS.has(segment) || appSegments.has(segment) || (dev && segment.startsWith("__"));
   const routing = { shortDomain, customDomainId: (host: string) => domains.idOf(host), isAppPath };
   const recorded = metrics().redirects;
+  const destinations: DestinationContext = {
+    geoHeader,
+    trustProxy: cfg.TRUST_PROXY,
+    geo: geoLookup,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY),
+  };
+  const shortScheme = new URL(cfg.APP_URL).protocol;
   function record(res: ServerResponse, outcome: RedirectOutcome) {
     recorded.outcomes.inc(outcome);
     const started = (res as TimedResponse)[STARTED];
@@ -138,9 +140,14 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     res.end(head ? undefined : body);
   }
 
-  function redirect(res: ServerResponse, location: string, outcome: RedirectOutcome = "redirect") {
+  function redirect(res: ServerResponse, location: string, outcome: RedirectOutcome = "redirect", setCookie?: string) {
     record(res, outcome);
-    res.writeHead(302, { Location: location, "Cache-Control": "no-store", "Content-Length": 0 });
+    res.writeHead(
+      302,
+      setCookie
+        ? { Location: location, "Cache-Control": "no-store", "Content-Length": 0, "Set-Cookie": setCookie }
+        : { Location: location, "Cache-Control": "no-store", "Content-Length": 0 },
+    );
     res.end();
   }
 
@@ -165,54 +172,69 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     }
   }
 
-  function hitOf(req: IncomingMessage, link: RedirectLink, target: TargetKind, now: number, bot: boolean): ClickHit {
+  const hostOf = (req: IncomingMessage, link: RedirectLink) =>
+    link.domainKey === 0 ? shortDomain : withoutPort(normalizeHost(req.headers.host));
+
+  function hitOf(req: IncomingMessage, link: RedirectLink, to: Destination, now: number, bot: boolean): ClickHit {
     return {
       at: now,
       workspaceId: link.workspaceId,
       linkId: link.id,
-      domain: link.domainKey === 0 ? shortDomain : withoutPort(normalizeHost(req.headers.host)),
-      target,
+      domain: hostOf(req, link),
+      target: to.decision.kind,
       address: clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY),
       userAgent: req.headers["user-agent"],
       referrer: req.headers.referer,
       countryHeader: req.headers[geoHeader] as string | undefined,
       bot,
       qr: isQrVisit(req.url),
+      destination: to.decision.url,
+      language: to.language,
     };
   }
 
   /**
-   * The visitor goes to the destination (or a targeting URL): a click, unless the User-Agent is a
-   * bot, which is redirected the same way (while the link is open) and recorded as a bot only.
+   * The visitor goes to the destination chosen for them (destination.ts): a click, unless the
+   * User-Agent is a bot, which is redirected the same way (while the link is open) and recorded as
+   * a bot only. A path or a forwarding the link does not allow is the 404 page, counting nothing.
    */
-  function sendToDestination(req: IncomingMessage, res: ServerResponse, link: RedirectLink, now: number) {
-    const ua = req.headers["user-agent"];
-    const target = chooseTarget(link, ua, req.headers[geoHeader] as string | undefined);
-    if (isBotAgent(ua)) {
+  function sendToDestination(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: RedirectLink,
+    now: number,
+    code: string,
+    rest: string | null,
+  ) {
+    const bot = isBotAgent(req.headers["user-agent"]);
+    const to = destinationFor(req, link, now, { code, bot, head: false, rest }, destinations);
+    const location = to.location;
+    if (location === null) return send(res, 404, "not_found", false);
+    if (bot) {
       if (link.maxClicks === null) {
-        clicks.add(hitOf(req, link, target.kind, now, true), false);
-        return redirect(res, target.url);
+        clicks.add(hitOf(req, link, to, now, true), false);
+        return redirect(res, location);
       }
       readClicks(pool, link.id).then(
         (stored) => {
           if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
-          clicks.add(hitOf(req, link, target.kind, now, true), false);
-          redirect(res, target.url);
+          clicks.add(hitOf(req, link, to, now, true), false);
+          redirect(res, location);
         },
         (e) => fail(res, e),
       );
       return;
     }
     if (link.maxClicks === null) {
-      clicks.add(hitOf(req, link, target.kind, now, false), true);
-      redirect(res, target.url);
+      clicks.add(hitOf(req, link, to, now, false), true);
+      redirect(res, location, "redirect", to.setCookie);
       return;
     }
     countCappedClick(pool, link.id).then(
       (counted) => {
         if (counted) {
-          clicks.add(hitOf(req, link, target.kind, now, false), false); // counted by countCappedClick
-          redirect(res, target.url);
+          clicks.add(hitOf(req, link, to, now, false), false); // counted by countCappedClick
+          redirect(res, location, "redirect", to.setCookie);
         } else {
           link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
           sendBlocked(res, link, "cap_reached", false);
@@ -222,16 +244,28 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     );
   }
 
-  /** GET or HEAD on a code. HEAD answers like GET but never counts. */
-  function answer(req: IncomingMessage, res: ServerResponse, link: RedirectLink | null, code: string) {
+  /** GET or HEAD on a code (and what follows it: forwardPath). HEAD answers like GET but never counts. */
+  function answer(req: IncomingMessage, res: ServerResponse, link: RedirectLink | null, code: string, rest: string | null) {
     const head = req.method === "HEAD";
     if (!link) return send(res, 404, "not_found", head);
+    const routing = routingOf(link);
+    if (rest !== null && !routing.forwardPath) return send(res, 404, "not_found", head);
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, head);
     if (link.passwordHash) return sendPasswordForm(req, res, code, 200, false, head);
-    if (!head) return sendToDestination(req, res, link, now);
-    const destination = pickDestination(link, req.headers["user-agent"], req.headers[geoHeader] as string | undefined);
+    // a preview fetcher gets the card (and counts nothing: it was sent nowhere)
+    if (routing.preview && isPreviewAgent(req.headers["user-agent"]))
+      return sendPreview(res, previewPage(routing.preview, `${shortScheme}//${hostOf(req, link)}/${code}`), head);
+    if (!head) return sendToDestination(req, res, link, now, code, rest);
+    const destination = destinationFor(
+      req,
+      link,
+      now,
+      { code, bot: isBotAgent(req.headers["user-agent"]), head, rest },
+      destinations,
+    ).location;
+    if (destination === null) return send(res, 404, "not_found", head);
     if (link.maxClicks === null) return redirect(res, destination);
     readClicks(pool, link.id).then(
       (stored) => {
@@ -240,6 +274,18 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
       },
       (e) => fail(res, e),
     );
+  }
+
+  function sendPreview(res: ServerResponse, body: Buffer, head: boolean) {
+    record(res, "preview");
+    res.writeHead(200, {
+      "Content-Type": HTML,
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+    });
+    res.end(head ? undefined : body);
   }
 
   /** The password form with the visitor's form token (set as a cookie when they have none yet). */
@@ -263,14 +309,14 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, false);
-    if (!link.passwordHash) return sendToDestination(req, res, link, now);
+    if (!link.passwordHash) return sendToDestination(req, res, link, now, code, null);
     const viaForm = formTokenAccepted(req.headers.cookie, tokenFromForm(body));
     const visitor = visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY), viaForm);
     const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitor);
     if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
     if (outcome === "link_busy") return send(res, 429, "link_busy", false, { "Retry-After": String(LINK_GUESS_WINDOW_SECONDS) });
     if (outcome === "wrong") return sendPasswordForm(req, res, code, 401, true, false);
-    sendToDestination(req, res, link, Date.now());
+    sendToDestination(req, res, link, Date.now(), code, null);
   }
 
   return {
@@ -289,6 +335,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
         switch (route.kind) {
           case "link": {
             const { domainKey, code } = route;
+            const rest = route.rest ?? null;
             if (req.method === "POST") {
               submitPassword(req, res, domainKey, code).catch((e) => fail(res, e));
               return;
@@ -296,11 +343,11 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
             const cached = links.get(domainKey, code, Date.now());
             if (cached !== undefined) {
               recorded.cacheHits.inc();
-              return answer(req, res, cached, code);
+              return answer(req, res, cached, code, rest);
             }
             recorded.cacheMisses.inc();
             links.fetch(domainKey, code).then(
-              (link) => answer(req, res, link, code),
+              (link) => answer(req, res, link, code, rest),
               (e) => fail(res, e),
             );
             return;

@@ -1,6 +1,9 @@
 // The redirect decision for one link, as pure functions: what state the link is in at a given
-// moment (lifecycle), what that state answers, and which URL a visitor is sent to (targeting).
+// moment (lifecycle) and what that state answers.
 // Times are compared per request, so an expiry or a start time needs no cache invalidation.
+// Rules, variants and forwarding are decided in decide.ts.
+
+import type { CompiledRouting } from "./decide.ts";
 
 export type Targeting = { ios?: string; android?: string; geo?: Record<string, string> };
 
@@ -22,6 +25,8 @@ export type RedirectLink = {
   fallbackUrl: string | null;
   passwordHash: string | null;
   targeting: Targeting | null;
+  /** rules, variants, forwarding, preview and targeting, compiled once per load (decide.ts); absent: none */
+  routing?: CompiledRouting;
   /** a destination's host was put on DESTINATION_DENYLIST after the link was saved (lib/redirects/denylist.ts) */
   denied?: boolean;
 };
@@ -59,52 +64,8 @@ export function blockedAnswer(link: Pick<RedirectLink, "fallbackUrl">, reason: B
   return { kind: "page", status: BLOCKED_STATUS[reason], reason };
 }
 
-// iPadOS 13+ Safari presents itself as a Mac and cannot be told apart here; such visitors get the
-// ordinary destination.
-const IOS = /\b(?:iPhone|iPad|iPod)\b/;
-const ANDROID = /\bAndroid\b/i;
-
-export function deviceOf(userAgent: string | undefined): "ios" | "android" | null {
-  if (!userAgent) return null;
-  if (IOS.test(userAgent)) return "ios";
-  if (ANDROID.test(userAgent)) return "android";
-  return null;
-}
-
-/** Which of the link's URLs a visitor was sent to (recorded with each click). */
-export type TargetKind = "destination" | "ios" | "android" | "geo";
-
-/**
- * Where an open link sends this visitor: the device URL (ios / android by User-Agent) first, since
- * it is the most specific (usually an app-store link), then the URL for the visitor's country,
- * else the destination.
- */
-export function chooseTarget(
-  link: Pick<RedirectLink, "url" | "targeting">,
-  userAgent: string | undefined,
-  country: string | undefined,
-): { url: string; kind: TargetKind } {
-  const t = link.targeting;
-  if (!t) return { url: link.url, kind: "destination" };
-  if (t.ios || t.android) {
-    const device = deviceOf(userAgent);
-    if (device === "ios" && t.ios) return { url: t.ios, kind: "ios" };
-    if (device === "android" && t.android) return { url: t.android, kind: "android" };
-  }
-  if (t.geo && country) {
-    const url = t.geo[country.trim().toUpperCase()];
-    if (url) return { url, kind: "geo" };
-  }
-  return { url: link.url, kind: "destination" };
-}
-
-export function pickDestination(
-  link: Pick<RedirectLink, "url" | "targeting">,
-  userAgent: string | undefined,
-  country: string | undefined,
-): string {
-  return chooseTarget(link, userAgent, country).url;
-}
+/** Which of the link's URLs a visitor was sent to (recorded with each click; chosen in decide.ts). */
+export type TargetKind = "destination" | "ios" | "android" | "geo" | "rule" | "variant";
 
 /**
  * A URL as it may go into a Location header: WHATWG-normalised (IDN hosts in punycode, other

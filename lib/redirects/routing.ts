@@ -6,13 +6,23 @@ import { OPERATIONS_PATHS } from "../http/operations-paths.ts";
 // the database, because it runs for every request the server gets (the custom-domain table is
 // mirrored in memory, see cache.ts).
 
-const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})\/?$/;
+const CODE_PATH = /^\/([A-Za-z0-9_-]{1,40})(?:\/(.*))?$/s;
 
 /** The code in a request path ("/abc", "/abc/", "/abc?x=1"), or null when the path is not one segment. */
 export function codeOf(url: string): string | null {
+  const p = linkPathOf(url);
+  return p && p.rest === null ? p.code : null;
+}
+
+/**
+ * The code and what follows it: "/abc/x/y?q" -> { code: "abc", rest: "x/y" } (raw, as sent; the
+ * link's forwardPath decides whether it is served, lib/redirects/forward.ts); "/abc" and "/abc/"
+ * -> rest null. Null when the first segment is not code-shaped.
+ */
+export function linkPathOf(url: string): { code: string; rest: string | null } | null {
   const q = url.indexOf("?");
   const m = CODE_PATH.exec(q === -1 ? url : url.slice(0, q));
-  return m ? m[1] : null;
+  return m ? { code: m[1], rest: m[2] || null } : null;
 }
 
 /**
@@ -97,11 +107,11 @@ export function isShortDomainHost(host: string, shortDomain: string): boolean {
 export type Route =
   /** not a short-link request: Next.js answers */
   | { kind: "next" }
-  /** a short link: domainKey 0 = the default short domain, else the custom domain's id */
-  | { kind: "link"; domainKey: number; code: string }
+  /** a short link: domainKey 0 = the default short domain, else the custom domain's id; rest: what follows /<code>/ */
+  | { kind: "link"; domainKey: number; code: string; rest?: string }
   /** a code-shaped path on a host that serves no short links (the app's own host, an IP, a stranger) */
   | { kind: "unknown_host" }
-  /** a custom-domain path that cannot be a code ("/", "/a/b", "/x.png") */
+  /** a custom-domain path that cannot be a code ("/", "/x.png") */
   | { kind: "not_found" }
   | { kind: "method_not_allowed" };
 
@@ -122,8 +132,9 @@ const METHOD_NOT_ALLOWED: Route = { kind: "method_not_allowed" };
 /**
  * - A verified, active custom domain serves only short links: every path is answered here, except
  *   the operations endpoints (/healthz, /readyz, /metrics), which are never codes.
- * - SHORT_DOMAIN (possibly shared with the app): one-segment paths that are not app paths are
- *   codes; everything else goes to Next, so the app keeps working on that host.
+ * - SHORT_DOMAIN (possibly shared with the app): paths whose first segment is code-shaped and not
+ *   an app path are links (/<code>/<rest> too: forwardPath); everything else goes to Next, so the
+ *   app keeps working on that host.
  * - Any other host (APP_URL's host when it differs, an IP address, an unknown name): code-shaped
  *   GET/HEAD paths get the lean 404 ("no short links on this host"); the rest goes to Next, so the
  *   app answers on whatever name or address it is reached by.
@@ -136,15 +147,20 @@ export function routeRequest(
   ctx: RoutingContext,
 ): Route {
   const host = normalizeHost(hostHeader);
-  const code = codeOf(url ?? "/");
+  const linkPath = linkPathOf(url ?? "/");
+  const code = linkPath?.code ?? null;
+  const rest = linkPath?.rest ?? null;
   const readOnly = method === "GET" || method === "HEAD";
   const domainId = ctx.customDomainId(withoutPort(host));
+  const link = (domainKey: number): Route =>
+    rest === null ? { kind: "link", domainKey, code: code! } : { kind: "link", domainKey, code: code!, rest };
   if (domainId !== undefined) {
     if (!readOnly && method !== "POST") return METHOD_NOT_ALLOWED;
-    if (code !== null && OPERATIONS_PATHS.has(code)) return NEXT; // server.ts answers them first
-    return code ? { kind: "link", domainKey: domainId, code } : NOT_FOUND;
+    if (code !== null && rest === null && OPERATIONS_PATHS.has(code)) return NEXT; // server.ts answers them first
+    return code ? link(domainId) : NOT_FOUND;
   }
   if (code === null || ctx.isAppPath(code)) return NEXT;
-  if (isShortDomainHost(host, ctx.shortDomain)) return readOnly || method === "POST" ? { kind: "link", domainKey: 0, code } : NEXT;
-  return readOnly ? UNKNOWN_HOST : NEXT;
+  if (isShortDomainHost(host, ctx.shortDomain)) return readOnly || method === "POST" ? link(0) : NEXT;
+  // other hosts: only one-segment paths are short-link-shaped (the app's deeper paths stay Next's)
+  return readOnly && rest === null ? UNKNOWN_HOST : NEXT;
 }

@@ -1,5 +1,7 @@
 import pg from "pg";
+import { compileRouting } from "./decide.ts";
 import { locationUrl, parseTargeting, type RedirectLink } from "./lifecycle.ts";
+import { parseRouting } from "./stored-routing.ts";
 import type { Queryable } from "../db/queryable.ts";
 
 // Every SQL statement of the redirect path, one named function each. They use a raw `pg` pool with
@@ -20,6 +22,7 @@ type LinkRow = {
   fallback_url: string | null;
   password_hash: string | null;
   targeting: unknown;
+  routing: unknown;
 };
 
 /** The link at (domainKey, code) as the redirect path needs it; a switched-off workspace switches its links off. */
@@ -30,18 +33,21 @@ export async function findLinkForRedirect(q: Queryable, domainKey: number, code:
               (extract(epoch from l."startsOn") * 1000)::float8 as starts_on,
               (extract(epoch from l."expiresOn") * 1000)::float8 as expires_on,
               l."maxClicks" as max_clicks, l.clicks, l."fallbackUrl" as fallback_url,
-              l."passwordHash" as password_hash, l.targeting
+              l."passwordHash" as password_hash, l.targeting, l.routing
            from "Link" l join "Workspace" w on w.id = l."workspaceId"
            where l."domainKey" = $1 and l.code = $2`,
     values: [domainKey, code],
   });
   const r = rows[0];
   if (!r) return null;
+  const url = locationUrl(r.url) ?? r.url;
+  const targeting = parseTargeting(r.targeting);
+  const routing = parseRouting(r.routing);
   return {
     id: r.id,
     workspaceId: r.workspace_id,
     domainKey: r.domain_key,
-    url: locationUrl(r.url) ?? r.url,
+    url,
     active: r.active,
     startsOn: r.starts_on,
     expiresOn: r.expires_on,
@@ -49,7 +55,8 @@ export async function findLinkForRedirect(q: Queryable, domainKey: number, code:
     clicks: r.clicks,
     fallbackUrl: locationUrl(r.fallback_url),
     passwordHash: r.password_hash,
-    targeting: parseTargeting(r.targeting),
+    targeting,
+    routing: compileRouting(url, routing, targeting),
   };
 }
 

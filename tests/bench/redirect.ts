@@ -3,6 +3,8 @@
 //   (a) a bare Node http server answering 302 from a Map: the ceiling on this machine
 //   (b) Linkhop (the real server.ts, Next loaded) redirecting one link from its warm cache
 //   (c) Linkhop cache misses: every request a different existing code (one database read each)
+//   (e) (b) on a routed link: 5 rules (the last one matches), 3 A/B variants, forwardQuery and
+//       forwardPath, visited at /<code>/<rest>?<query> (lib/redirects/decide.ts, forward.ts)
 //   (d) (b) on a link whose clicks one webhook endpoint receives (link.clicked, scoped to that link,
 //       at a delivery rate high enough to keep up): every click is also a stored event and delivery.
 //       Its rounds run after the others (its deliveries keep the server busy for a while after).
@@ -33,7 +35,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 1);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const MISS_LINKS = Number(process.env.BENCH_MISS_LINKS ?? 300_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CASES = process.env.BENCH_CASES ?? "abcd";
+const CASES = process.env.BENCH_CASES ?? "abcde";
 const CPU_PROFILE = process.env.BENCH_SERVER_CPU_PROFILE;
 const SHORT = "short.bench";
 
@@ -107,6 +109,24 @@ function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
 
 // ---- Linkhop on a fresh database ------------------------------------------------------------
 
+const ROUTED = {
+  forwardQuery: true,
+  forwardPath: true,
+  rules: [
+    { url: "https://example.com/r1", countries: ["DE", "AT", "CH"] },
+    { url: "https://example.com/r2", languages: ["fr"] },
+    { url: "https://example.com/r3", devices: ["tablet"] },
+    { url: "https://example.com/r4", os: ["ios"], days: [1, 2, 3, 4, 5], hours: [9, 17], timeZone: "Europe/Berlin" },
+    { url: "https://example.com/r5", query: { ref: "bench", utm_source: "*" } },
+  ],
+  variants: [
+    { url: "https://example.com/a", weight: 34 },
+    { url: "https://example.com/b", weight: 33 },
+    { url: "https://example.com/c", weight: 33 },
+  ],
+};
+const ROUTED_PATH = "/benchr/docs/page?utm_source=mail&ref=bench&x=1";
+
 async function prepareDatabase(receiverUrl: string): Promise<{ url: string; postmasterPid: number | null; stop: () => Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linkhop-bench-"));
   const embedded = await startEmbeddedPostgres(dir, "linkhop_bench");
@@ -120,6 +140,12 @@ async function prepareDatabase(receiverUrl: string): Promise<{ url: string; post
   await client.query(
     `insert into "Link" ("workspaceId", code, url) select $1, 'm' || i, 'https://example.com/m/' || i from generate_series(0, $2 - 1) as i`,
     [wsId, MISS_LINKS],
+  );
+  // (e): a routed link; rules 1-4 each fail on one condition (a country lookup of the address, a
+  // language, a device, an OS in a time zone), the fifth matches on the query
+  await client.query(
+    `insert into "Link" ("workspaceId", code, url, routing) values ($1, 'benchr', 'https://example.com/routed?src=link', $2)`,
+    [wsId, JSON.stringify(ROUTED)],
   );
   // (d): its own link, and an endpoint receiving that link's clicks (webhook:create --events link.clicked --links benchd)
   const d = await client.query(
@@ -228,7 +254,7 @@ async function main() {
   try {
     // Rounds of (a), (b), (c) back to back, so a change in the machine's other load hits all three;
     // each case reports its median round.
-    const rounds: Record<"a" | "b" | "c" | "d", Result[]> = { a: [], b: [], c: [], d: [] };
+    const rounds: Record<"a" | "b" | "c" | "d" | "e", Result[]> = { a: [], b: [], c: [], d: [], e: [] };
     const bareProbe = { serverPid: bare.child.pid!, postmasterPid: database.postmasterPid };
     const appProbe = { serverPid: app.process.pid!, postmasterPid: database.postmasterPid };
     let next = 0;
@@ -246,6 +272,10 @@ async function main() {
         rounds.c.push(await load("(c) Linkhop, cache misses", app.port, () => `/m${next++}`, SHORT, appProbe));
         print(rounds.c.at(-1)!);
       }
+      if (CASES.includes("e")) {
+        rounds.e.push(await load("(e) Linkhop, routed link, warm", app.port, () => ROUTED_PATH, SHORT, appProbe));
+        print(rounds.e.at(-1)!);
+      }
     }
     for (let round = 1; round <= ROUNDS && CASES.includes("d"); round++) {
       console.log(`round ${round}/${ROUNDS} of (d)`);
@@ -255,14 +285,23 @@ async function main() {
     if (next > MISS_LINKS)
       console.log(`note: (c) sent ${next} requests for ${MISS_LINKS} codes; later ones may have hit the cache (raise BENCH_MISS_LINKS)`);
     const median = (list: Result[]) => [...list].sort((x, y) => x.rps - y.rps)[Math.floor(list.length / 2)];
-    const [a, b, c, d] = [median(rounds.a), median(rounds.b), median(rounds.c), median(rounds.d)];
+    const [a, b, c, d, e] = [median(rounds.a), median(rounds.b), median(rounds.c), median(rounds.d), median(rounds.e)];
     console.log(`\nmedian of ${ROUNDS} round(s):`);
-    for (const r of [a, b, c, d]) if (r) print(r);
+    for (const r of [a, b, c, e, d]) if (r) print(r);
     if (a && b)
       console.log(
         `(b)/(a) = ${(b.rps / a.rps).toFixed(2)}   (goal: >= 0.8 with click events on, p99 under 20 ms; (b) p99 ${b.p99.toFixed(2)} ms)`,
       );
     if (a && b && ROUNDS > 1) console.log(`(b)/(a) per round: ${rounds.b.map((r, i) => (r.rps / rounds.a[i].rps).toFixed(2)).join(" ")}`);
+    // server CPU per redirect of the routed link against the plain one, round by round (same load on the machine)
+    const serverPerRequest = (r: Result) => (r.cpu ? r.cpu.server / r.rps : NaN);
+    if (b && e) {
+      const perRound = rounds.e.map((r, i) => serverPerRequest(r) / serverPerRequest(rounds.b[i]));
+      const sorted = [...perRound].sort((x, y) => x - y);
+      console.log(
+        `(e)/(b) server CPU per redirect: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}, per round ${perRound.map((x) => x.toFixed(2)).join(" ")}   (goal: <= 1.25)`,
+      );
+    }
     // counting stays exact under load: every redirect of (b) is in Link.clicks and is one stored
     // click event after a flush
     await sleep(2000);

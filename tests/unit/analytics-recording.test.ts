@@ -5,7 +5,9 @@ import { countryCode, GeoLookup, plainAddress } from "../../lib/analytics/ingest
 import { qrUrl } from "../../lib/analytics/ingest/qr.ts";
 import type { ClickEvent } from "../../lib/analytics/model.ts";
 import { visitorKey } from "../../lib/analytics/ingest/visitor.ts";
-import { chooseTarget } from "../../lib/redirects/lifecycle.ts";
+import type { Targeting } from "../../lib/redirects/lifecycle.ts";
+import { compileRouting, decideDestination } from "../../lib/redirects/decide.ts";
+import { visitOf } from "../../lib/redirects/visit.ts";
 import { isQrVisit } from "../../lib/redirects/routing.ts";
 import { buildMmdb } from "../support/mmdb.ts";
 
@@ -150,3 +152,28 @@ describe("QR marker and targets", () => {
     expect(chooseTarget(link, UA.macFirefox, "FR")).toEqual({ url: "https://d.test/", kind: "destination" });
   });
 });
+
+/** Where targeting alone sends a visitor (decide.ts, the redirect's one decision). */
+function chooseTarget(
+  link: { url: string; targeting: Targeting | null },
+  userAgent: string | undefined,
+  countryHeader: string | undefined,
+) {
+  const routing = compileRouting(link.url, null, link.targeting);
+  const visit = visitOf(
+    {
+      url: "/",
+      userAgent,
+      acceptLanguage: undefined,
+      countryHeader,
+      address: undefined,
+      bot: false,
+      stickyVariant: undefined,
+      drawVariant: true,
+    },
+    routing,
+    () => null,
+  );
+  const { url, kind } = decideDestination(routing, visit, 0);
+  return { url, kind };
+}

@@ -1,13 +1,40 @@
 import { describe, expect, it } from "vitest";
 import {
   blockedAnswer,
-  deviceOf,
   lifecycleState,
   locationUrl,
   parseTargeting,
-  pickDestination,
   type RedirectLink,
+  type Targeting,
 } from "../../lib/redirects/lifecycle.ts";
+import { compileRouting, decideDestination } from "../../lib/redirects/decide.ts";
+import { visitOf } from "../../lib/redirects/visit.ts";
+
+/** Where targeting alone sends a visitor (decide.ts, the redirect's one decision). */
+function chooseTarget(
+  link: { url: string; targeting: Targeting | null },
+  userAgent: string | undefined,
+  countryHeader: string | undefined,
+) {
+  const routing = compileRouting(link.url, null, link.targeting);
+  const visit = visitOf(
+    {
+      url: "/",
+      userAgent,
+      acceptLanguage: undefined,
+      countryHeader,
+      address: undefined,
+      bot: false,
+      stickyVariant: undefined,
+      drawVariant: true,
+    },
+    routing,
+    () => null,
+  );
+  const { url, kind } = decideDestination(routing, visit, 0);
+  return { url, kind };
+}
+const pickDestination = (...args: Parameters<typeof chooseTarget>) => chooseTarget(...args).url;
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -83,11 +110,10 @@ describe("targeting", () => {
     targeting: { ios: "https://apps.apple.com/x", android: "https://play.google.com/x", geo: { DE: "https://dest.example/de" } },
   });
   it("detects devices by User-Agent", () => {
-    expect(deviceOf(IPHONE)).toBe("ios");
-    expect(deviceOf(IPAD)).toBe("ios");
-    expect(deviceOf(ANDROID)).toBe("android");
-    expect(deviceOf(DESKTOP)).toBeNull();
-    expect(deviceOf(undefined)).toBeNull();
+    expect(pickDestination(targeted, IPHONE, undefined)).toBe("https://apps.apple.com/x");
+    expect(pickDestination(targeted, IPAD, undefined)).toBe("https://apps.apple.com/x");
+    expect(pickDestination(targeted, ANDROID, undefined)).toBe("https://play.google.com/x");
+    expect(pickDestination(targeted, DESKTOP, undefined)).toBe("https://dest.example/");
   });
   it("sends devices to their URL, device before country", () => {
     expect(pickDestination(targeted, IPHONE, "DE")).toBe("https://apps.apple.com/x");

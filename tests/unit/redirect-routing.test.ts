@@ -51,6 +51,8 @@ describe("routeRequest", () => {
     expect(routeRequest("GET", "short.test", "/w/team", ctx)).toEqual({ kind: "next" });
     expect(routeRequest("GET", "short.test", "/_next/static/x.js", ctx)).toEqual({ kind: "next" });
     expect(routeRequest("DELETE", "short.test", "/abc", ctx)).toEqual({ kind: "next" });
+    expect(routeRequest("GET", "short.test", "/abc/a/b", ctx)).toEqual({ kind: "link", domainKey: 0, code: "abc", rest: "a/b" });
+    expect(routeRequest("GET", "short.test", "/abc/", ctx)).toEqual({ kind: "link", domainKey: 0, code: "abc" });
   });
   it("a short domain with a port must match with its port", () => {
     const local = { ...ctx, shortDomain: "localhost:3000" };
@@ -61,7 +63,14 @@ describe("routeRequest", () => {
     expect(routeRequest("GET", "go.brand.example", "/abc", ctx)).toEqual({ kind: "link", domainKey: 7, code: "abc" });
     expect(routeRequest("GET", "Go.Brand.Example:8443", "/login", ctx)).toEqual({ kind: "link", domainKey: 7, code: "login" });
     expect(routeRequest("GET", "go.brand.example", "/", ctx)).toEqual({ kind: "not_found" });
-    expect(routeRequest("GET", "go.brand.example", "/_next/static/x.js", ctx)).toEqual({ kind: "not_found" });
+    expect(routeRequest("GET", "go.brand.example", "/x.png", ctx)).toEqual({ kind: "not_found" });
+    // deeper paths are the link's (forwardPath decides: lib/redirects/forward.ts)
+    expect(routeRequest("GET", "go.brand.example", "/abc/docs/x?y=1", ctx)).toEqual({
+      kind: "link",
+      domainKey: 7,
+      code: "abc",
+      rest: "docs/x",
+    });
     expect(routeRequest("PUT", "go.brand.example", "/abc", ctx)).toEqual({ kind: "method_not_allowed" });
   });
   it("any other host: code-shaped GET/HEAD paths get the lean 404, the app keeps the rest", () => {
@@ -71,6 +80,7 @@ describe("routeRequest", () => {
     expect(routeRequest("GET", "127.0.0.1:3000", "/", ctx)).toEqual({ kind: "next" });
     expect(routeRequest("POST", "127.0.0.1:3000", "/abc", ctx)).toEqual({ kind: "next" });
     expect(routeRequest("GET", undefined, "/abc", ctx)).toEqual({ kind: "unknown_host" });
+    expect(routeRequest("GET", "127.0.0.1:3000", "/abc/def", ctx)).toEqual({ kind: "next" });
   });
 });
 

@@ -21,6 +21,10 @@ export type ClickHit = {
   countryHeader: string | undefined;
   bot: boolean;
   qr: boolean;
+  /** the URL the visit was sent to, before forwarding */
+  destination?: string;
+  /** the first Accept-Language primary subtag, lower case; null when absent */
+  language?: string | null;
 };
 
 export const REFERRER_URL_MAX = 500;
@@ -96,6 +100,8 @@ export function batchEnricher(geo: GeoLookup | null): (hit: ClickHit, salt: Buff
       bot: hit.bot,
       qr: hit.qr,
       visitor: lastVisitor,
+      destination: hit.destination ?? null,
+      language: hit.language ?? null,
     };
   };
 }
