@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { UNKNOWN_LANGUAGE } from "@/lib/analytics/model";
 import { countryName } from "@/lib/analytics/reports/countries";
 import { withParams } from "@/lib/analytics/reports/page-url";
 import { INTERVALS } from "@/lib/analytics/reports/schemas";
@@ -24,6 +25,8 @@ const PANEL_TITLE: Record<Panel, string> = {
   browsers: "Browsers",
   os: "Operating systems",
   links: "Links",
+  destinations: "Destinations",
+  languages: "Languages",
 };
 const PANEL_COLUMN: Record<Panel, string> = {
   countries: "Country",
@@ -32,6 +35,8 @@ const PANEL_COLUMN: Record<Panel, string> = {
   browsers: "Browser",
   os: "Operating system",
   links: "Link",
+  destinations: "Sent to",
+  languages: "Language",
 };
 const FILTER_LABEL: Record<string, string> = {
   link: "Link",
@@ -71,6 +76,11 @@ function rowFilter(panel: Panel, r: Row): { label: string; filter: Record<string
         ? { label: `${l.domain}/${l.code}`, filter: { link: l.code, domain: l.domain ?? "" } }
         : { label: "Deleted link", filter: null };
     }
+    // neither is a filter of analytics: their rows are labels only
+    case "destinations":
+      return { label: r.destination ? String(r.destination) : "Not recorded", filter: null };
+    case "languages":
+      return { label: r.language === UNKNOWN_LANGUAGE ? "Unknown" : String(r.language), filter: null };
   }
 }
 
@@ -228,7 +238,9 @@ function TopPanel({ panel, rows, href }: { panel: Panel; rows: Row[]; href: (c: 
                         {label}
                       </Link>
                     ) : (
-                      <span className="relative text-slate-600">{label}</span>
+                      <span className="relative text-slate-600" title={label}>
+                        {label}
+                      </span>
                     )}
                   </td>
                   <td className="py-1 text-right tabular-nums">{fmt(r.clicks)}</td>

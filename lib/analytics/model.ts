@@ -33,7 +33,11 @@ export type ClickEvent = {
   qr: boolean;
   /** signed 64-bit visitor key in decimal */
   visitor: string;
-  /** the URL the visit was sent to, before forwarding (groupBy=destinations); absent: the link's url */
+  /**
+   * the URL the visit was sent to, before forwarding (groupBy=destinations). The producer fills it
+   * (the redirect always does); absent or null is stored as null and reported as destination null
+   * (events recorded before the column existed)
+   */
   destination?: string | null;
   /** the first Accept-Language primary subtag, lower case (groupBy=languages); null: none given */
   language?: string | null;
@@ -52,12 +56,28 @@ export const TOP_GROUPS = [
   "utm_source",
   "utm_medium",
   "utm_campaign",
+  "destinations",
+  "languages",
 ] as const;
 export type TopGroup = (typeof TOP_GROUPS)[number];
 export const BOT_MODES = ["exclude", "include", "only"] as const;
 export type BotMode = (typeof BOT_MODES)[number];
 /** "(direct)" in a referrer filter selects the visits that came without a referrer */
 export const DIRECT = "(direct)";
+/** groupBy=languages: the row of the visits without an Accept-Language (stored as null) */
+export const UNKNOWN_LANGUAGE = "unknown";
+
+const PRIMARY_SUBTAG = /^[a-z]{2,8}$/;
+/**
+ * A language as the store keeps it: its primary subtag (2 to 8 letters, lower case: "en-US" is
+ * "en"), else null. The header is the visitor's to write: anything else would be a value of its
+ * own in every report and rollup.
+ */
+export function storedLanguage(v: string | null | undefined): string | null {
+  if (!v) return null;
+  const primary = v.split(/[-_]/, 1)[0].toLowerCase();
+  return PRIMARY_SUBTAG.test(primary) ? primary : null;
+}
 
 export type ClickFilters = {
   /** one link (already resolved to its id and checked to belong to the workspace) */
@@ -103,6 +123,8 @@ export type ExportRow = {
   os: string | null;
   bot: boolean;
   qr: boolean;
+  destination: string | null;
+  language: string | null;
 };
 
 /** A report's question to the store: its shape decides which table answers (store/plan.ts). */

@@ -325,7 +325,7 @@ export function buildOpenApiDocument(): Json {
           summary: "Click analytics",
           description:
             "Clicks and unique visitors of the workspace's links: a total (groupBy=count), a time series (hour buckets for ranges up to 48 hours, else days, in timezone, every bucket present), " +
-            "or the top values of a dimension (countries, cities, referrers, devices, browsers, os, links, qr), most clicks first, at most limit rows. " +
+            "or the top values of a dimension (countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign, destinations, languages), most clicks first, at most limit rows. " +
             "The range is interval (default 30d) or start/end, cut to the plan's analyticsRetentionDays. Bots (as isbot judges a User-Agent) are redirected but not counted: " +
             "they are left out unless bots=include or bots=only. Visitors: distinct visitor keys per UTC day, summed. A link of another workspace is 404; a code on several of your domains without domain is 409 ambiguous_code.",
           parameters: queryParameters(analyticsQuerySchema),
@@ -341,7 +341,7 @@ export function buildOpenApiDocument(): Json {
           operationId: "exportAnalytics",
           summary: "Export click events (CSV)",
           description:
-            "The raw click events of the range and filters as CSV, oldest first, one row per event, streamed. Columns: time, link, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr. " +
+            "The raw click events of the range and filters as CSV, oldest first, one row per event, streamed. Columns: time, link, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, destination, language (empty: not recorded). " +
             "The visitor key is never exported; the visitor's address is never stored. Cells that a spreadsheet would read as a formula start with an apostrophe.",
           parameters: queryParameters(analyticsExportQuerySchema),
           responses: {

@@ -1,5 +1,5 @@
 // Click-analytics query speed (`npm run bench:analytics`): seeds BENCH_EVENTS click events (default
-// 10 million) over 13 months in one workspace of 1000 links (eleven tags), through COPY (pg-copy-streams), into a
+// 10 million, with long destination URLs and languages) over 13 months in one workspace of 1000 links (eleven tags), through COPY (pg-copy-streams), into a
 // fresh embedded PostgreSQL, then times every groupBy of lib/analytics for the last 30 days and the
 // last year, without and with a filter (country=US, device=mobile, one link, a folder of 100 links,
 // a tag on 143 links: each read from the rollups), BENCH_RUNS times each (default 3, after one
@@ -78,6 +78,12 @@ const REFERRERS = [
   ...Array.from({ length: 40 }, (_, i) => `blog${i}.example.com`),
 ];
 const REFERRER_W = REFERRERS.map((_, i) => (i === 0 ? 40 : 20 / i));
+// first Accept-Language subtags ("" for none: \N, reported as unknown)
+const LANGUAGES = ["en", "de", "", "fr", "es", "pt", "ja", "it", "nl", "sv", "pl", "ko", "zh", "ru", "tr"];
+const LANGUAGE_W = LANGUAGES.map((_, i) => 30 / (i + 1));
+/** The URL a visit was sent to: long, as shop URLs with UTM parameters are; every fifth link an A/B test of two. */
+const destinationOf = (n: number) =>
+  `https://shop.example.com/products/category-${n % 50}/item-${n}${n % 5 === 0 && rand() < 0.5 ? "-b" : ""}?utm_source=linkhop&utm_medium=short-link&utm_campaign=autumn-sale-2026`;
 
 function eventLine(workspaceId: number, firstLink: number, start: number, span: number): string {
   const at = start + Math.floor(rand() * span);
@@ -90,7 +96,9 @@ function eventLine(workspaceId: number, firstLink: number, start: number, span: 
   const qr = rand() < 0.1;
   // visitors: a pool per day, so a visitor clicks about 1.5 times a day
   const visitor = day * 100_000 + Math.floor(rand() * 20_000);
-  const link = firstLink + Math.floor(Math.pow(rand(), 2) * LINKS);
+  const n = Math.floor(Math.pow(rand(), 2) * LINKS);
+  const link = firstLink + n;
+  const language = pick(LANGUAGES, LANGUAGE_W);
   return (
     [
       new Date(at).toISOString(),
@@ -108,6 +116,8 @@ function eventLine(workspaceId: number, firstLink: number, start: number, span: 
       bot ? "t" : "f",
       qr ? "t" : "f",
       visitor,
+      destinationOf(n),
+      language || "\\N",
     ].join("\t") + "\n"
   );
 }
@@ -177,7 +187,7 @@ async function seed_(url: string): Promise<{ workspace: { id: number; slug: stri
       source,
       client.query(
         copyFrom(
-          `copy analytics.click_event (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor) from stdin`,
+          `copy analytics.click_event (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor, destination, language) from stdin`,
         ),
       ),
     );

@@ -59,6 +59,8 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await expect(countries.getByRole("row")).toHaveCount(4); // header + US, DE, FR
   await expect(page.getByRole("table", { name: "Browsers" })).toContainText("Safari");
   await expect(page.getByRole("table", { name: "Referrers" })).toContainText("t.co");
+  // where the visits were sent and their languages (what the redirect recorded; rows are labels, not filters)
+  for (const name of ["Destinations", "Languages"]) await expect(page.getByRole("table", { name }).getByRole("row").nth(1)).toBeVisible();
   await shot(page, testInfo, "analytics-page");
 
   // Filter by clicking a row: kept in the URL, shown as a removable chip, figures follow.
@@ -78,7 +80,7 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await page.getByRole("link", { name: "Export CSV" }).click();
   const file = await (await download).path();
   const lines = fs.readFileSync(file, "utf8").trim().split(/\r?\n/);
-  expect(lines[0]).toBe("time,link,domain,target,country,city,referrer_host,referrer_url,device,browser,os,bot,qr");
+  expect(lines[0]).toBe("time,link,domain,target,country,city,referrer_host,referrer_url,device,browser,os,bot,qr,destination,language");
   expect(lines).toHaveLength(3);
   expect(lines.slice(1).every((l) => l.includes(",DE,"))).toBe(true);
 

@@ -608,6 +608,8 @@ describe("export", () => {
       "os",
       "bot",
       "qr",
+      "destination",
+      "language",
     ]);
     expect(r.text).not.toContain("visitor");
     expect(rows[0]).toMatchObject({

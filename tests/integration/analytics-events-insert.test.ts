@@ -25,15 +25,16 @@ afterAll(async () => {
 });
 
 const COLUMNS = `extract(epoch from at) * 1000 as at, workspace_id, link_id, domain, target, country, city, referrer_host,
-                 referrer_url, device, browser, os, bot, qr, visitor::text as visitor`;
+                 referrer_url, device, browser, os, bot, qr, visitor::text as visitor, destination, language`;
 
 /** The reference: one plain INSERT per event, every value a text parameter. */
 async function insertOneByOne(events: ClickEvent[]) {
   for (const e of events) {
     await pool.query(
       `insert into analytics.click_event
-         (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)
-       values (to_timestamp($1::float8 / 1000.0), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int8)`,
+         (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor,
+          destination, language)
+       values (to_timestamp($1::float8 / 1000.0), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::int8, $16, $17)`,
       [
         e.at,
         e.workspaceId,
@@ -50,6 +51,8 @@ async function insertOneByOne(events: ClickEvent[]) {
         e.bot,
         e.qr,
         e.visitor,
+        e.destination ?? null,
+        e.language ?? null,
       ],
     );
   }
@@ -93,6 +96,9 @@ function sampleEvents(workspaceId: number, base: number): ClickEvent[] {
     bot: i % 2 === 0,
     qr: i % 3 === 0,
     visitor: visitors[i % visitors.length],
+    // absent (a producer that does not fill it), null, and URLs with awkward characters
+    ...(i % 5 === 4 ? {} : { destination: i % 5 === 3 ? null : `https://d.test/${awkward[(i + 2) % awkward.length]}?q="a,b"` }),
+    language: i % 3 === 0 ? null : (["de", "en", "pt"] as const)[i % 3],
   }));
 }
 
@@ -114,6 +120,8 @@ test("a batch is stored field for field as plain text-parameter inserts store it
   expect(binary.map((r) => r.visitor).slice(0, 5)).toEqual(batch.slice(0, 5).map((e) => e.visitor));
   expect(binary[0].at).toBe(batch[0].at);
   expect(new Set(binary.map((r) => r.city))).toEqual(new Set(batch.map((e) => e.city)));
+  expect(binary.map((r) => r.destination)).toEqual(batch.map((e) => e.destination ?? null));
+  expect(binary.map((r) => r.language)).toEqual(batch.map((e) => e.language ?? null));
 });
 
 test("an empty batch inserts nothing; a large one inserts every row", async () => {
@@ -137,4 +145,14 @@ test("a value its column cannot hold fails the whole batch, as a text insert wou
   await expect(insertClickEvents(pool, [...ok, { ...ok[0], visitor: "9223372036854775808" }])).rejects.toThrow();
   const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = 104`);
   expect(rows[0].n).toBe(0);
+});
+
+test("a language is stored as its primary subtag in lower case, anything else as null", async () => {
+  const base = Date.UTC(2026, 10, 17, 12);
+  await ensureMonthPartition(pool, monthOf(base));
+  const given = ["DE", "en-US", "zh_Hant", "", "x", "abcdefghi", "1a", "de ch", "<script>", null];
+  const batch = given.map((language, i) => ({ ...sampleEvents(105, base)[0], at: base + i, language }));
+  expect(await insertClickEvents(pool, batch)).toBe(batch.length);
+  const { rows } = await pool.query(`select language from analytics.click_event where workspace_id = 105 order by at`);
+  expect(rows.map((r) => r.language)).toEqual(["de", "en", "zh", null, null, null, null, null, null, null]);
 });

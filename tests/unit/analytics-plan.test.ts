@@ -33,6 +33,27 @@ describe("which table answers a report (planSource)", () => {
     ["day buckets in another time zone", days({}, "America/New_York"), { source: "events" }],
     ["a city filter", count({ city: "Paris" }), { source: "events" }],
     ["two filters", top("countries", { country: "US", device: "mobile" }), { source: "events" }],
+    [
+      "top destinations, a dimension filter (kept unfiltered and per link only)",
+      top("destinations", { device: "mobile" }),
+      { source: "events" },
+    ],
+    ["top destinations, no filter", top("destinations"), { source: "day-rollup", read: "dim", dim: "destination", filter: null }],
+    [
+      "top destinations, a folder filter",
+      top("destinations", { folder: "promo" }),
+      { source: "link-day-rollup", read: "link-set-values", dim: "destination", filter: { links: "folder", value: "promo" } },
+    ],
+    [
+      "top languages, a country filter",
+      top("languages", { country: "DE" }),
+      { source: "day-rollup", read: "dim", dim: "language", filter: { dim: "country", value: "DE" } },
+    ],
+    [
+      "top languages, a link filter",
+      top("languages", { linkId: 3 }),
+      { source: "link-day-rollup", read: "link-set-values", dim: "language", filter: { links: "linkId", value: 3 } },
+    ],
     ["a dimension and a link filter", count({ country: "US", linkId: 3 }), { source: "events" }],
     [
       "fewer than 2 whole UTC days",

@@ -35,6 +35,8 @@ const CSV_COLUMNS: readonly (readonly [header: string, cell: (r: ExportRow, code
   ["os", (r) => r.os],
   ["bot", (r) => r.bot],
   ["qr", (r) => r.qr],
+  ["destination", (r) => r.destination],
+  ["language", (r) => r.language],
 ];
 
 export const EXPORT_HEADER = CSV_COLUMNS.map(([header]) => header);

@@ -9,7 +9,7 @@ import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./serv
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
 // same schema as the API, so a shared URL shows the same figures.
 
-export const PANELS = ["countries", "referrers", "devices", "browsers", "os", "links"] as const;
+export const PANELS = ["countries", "referrers", "devices", "browsers", "os", "links", "destinations", "languages"] as const;
 export type Panel = (typeof PANELS)[number];
 export const PANEL_ROWS = 8;
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { text } from "../../links/schemas.ts";
 import { tagName } from "../../tags/schemas.ts";
-import { BOT_MODES, DEVICES, DIRECT, TOP_GROUPS } from "../model.ts";
+import { BOT_MODES, DEVICES, DIRECT, TOP_GROUPS, UNKNOWN_LANGUAGE } from "../model.ts";
 
 // The parameters of GET /api/v1/analytics (and its export, and the Analytics page), as query-string
 // text, and the answers' shapes (for the OpenAPI document). Filters are listed in FILTER_PARAMS so
@@ -125,7 +125,7 @@ export const analyticsQuerySchema = z.strictObject({
     .enum(GROUP_BYS, { error: `must be one of ${GROUP_BYS.join(", ")}` })
     .optional()
     .describe(
-      "What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones).",
+      "What to answer: count (default), timeseries, or the top values of countries, cities, referrers, devices, browsers, os, links, qr, tags, utm_source, utm_medium, utm_campaign (tags and UTM values are the links' current ones), destinations (the URL each visit was sent to, before forwarding) or languages (the first Accept-Language primary subtag).",
     ),
   ...rangeParams,
   granularity: z
@@ -183,6 +183,15 @@ export const analyticsAnswerSchema = z.object({
         qr: z.boolean().optional(),
         tag: z.string().optional().describe("tags: the tag's name (a click on a link with several tags counts for each)."),
         color: z.string().optional().describe("tags: the tag's colour."),
+        destination: z
+          .string()
+          .nullable()
+          .optional()
+          .describe("destinations: the URL the visits were sent to, before forwarding (null: not recorded, visits from before it was)."),
+        language: z
+          .string()
+          .optional()
+          .describe(`languages: the first Accept-Language primary subtag, lower case (${UNKNOWN_LANGUAGE}: none given).`),
         utm: z
           .string()
           .nullable()

@@ -4,7 +4,16 @@ import { ServiceError } from "../../errors.ts";
 import { getLink, hostOf, type LinkWorkspace } from "../../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { tagKey } from "../../tags/schemas.ts";
-import { DAY_MS, type Bucket, type ClickFilters, type ClickQuery, type ClickStore, type GroupRow, type TopGroup } from "../model.ts";
+import {
+  DAY_MS,
+  UNKNOWN_LANGUAGE,
+  type Bucket,
+  type ClickFilters,
+  type ClickQuery,
+  type ClickStore,
+  type GroupRow,
+  type TopGroup,
+} from "../model.ts";
 import { clickStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
@@ -160,6 +169,10 @@ async function describeGroups(workspace: AnalyticsWorkspace, group: TopGroup, ro
       return rows.map((r) => ({ os: r.key[0], ...m(r) }));
     case "qr":
       return rows.map((r) => ({ qr: r.key[0], ...m(r) }));
+    case "destinations":
+      return rows.map((r) => ({ destination: r.key[0], ...m(r) }));
+    case "languages":
+      return rows.map((r) => ({ language: r.key[0] ?? UNKNOWN_LANGUAGE, ...m(r) }));
     case "tags":
       return rows.map((r) => ({ tag: r.key[0], color: r.key[1], ...m(r) }));
     case "utm_source":

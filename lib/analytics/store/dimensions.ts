@@ -38,7 +38,7 @@ type DimensionSpec = {
   decode?: (value: string) => GroupRow["key"];
 };
 
-type EventDim = "country" | "city" | "referrer" | "device" | "browser" | "os" | "qr" | "link";
+type EventDim = "country" | "city" | "referrer" | "device" | "browser" | "os" | "qr" | "link" | "destination" | "language";
 
 // a city with the country it is in (a city name alone is ambiguous)
 const CITY = `coalesce(city, '') || E'\\t' || coalesce(country, '')`;
@@ -92,6 +92,24 @@ export const DIMENSIONS = {
   },
   // filtered through LINK_SETS.linkId
   link: { group: "links", columns: ["link_id"], value: `link_id::text`, pair: false, decode: (v) => [Number(v)] },
+  // Not filters. Destinations are long URLs, many per workspace (every link's, its variants' and
+  // rules'): the day rows keep them unfiltered only, and per link (a link, folder or tag filter);
+  // grouped under a dimension filter they are read from the raw events (store/plan.ts). Languages
+  // are few: kept under every filter, like the pair dimensions. Null (not recorded) is kept as ''.
+  destination: {
+    group: "destinations",
+    columns: ["destination"],
+    value: `coalesce(destination, '')`,
+    pair: false,
+    perLink: `coalesce(destination, '')`,
+  },
+  language: {
+    group: "languages",
+    columns: ["language"],
+    value: `coalesce(language, '')`,
+    pair: true,
+    perLink: `coalesce(language, '')`,
+  },
 } as const satisfies Record<EventDim, DimensionSpec>;
 
 /** The value of a UTM parameter in a link's current URL (query part only), still percent-encoded. */
@@ -178,6 +196,12 @@ export const linkValueSql = (d: LinkDim) => spec(d).perLink ?? filterValueSql(d 
 /** The event dimension a top-N group reads (undefined: a link group). */
 export const GROUP_DIM = Object.fromEntries(ROLLUP_DIMS.map((d) => [DIMENSIONS[d].group, d])) as Partial<Record<TopGroup, EventDim>>;
 export const isLinkGroup = (g: TopGroup): g is LinkGroup => g in LINK_GROUPS;
+
+/**
+ * Whether the rollups answer a group under a dimension filter: the groups read per link (links, tags,
+ * UTM values) and the pair dimensions, whose values the day rows keep under each filter value.
+ */
+export const groupUnderDimFilter = (g: TopGroup): boolean => g === "links" || isLinkGroup(g) || DIMENSIONS[GROUP_DIM[g]!].pair;
 
 /** The columns a raw top-N groups by. */
 export const groupColumns = (g: TopGroup): readonly string[] =>

@@ -1,4 +1,4 @@
-import type { ClickEvent } from "../model.ts";
+import { storedLanguage, type ClickEvent } from "../model.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 // Writing click events (analytics.click_event). Raw SQL, like every statement of the store: the
@@ -6,12 +6,14 @@ import type { Queryable } from "../../db/queryable.ts";
 // insert from arrays (unnest), which Prisma cannot express.
 
 const INSERT_EVENTS = `insert into analytics.click_event
-    (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)
+    (at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor,
+     destination, language)
   select to_timestamp(t.at / 1000.0), t.workspace_id, t.link_id, t.domain, t.target, t.country, t.city, t.referrer_host,
-         t.referrer_url, t.device, t.browser, t.os, t.bot, t.qr, t.visitor
+         t.referrer_url, t.device, t.browser, t.os, t.bot, t.qr, t.visitor, t.destination, t.language
   from unnest($1::float8[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-              $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::int8[])
-    as t(at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor)`;
+              $9::text[], $10::text[], $11::text[], $12::text[], $13::bool[], $14::bool[], $15::int8[], $16::text[], $17::text[])
+    as t(at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url, device, browser, os, bot, qr, visitor,
+         destination, language)`;
 
 /**
  * Inserts a batch in one statement (one array per column); rows go to their month's partition.
@@ -42,7 +44,7 @@ function arrayBuffer(oid: number, n: number, elementBytes: number, hasNull: bool
   return { buf, view };
 }
 
-/** The 15 parameters of INSERT_EVENTS, one binary array per column. */
+/** The 17 parameters of INSERT_EVENTS, one binary array per column. */
 export function eventColumns(events: ClickEvent[]): Buffer[] {
   const n = events.length;
   const at = arrayBuffer(OID.float8, n, n * 12, false);
@@ -82,6 +84,9 @@ export function eventColumns(events: ClickEvent[]): Buffer[] {
     bot.buf,
     qr.buf,
     visitor.buf,
+    // absent (a producer that does not know them) is stored as null, as the model says
+    textArray(events, "destination"),
+    textArray(events, "language", storedLanguage),
   ];
 }
 
@@ -96,10 +101,14 @@ function int64(decimal: string): bigint {
   return v;
 }
 
-type TextKey = "domain" | "target" | "country" | "city" | "referrerHost" | "referrerUrl" | "device" | "browser" | "os";
+type TextKey =
+  "domain" | "target" | "country" | "city" | "referrerHost" | "referrerUrl" | "device" | "browser" | "os" | "destination" | "language";
 
-/** A text[] whose elements repeat a lot (a domain, a browser name): each distinct value is encoded once. */
-function textArray(events: ClickEvent[], key: TextKey): Buffer {
+/**
+ * A text[] whose elements repeat a lot (a domain, a browser name, a destination): each distinct
+ * value is encoded once. `stored`: the value as the column keeps it (null: none).
+ */
+function textArray(events: ClickEvent[], key: TextKey, stored?: (v: string) => string | null): Buffer {
   const n = events.length;
   const encoded = new Array<Uint8Array | null>(n);
   const seen = new Map<string, Uint8Array>();
@@ -108,7 +117,8 @@ function textArray(events: ClickEvent[], key: TextKey): Buffer {
   let bytes = 0;
   let hasNull = false;
   for (let i = 0; i < n; i++) {
-    const v = events[i][key];
+    const given = events[i][key];
+    const v = stored && given !== null && given !== undefined ? stored(given) : given;
     if (v === null || v === undefined) {
       encoded[i] = null;
       hasNull = true;

@@ -100,6 +100,8 @@ const EXPORT_ROW_KEYS: { [K in keyof ExportRow]: true } = {
   os: true,
   bot: true,
   qr: true,
+  destination: true,
+  language: true,
 };
 const EXPORT_COLUMNS = Object.keys(EXPORT_ROW_KEYS);
 

@@ -1,6 +1,7 @@
 import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery } from "../model.ts";
 import {
   GROUP_DIM,
+  groupUnderDimFilter,
   isLinkGroup,
   present,
   rollupFilterOf,
@@ -21,14 +22,17 @@ import type { Queryable } from "../../db/queryable.ts";
 // | -------------------------------------------------------------- | --------------- | --------------------------------------------- |
 // | hour buckets, or day buckets in a time zone other than UTC     | events          | analytics.click_event                         |
 // | a city filter, or two filters or more                          | events          |                                               |
+// | top destinations: a dimension filter                           | events          |                                               |
 // | fewer than 2 whole UTC days, or none of them built             | events          |                                               |
 // | count, timeseries: no filter or one dimension filter           | day-rollup      | click_day: the total under the filter         |
 // | count, timeseries: a link, folder or tag filter                | link-day-rollup | click_day_link: the links' device rows        |
-// | top countries ... qr, links: no filter or a dimension filter   | day-rollup      | click_day: that dimension under the filter    |
+// | top countries ... qr, languages, links, destinations: no filter| day-rollup      | click_day: that dimension under the filter    |
+// | top countries ... qr, languages: a dimension filter            | day-rollup      |                                               |
 // | top tags, utm_*: no filter                                     | day-rollup      | click_day: link rows, joined to the links now |
 // | top links, tags, utm_*: a dimension filter                     | link-day-rollup | click_day_link: the filter value's rows       |
 // | top links, tags, utm_*: a link, folder or tag filter           | link-day-rollup | click_day_link: the links' device rows        |
-// | top countries ... qr: a link, folder or tag filter             | link-day-rollup | click_day_link: the links' rows of that group |
+// | top countries ... qr, destinations, languages: a link, folder  | link-day-rollup | click_day_link: the links' rows of that group |
+// |   or tag filter                                                |                 |                                               |
 //
 // A dimension filter is country, referrer, device, browser, OS or QR (store/dimensions.ts: a
 // filter the rollups keep). A rollup plan reads the built UTC days of the range from the rollups and
@@ -64,13 +68,15 @@ function oneRollupFilter(filters: ClickFilters): RollupFilter | undefined {
 
 /**
  * The UTC days [first, last) whose rollups could answer the query, and its filter as the rollups
- * keep it; null when only the events can (the first three rows of the table).
+ * keep it; null when only the events can (the first four rows of the table).
  */
 export function rollupWindow(q: StoreQuery): { first: number; last: number; filter: RollupFilter } | null {
   // the rollups keep days in UTC
   if (q.kind === "timeseries" && (q.unit !== "day" || q.timezone !== "UTC")) return null;
   const filter = oneRollupFilter(q.query.filters);
   if (filter === undefined) return null;
+  // destinations are kept unfiltered and per link only (store/dimensions.ts)
+  if (q.kind === "top" && filter !== null && "dim" in filter && !groupUnderDimFilter(q.group)) return null;
   const first = Math.ceil(q.query.start.getTime() / DAY_MS);
   const last = Math.floor(q.query.end.getTime() / DAY_MS); // exclusive
   if (last - first < 2) return null;

@@ -11,11 +11,17 @@ import type { Queryable } from "../../db/queryable.ts";
 // analytics.click_day_link (the same per link), and the day marked built (click_day_done). See
 // their migrations; store/plan.ts says which reports read them.
 
-// (), every dimension alone, every pair of PAIR_DIMS
+// (), every dimension alone, every pair of PAIR_DIMS of which one at least is a filter (a pair of
+// two others, such as city and language, would keep no row)
+const filters = FILTER_DIMS as readonly string[];
 const GROUPING_SETS = [
   "()",
   ...ROLLUP_DIMS.map((d) => `(${d})`),
-  ...PAIR_DIMS.flatMap((a, i) => PAIR_DIMS.slice(i + 1).map((b) => `(${a}, ${b})`)),
+  ...PAIR_DIMS.flatMap((a, i) =>
+    PAIR_DIMS.slice(i + 1)
+      .filter((b) => filters.includes(a) || filters.includes(b))
+      .map((b) => `(${a}, ${b})`),
+  ),
 ].join(", ");
 
 // One pass over the day's events groups them by every set above; each result row has one or two
