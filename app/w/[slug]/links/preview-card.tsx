@@ -17,7 +17,7 @@ export function PreviewCard({ title, description, image, url }: { title: string;
         // a plain img: the image may be on any https host the user names
         <img src={image.trim()} alt="" className="aspect-[1.91/1] w-full bg-slate-100 object-cover" referrerPolicy="no-referrer" />
       ) : (
-        <div className="flex aspect-[1.91/1] w-full items-center justify-center bg-slate-100 text-xs text-slate-500">No image</div>
+        <div className="flex aspect-[1.91/1] w-full items-center justify-center bg-slate-100 text-xs text-slate-700">No image</div>
       )}
       <figcaption className="space-y-1 p-3">
         <p className="truncate text-xs uppercase text-slate-500">{host || "example.com"}</p>
