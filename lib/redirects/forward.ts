@@ -14,7 +14,8 @@ export type DestinationParts = {
   query: { name: string; raw: string }[];
   /** "" or "#..." */
   fragment: string;
-  origin: string;
+  /** the href up to the path's first "/" ("https://user@host:8443/"): every href on the same origin, with the same userinfo, starts with it */
+  originPrefix: string;
 };
 
 function decodeName(s: string): string {
@@ -37,7 +38,8 @@ export function forwardParts(url: string): DestinationParts {
         .filter(Boolean)
         .map((raw) => ({ raw, name: decodeName(raw.includes("=") ? raw.slice(0, raw.indexOf("=")) : raw) }))
     : [];
-  return { base: u.href, query, fragment, origin: u.origin };
+  const originPrefix = u.href.slice(0, u.href.indexOf("/", u.protocol.length + 2) + 1);
+  return { base: u.href, query, fragment, originPrefix };
 }
 
 // control characters and spaces (the URL parser drops tabs and newlines, which could join dots)
@@ -50,17 +52,21 @@ const UNSAFE = /[\x00-\x20\x7f]/;
  */
 export function safeRest(rest: string): string | null {
   if (UNSAFE.test(rest)) return null;
-  const segments = rest.replaceAll("\\", "%5C").split("/");
-  for (const s of segments) {
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(s);
-    } catch {
-      return null;
+  const path = rest.includes("\\") ? rest.replaceAll("\\", "%5C") : rest;
+  // a dot segment needs a "." (or its escape, which needs a "%")
+  if (!path.includes(".") && !path.includes("%")) return path;
+  for (const s of path.split("/")) {
+    let decoded = s;
+    if (s.includes("%")) {
+      try {
+        decoded = decodeURIComponent(s);
+      } catch {
+        return null;
+      }
     }
     if (decoded === "." || decoded === "..") return null;
   }
-  return segments.join("/");
+  return path;
 }
 
 /**
@@ -70,20 +76,21 @@ export function safeRest(rest: string): string | null {
 export function applyForwarding(parts: DestinationParts, query: VisitQuery | null, rest: string | null): string | null {
   let base = parts.base;
   if (rest) {
-    const safe = safeRest(rest.replace(/^\/+/, ""));
+    let from = 0;
+    while (rest.charCodeAt(from) === 47 /* "/" */) from++;
+    const safe = safeRest(from ? rest.slice(from) : rest);
     if (safe === null) return null;
     if (safe) base = (base.endsWith("/") ? base : base + "/") + safe;
   }
   let pairs: string[];
   if (query && query.params.length) {
-    const replaced = new Set(query.params.map((p) => p.name));
-    pairs = parts.query.filter((p) => !replaced.has(p.name)).map((p) => p.raw);
-    for (const p of query.params) pairs.push(p.raw.replaceAll("#", "%23"));
+    pairs = parts.query.filter((d) => !query.has(d.name)).map((d) => d.raw);
+    for (const p of query.params) pairs.push(p.raw.includes("#") ? p.raw.replaceAll("#", "%23") : p.raw);
   } else pairs = parts.query.map((p) => p.raw);
   const joined = base + (pairs.length ? "?" + pairs.join("&") : "") + parts.fragment;
   try {
-    const u = new URL(joined);
-    return u.origin === parts.origin ? u.href : null;
+    const href = new URL(joined).href;
+    return href.startsWith(parts.originPrefix) ? href : null;
   } catch {
     return null;
   }

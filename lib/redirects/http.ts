@@ -253,7 +253,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, head);
-    if (link.passwordHash) return sendPasswordForm(req, res, code, 200, false, head);
+    if (link.passwordHash) return sendPasswordForm(req, res, link, code, 200, false, head);
     // a preview fetcher gets the card (and counts nothing: it was sent nowhere)
     if (routing.preview && isPreviewAgent(req.headers["user-agent"]))
       return sendPreview(res, previewPage(routing.preview, `${shortScheme}//${hostOf(req, link)}/${code}`), head);
@@ -288,35 +288,48 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     res.end(head ? undefined : body);
   }
 
-  /** The password form with the visitor's form token (set as a cookie when they have none yet). */
-  function sendPasswordForm(req: IncomingMessage, res: ServerResponse, code: string, status: number, wrong: boolean, head: boolean) {
+  /**
+   * The password form with the visitor's form token (set as a cookie when they have none yet). A
+   * link that forwards the visit's path or query posts back to the visit's own URL, so the right
+   * password forwards them too.
+   */
+  function sendPasswordForm(
+    req: IncomingMessage,
+    res: ServerResponse,
+    link: RedirectLink,
+    code: string,
+    status: number,
+    wrong: boolean,
+    head: boolean,
+  ) {
     const { token, setCookie } = formToken(req.headers.cookie);
+    const routing = routingOf(link);
     send(
       res,
       status,
-      passwordForm(code, wrong, isQrVisit(req.url), token),
+      passwordForm(code, wrong, isQrVisit(req.url), token, routing.parts ? req.url : undefined),
       head,
       setCookie ? { "Set-Cookie": formTokenCookie(token, secureCookies) } : undefined,
     );
   }
 
-  async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string) {
+  async function submitPassword(req: IncomingMessage, res: ServerResponse, domainKey: number, code: string, rest: string | null) {
     const body = await readForm(req);
     if (body === ABORTED) return; // the visitor went away mid-post: nobody to answer, nothing to log
     if (body === null) return send(res, 413, "payload_too_large", false, { Connection: "close" });
     const link = links.get(domainKey, code, Date.now()) ?? (await links.fetch(domainKey, code));
-    if (!link) return send(res, 404, "not_found", false);
+    if (!link || (rest !== null && !routingOf(link).forwardPath)) return send(res, 404, "not_found", false);
     const now = Date.now();
     const state = lifecycleState(link, now);
     if (state !== "open") return sendBlocked(res, link, state, false);
-    if (!link.passwordHash) return sendToDestination(req, res, link, now, code, null);
+    if (!link.passwordHash) return sendToDestination(req, res, link, now, code, rest);
     const viaForm = formTokenAccepted(req.headers.cookie, tokenFromForm(body));
     const visitor = visitorKey(clientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], cfg.TRUST_PROXY), viaForm);
     const outcome = await checkLinkPassword(pool, { id: link.id, passwordHash: link.passwordHash }, passwordFromForm(body), visitor);
     if (outcome === "too_many") return send(res, 429, "too_many_guesses", false, { "Retry-After": "900" });
     if (outcome === "link_busy") return send(res, 429, "link_busy", false, { "Retry-After": String(LINK_GUESS_WINDOW_SECONDS) });
-    if (outcome === "wrong") return sendPasswordForm(req, res, code, 401, true, false);
-    sendToDestination(req, res, link, Date.now(), code, null);
+    if (outcome === "wrong") return sendPasswordForm(req, res, link, code, 401, true, false);
+    sendToDestination(req, res, link, Date.now(), code, rest);
   }
 
   return {
@@ -337,7 +350,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
             const { domainKey, code } = route;
             const rest = route.rest ?? null;
             if (req.method === "POST") {
-              submitPassword(req, res, domainKey, code).catch((e) => fail(res, e));
+              submitPassword(req, res, domainKey, code, rest).catch((e) => fail(res, e));
               return;
             }
             const cached = links.get(domainKey, code, Date.now());

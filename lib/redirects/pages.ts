@@ -62,16 +62,17 @@ export const PAGES: Record<PageName, Buffer> = {
 
 /**
  * The password form; it posts `password` and the form `token` (urlencoded) to the link's own URL
- * (keeping a QR-scan marker). The token is the visitor's (lib/redirects/password.ts formToken).
+ * (keeping a QR-scan marker), or to `action` (the visit's own path and query, for a link that
+ * forwards them: lib/redirects/forward.ts). The token is the visitor's (lib/redirects/password.ts formToken).
  */
-export function passwordForm(code: string, wrong: boolean, qr = false, token = ""): Buffer {
+export function passwordForm(code: string, wrong: boolean, qr = false, token = "", action?: string): Buffer {
   const alert = wrong ? `<p class="error" role="alert" id="pw-error">Wrong password. Try again.</p>` : "";
   const described = wrong ? ` aria-describedby="pw-error" aria-invalid="true"` : "";
   return Buffer.from(
     layout(
       "Password required",
       `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>${alert}` +
-        `<form method="post" action="/${encodeURIComponent(code)}${qr ? "?qr=1" : ""}">` +
+        `<form method="post" action="${action !== undefined ? escapeHtml(action) : `/${encodeURIComponent(code)}${qr ? "?qr=1" : ""}`}">` +
         (token ? `<input type="hidden" name="token" value="${escapeHtml(token)}">` : "") +
         `<label for="password">Password</label>` +
         `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus${described}>` +

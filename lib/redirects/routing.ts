@@ -64,7 +64,10 @@ export function appTopLevelSegments(appDir: string): Set<string> {
  */
 export function isQrVisit(url: string | undefined): boolean {
   const q = url?.indexOf("?") ?? -1;
-  return q !== -1 && new URLSearchParams(url!.slice(q + 1)).get("qr") === "1";
+  if (q === -1) return false;
+  // most queries (utm_*, forwarded parameters) cannot hold the marker: no parsing for them
+  if (!url!.includes("qr=", q) && !url!.includes("%", q)) return false;
+  return new URLSearchParams(url!.slice(q + 1)).get("qr") === "1";
 }
 
 /** Lower-cased, without a trailing dot on the name: "Short.Test.:8080" -> "short.test:8080". */

@@ -222,6 +222,27 @@ describe("forwarding", () => {
     for (const bad of ["/fp/../x", "/fp/%2e%2e/x", "/fp/a/.%2E/x", "/fp/a/./b"]) expect((await get(bad)).status, bad).toBe(404);
   });
 
+  test("behind a password, the form posts back to the visit's own path and query, and the right password forwards them", async () => {
+    await routedLink(
+      "fpw",
+      { forwardPath: true, forwardQuery: true },
+      { code: "fpw", url: "https://d.example/docs", passwordHash: await hashPassword("secret-pass") },
+    );
+    const form = await get("/fpw/guide?x=1&y=%3Cb%3E");
+    expect(form.status).toBe(200);
+    expect(form.body).toContain(`action="/fpw/guide?x=1&#38;y=%3Cb%3E"`);
+    const token = /name="token" value="([^"]+)"/.exec(form.body)![1];
+    const cookie = form.headers["set-cookie"]![0].split(";")[0];
+    const right = await request(app.port, SHORT, "/fpw/guide?x=1&y=%3Cb%3E", {
+      form: { password: "secret-pass", token },
+      headers: { "user-agent": BROWSER, cookie },
+    });
+    expect(right).toMatchObject({ status: 302, location: "https://d.example/docs/guide?x=1&y=%3Cb%3E" });
+    // a link without forwarding keeps posting to its own code
+    await createLink(ws.id, { code: "pw-plain", passwordHash: await hashPassword("secret-pass") });
+    expect((await get("/pw-plain?x=1")).body).toContain(`action="/pw-plain"`);
+  });
+
   test("without forwardPath, or for an unknown code, a deeper path is the 404 page", async () => {
     await createLink(ws.id, { code: "plain" });
     expect((await get("/plain")).status).toBe(302);

@@ -218,6 +218,8 @@ describe("forwarding", () => {
     expect(path("https://d.example/docs?v=1#top", "a")).toBe("https://d.example/docs/a?v=1#top");
     expect(path("https://d.example/docs", "//evil.example/x")).toBe("https://d.example/docs/evil.example/x");
     expect(path("https://d.example/docs", "a/")).toBe("https://d.example/docs/a/");
+    expect(path("https://u:p@d.example:8443/docs", "a")).toBe("https://u:p@d.example:8443/docs/a");
+    expect(forwardParts("https://u:p@d.example:8443/docs").originPrefix).toBe("https://u:p@d.example:8443/");
   });
   it("path: dot segments are refused however written; encoded slashes stay encoded inside the origin", () => {
     const path = (rest: string) => applyForwarding(forwardParts("https://d.example/docs/"), null, rest);
