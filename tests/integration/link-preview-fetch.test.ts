@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchPreviewCard, PAGE_MAX_BYTES, PAGE_TIMEOUT_MS } from "../../lib/links/preview-fetch.ts";
 import { ServiceError } from "../../lib/errors.ts";
 import type { GuardOptions } from "../../lib/net/index.ts";
-import { startReceiver, type Receiver } from "../support/https-receiver.ts";
+import { startReceiver, type Receiver, type Reply } from "../support/https-receiver.ts";
 
 // "Fetch from destination" (lib/links/preview-fetch.ts) against real HTTP servers on loopback,
 // through the webhooks' address guard and pinned dialer: as production runs it (private addresses
@@ -17,7 +17,7 @@ let hang: Receiver;
 
 beforeAll(async () => {
   page = await startReceiver({
-    respond: (req) => {
+    respond: (req): Reply => {
       if (req.path === "/moved") return { status: 301, headers: { location: "/card" } };
       if (req.path === "/big")
         return { status: 200, headers: { "content-type": "text/html" }, body: CARD + " ".repeat(PAGE_MAX_BYTES * 2) };
