@@ -27,6 +27,8 @@ export type PostResult = {
 };
 
 export type PinnedPost = {
+  /** POST (webhooks, the default) or GET (a link preview's page: lib/links/preview-fetch.ts; no body sent) */
+  method?: "POST" | "GET";
   url: URL;
   /** Checked addresses to connect to, in order of preference. */
   addresses: string[];
@@ -140,7 +142,8 @@ function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult;
   const started = performance.now();
   const host = p.url.hostname.replace(/^\[|\]$/g, "");
   const isHttps = p.url.protocol === "https:";
-  const body = typeof p.body === "string" ? Buffer.from(p.body, "utf8") : p.body;
+  const method = p.method ?? "POST";
+  const body = method === "GET" ? Buffer.alloc(0) : typeof p.body === "string" ? Buffer.from(p.body, "utf8") : p.body;
 
   return new Promise((resolve) => {
     let settled = false;
@@ -171,11 +174,11 @@ function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult;
 
     const port = p.url.port ? Number(p.url.port) : isHttps ? 443 : 80;
     const options: https.RequestOptions = {
-      method: "POST",
+      method,
       hostname: host,
       port,
       path: `${p.url.pathname}${p.url.search}`,
-      headers: { ...p.headers, "Content-Length": String(body.length) },
+      headers: method === "GET" ? p.headers : { ...p.headers, "Content-Length": String(body.length) },
       agent: pooled ? poolFor(isHttps, host, port, p.addresses) : false,
       lookup: pinnedLookup(p.addresses),
       ...(isHttps && !net.isIP(host) ? { servername: host } : {}),
@@ -207,6 +210,7 @@ function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult;
       const stale = req.reusedSocket && statusCode === null && (e.code === "ECONNRESET" || e.code === "EPIPE");
       finish(classifyNetworkError(e), describe(e), stale);
     });
-    req.end(body);
+    if (method === "GET") req.end();
+    else req.end(body);
   });
 }

@@ -13,6 +13,10 @@ import { LinkBasicFields } from "./link-basic-fields";
 import { LinkPasswordField } from "./link-password-field";
 import { LinkScheduleFields } from "./link-schedule-fields";
 import { LinkTargetingFields } from "./link-targeting-fields";
+import { LinkForwardingFields } from "./link-forwarding-fields";
+import { LinkPreviewFields } from "./link-preview-fields";
+import { LinkRuleFields } from "./link-rule-fields";
+import { LinkVariantFields } from "./link-variant-fields";
 import { besideField, bodyOf, initialValues, withSchemes, type LinkSectionProps, type Values } from "./link-values";
 
 // The create and edit form: every field of the API's create body. Fields the plan lacks are
@@ -142,6 +146,14 @@ export function LinkForm({
       <LinkPasswordField {...section} ctx={ctx} hasPassword={link?.hasPassword ?? false} />
 
       <LinkTargetingFields {...section} />
+
+      <LinkRuleFields {...section} ctx={ctx} slug={slug} />
+
+      <LinkVariantFields {...section} ctx={ctx} slug={slug} />
+
+      <LinkForwardingFields {...section} ctx={ctx} slug={slug} />
+
+      <LinkPreviewFields {...section} ctx={ctx} slug={slug} />
 
       <div className="sticky bottom-0 -mx-4 flex justify-end gap-2 border-t border-slate-200 bg-slate-50/95 px-4 py-3 md:static md:mx-0 md:border-0 md:bg-transparent md:p-0">
         <Link href={editing ? `/w/${slug}/links/${link!.id}` : `/w/${slug}/links`} className={secondaryButtonClass}>

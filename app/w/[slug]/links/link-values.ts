@@ -1,5 +1,6 @@
 import type { LinkDetail } from "@/lib/links/views";
 import { isHttpUrl, withDefaultScheme } from "@/lib/links/url-input";
+import { initialRouting, routingFieldsOf, routingWithSchemes, type RoutingValues } from "./routing-values";
 
 // The link form's values, how a saved link fills them, and the request body they make. Times are
 // entered in the browser's time zone and sent as unix seconds.
@@ -22,6 +23,8 @@ export type Values = {
   ios: string;
   android: string;
   geo: GeoRow[];
+  /** forwarding, A/B variants, rules and the preview card (routing-values.ts) */
+  routing: RoutingValues;
 };
 
 let geoKey = 0;
@@ -60,10 +63,11 @@ export function initialValues(link: LinkDetail | undefined, defaultHost: string,
     ios: link?.targeting?.ios ?? "",
     android: link?.targeting?.android ?? "",
     geo: Object.entries(link?.targeting?.geo ?? {}).map(([country, url]) => ({ key: ++geoKey, country, url })),
+    routing: initialRouting(link),
   };
 }
 
-function targetingOf(v: Values) {
+export function targetingOf(v: Values) {
   const geo = Object.fromEntries(
     v.geo.filter((g) => g.country.trim() || g.url.trim()).map((g) => [g.country.trim().toUpperCase(), g.url.trim()]),
   );
@@ -89,6 +93,7 @@ export function withSchemes(v: Values): Values {
     ios: withDefaultScheme(v.ios),
     android: withDefaultScheme(v.android),
     geo: v.geo.map((g) => ({ ...g, url: withDefaultScheme(g.url) })),
+    routing: routingWithSchemes(v.routing),
   };
 }
 
@@ -152,6 +157,7 @@ export function bodyOf(
     maxClicks,
     fallbackUrl: v.fallbackUrl.trim() === "" ? null : v.fallbackUrl.trim(),
     targeting: targetingOf(v),
+    ...routingFieldsOf(v.routing),
   };
   if (!editing) {
     const body: Record<string, unknown> = {};

@@ -8,6 +8,8 @@ import { CopyButton } from "@/components/copy-button";
 import { QrCode } from "@/components/qr";
 import { qrUrl } from "@/lib/analytics/ingest/qr";
 import { analyticsReport, pageParams } from "@/lib/analytics/reports/report";
+import { analytics } from "@/lib/analytics/reports/service";
+import { MAX_VARIANTS } from "@/lib/links/routing-schema";
 import { Badge, buttonClass, Card } from "@/components/ui";
 import { denylistedDestinations } from "@/lib/links";
 import { workspacePage } from "@/lib/actions/workspace";
@@ -16,6 +18,7 @@ import { listTags } from "@/lib/tags";
 import { TagChip } from "@/components/tag-chip";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
+import { VariantFigures } from "./variant-figures";
 
 export const metadata: Metadata = { title: "Link" };
 
@@ -40,6 +43,11 @@ export default async function LinkPage({
     ),
     link.tags.length ? listTags(workspace) : Promise.resolve([]),
   ]);
+  // the A/B split's figures: clicks and visitors per destination over the report's own range and filters
+  const perDestination =
+    link.variants && !report.problem
+      ? await analytics(workspace, { ...report.input, groupBy: "destinations", limit: MAX_VARIANTS * 2 })
+      : null;
   const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
   const state = linkState(link);
   const shortText = link.short.replace(/^https?:\/\//, "");
@@ -156,6 +164,7 @@ export default async function LinkPage({
             fixed={["link", "domain"]}
             title="Clicks"
           />
+          {link.variants && perDestination && <VariantFigures variants={link.variants} answer={perDestination} />}
           <Card title="Details">
             <dl className="divide-y divide-slate-100 text-sm">
               {details.map(([k, v]) => (
