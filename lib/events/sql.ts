@@ -21,65 +21,75 @@ import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 type Client = Pick<pg.ClientBase, "query">;
 
 /** An event ready for recordEventCte: its envelope in `body` pieces, between which the statement's holes go. */
-export type EventParts = { id: string; workspaceId: number; type: EventType; at: Date; body: string[] };
+export type EventParts = { id: string; workspaceId: number; type: EventType; at: Date | null; body: string[] };
 
 /**
  * The event `type` of `workspace` with `holes` values left to the statement that records it:
  * `data(hole)` builds the data with `hole(i)` where the i-th hole's value goes (a number or a string
- * the statement puts in as JSON: recordEventCte's `holes`). Null when the plan sends no events.
+ * the statement puts in as JSON: recordEventCte's `holes`). `at`: when the change happened, or
+ * "statement": the statement's own instant of the change (recordEventCte's `at`), its first hole.
+ * Null when the plan sends no events.
  */
 export function eventWithHoles(
   workspace: EventWorkspace,
   type: Exclude<EventType, "webhook.test" | "link.clicked">,
   holes: number,
   data: (hole: (i: number) => unknown) => unknown,
-  at: Date = new Date(realTimeNow()),
+  at: Date | "statement" = new Date(realTimeNow()),
 ): EventParts | null {
   if (!planSendsEvents(workspace.plan)) return null;
   const id = newEventId();
   // a random mark: no data (a title, a URL) can contain it by chance or on purpose
   const mark = `\u0000hole-${randomBytes(12).toString("hex")}-`;
+  const createdAt = at === "statement" ? { toISOString: () => `${mark}at` } : at;
   let rest = serializeEnvelope(
     id,
     type,
-    at,
+    createdAt,
     workspace,
     data((i) => mark + i),
   );
+  const marks = (at === "statement" ? ["at"] : []).concat(Array.from({ length: holes }, (_, i) => String(i)));
   const body: string[] = [];
-  for (let i = 0; i < holes; i++) {
-    const at = rest.indexOf(JSON.stringify(mark + i));
-    if (at < 0) throw new Error(`the event's data has no hole ${i}`);
-    body.push(rest.slice(0, at));
-    rest = rest.slice(at + JSON.stringify(mark + i).length);
+  for (const m of marks) {
+    const found = rest.indexOf(JSON.stringify(mark + m));
+    if (found < 0) throw new Error(`the event's data has no hole ${m}`);
+    body.push(rest.slice(0, found));
+    rest = rest.slice(found + JSON.stringify(mark + m).length);
   }
   body.push(rest);
-  return { id, workspaceId: workspace.id, type, at, body };
+  return { id, workspaceId: workspace.id, type, at: at === "statement" ? null : at, body };
 }
 
 /** The parameters of recordEventCte, in its order (p(1)..p(5)); the body's pieces as a binary array (binaryTextArray). */
 export const eventValues = (e: EventParts): unknown[] => [e.id, e.workspaceId, e.type, e.at, binaryTextArray(e.body)];
 
+/** An instant as the envelope writes it (Date.toISOString), as JSON text, in SQL. */
+const isoJson = (at: string) => `to_json(to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+
 /**
  * The CTEs event_endpoints, event and event_deliveries ("id": the new deliveries): the event of
  * `p(1)`..`p(5)` (eventValues), written for each row of `source` (a relation of at most one row;
  * none: nothing written) when an endpoint of the workspace receives it, with the body's holes filled
- * by `holes` (SQL expressions of `source`'s row, as text in JSON form, in order).
+ * by `holes` (SQL expressions of `source`'s row, as text in JSON form, in order). `at`: the SQL
+ * instant of the change, for an event made with at "statement" (eventWithHoles).
  */
-export function recordEventCte(p: (i: number) => string, source: string, holes: string[]): string {
+export function recordEventCte(p: (i: number) => string, source: string, holes: string[], at?: string): string {
   const piece = (i: number) => `(${p(5)}::text[])[${i}]`;
-  const body = [piece(1), ...holes.map((h, i) => `(${h}) || ${piece(i + 2)}`)].join(" || ");
+  const filled = at ? [isoJson(at), ...holes] : holes;
+  const body = [piece(1), ...filled.map((h, i) => `(${h}) || ${piece(i + 2)}`)].join(" || ");
+  const createdAt = at ? `coalesce(${p(4)}::timestamptz, ${at})` : `${p(4)}::timestamptz`;
   return `event_endpoints as (
     select e."id" from "WebhookEndpoint" e join "Workspace" w on w."id" = e."workspaceId"
     where e."workspaceId" = ${p(2)}::int and ${subscribedCondition(`${p(3)}::text`)}
   ), event as (
     insert into "WebhookEvent" ("id", "workspaceId", "type", "createdAt", "body")
-    select ${p(1)}::text, ${p(2)}::int, ${p(3)}::text, ${p(4)}::timestamptz, ${body} from ${source}
+    select ${p(1)}::text, ${p(2)}::int, ${p(3)}::text, ${createdAt}, ${body} from ${source}
     where exists (select 1 from event_endpoints)
-    returning "id"
+    returning "id", "createdAt"
   ), event_deliveries as (
     insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
-    select event."id", event_endpoints."id", ${p(4)}::timestamptz from event, event_endpoints
+    select event."id", event_endpoints."id", event."createdAt" from event, event_endpoints
     order by event_endpoints."id"
     returning "id"
   )`;

@@ -74,7 +74,7 @@ function parameters(s: Shape) {
   return { hosts, tags, allowance, event };
 }
 
-/** The holes of the link.created event's body: the new link's id and createdOn (unix seconds). */
+/** The holes of the link.created event's body: the new link's id and createdOn (unix seconds); the event is stamped with the link's createdAt. */
 const EVENT_HOLES = [`inserted."id"::text`, `floor(extract(epoch from inserted."createdAt"))::bigint::text`];
 
 function statementText(s: Shape): string {
@@ -86,7 +86,7 @@ function statementText(s: Shape): string {
     ctes.push(tagsCte((i) => ["$1", tags(1), tags(2)][i - 1]));
     ctes.push(`linked as (insert into "LinkTag" ("linkId", "tagId") select i."id", t."id" from inserted i, tags t)`);
   }
-  if (p.event) ctes.push(recordEventCte(p.event, "inserted", EVENT_HOLES));
+  if (p.event) ctes.push(recordEventCte(p.event, "inserted", EVENT_HOLES, `inserted."createdAt"`));
   const verified = p.hosts
     ? `when exists (select 1 from "Domain" d where d."host" = any(${p.hosts(1)}::text[]) and d."verifiedAt" is not null) then 'destination'`
     : "";
@@ -108,7 +108,7 @@ export type Created = { link: Link; tagNames: string[]; deliveries: number[] };
 
 /**
  * A single create's statement: the link (columns `c`), its tags (`tags`: names), its event (`event`,
- * with the holes of EVENT_HOLES: eventWithHoles) and one unit of the month's allowance under its
+ * with the holes of EVENT_HOLES and at "statement": eventWithHoles) and one unit of the month's allowance under its
  * limit (at least 1), atomically. Refusals are thrown as CreateRefused in the order of a create's
  * errors: destination (a host of `destinationHosts` is a verified custom domain, 400), spent
  * allowance (403), taken code (409); nothing is written then.

@@ -64,12 +64,17 @@ const created = (row: PreparedRow, link: Link & { tagNames: string[] }): LinkWit
   tagNames: link.tagNames.sort((a, b) => byTagName({ name: a }, { name: b })),
 });
 
-/** link.created of the link `c` is to be, with the id and creation time left to its statement (create-sql.ts). */
+/** link.created of the link `c` is to be, with its id and creation time (the event's too) left to its statement (create-sql.ts). */
 function createdEvent(workspace: LinkWorkspace, row: PreparedRow, c: NewLinkColumns) {
   const unsaved = { ...c, id: 0, clicks: 0, createdAt: new Date(0), updatedAt: new Date(0) } as Link;
-  return eventWithHoles(workspace, "link.created", 2, (hole) => ({
-    link: { ...webhookLink(linkWithHost(unsaved, row.domain.host)), id: hole(0), createdOn: hole(1) },
-  }));
+  // stamped with the link's createdAt: the event is never older than the change it reports
+  return eventWithHoles(
+    workspace,
+    "link.created",
+    2,
+    (hole) => ({ link: { ...webhookLink(linkWithHost(unsaved, row.domain.host)), id: hole(0), createdOn: hole(1) } }),
+    "statement",
+  );
 }
 
 /**

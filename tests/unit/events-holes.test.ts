@@ -26,6 +26,13 @@ describe("an event with holes (eventWithHoles)", () => {
     expect(JSON.parse(filled).data.link).toMatchObject({ id: 4711, createdOn: 1795780800 });
   });
 
+  it('leaves the envelope\'s createdAt to the statement first, with at "statement"', () => {
+    const event = eventWithHoles(workspace, "link.created", 1, (hole) => ({ link: link(hole(0), 1) }), "statement")!;
+    expect(event.at).toBeNull();
+    const filled = event.body[0] + JSON.stringify(at.toISOString()) + event.body[1] + "4711" + event.body[2];
+    expect(filled).toBe(serializeEnvelope(event.id, "link.created", at, workspace, { link: link(4711, 1) }));
+  });
+
   it("is the whole envelope in one piece without holes, and nothing on a plan without webhooks", () => {
     const event = eventWithHoles(workspace, "link.updated", 0, () => ({ n: 1 }), at)!;
     expect(event.body).toEqual([serializeEnvelope(event.id, "link.updated", at, workspace, { n: 1 })]);
