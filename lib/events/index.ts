@@ -23,7 +23,14 @@ export function newEventId(): string {
   return "evt_" + randomBytes(16).toString("hex");
 }
 
-export function serializeEnvelope(id: string, type: string, createdAt: Date, workspace: EventWorkspace, data: unknown): string {
+/** The envelope's bytes; `createdAt` is a Date, or what stands in for one (a hole: lib/events/sql.ts eventWithHoles). */
+export function serializeEnvelope(
+  id: string,
+  type: string,
+  createdAt: Pick<Date, "toISOString">,
+  workspace: EventWorkspace,
+  data: unknown,
+): string {
   return JSON.stringify({ id, type, createdAt: createdAt.toISOString(), workspace: { id: workspace.slug, name: workspace.name }, data });
 }
 

@@ -1,15 +1,18 @@
 import type pg from "pg";
+import { randomBytes } from "node:crypto";
 import { realTimeNow } from "../clock.ts";
 import type { ScopedLink, ClickScopeColumns } from "./click-scope.ts";
 import { inClickScope } from "./click-scope.ts";
 import { newEventId, serializeEnvelope, type EventType, type EventWorkspace } from "./index.ts";
 import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 
-// recordEvent (index.ts) for a transaction on a raw `pg` connection, in two forms that apply the same
-// subscription rule (subscription.ts):
-// - recordEventSql, one event (a single create with an enabled endpoint, lib/links/create.ts): the endpoints are
-//   chosen, the event and its deliveries inserted, and the new delivery ids returned in ONE statement;
-//   nothing is inserted when no endpoint wants the event.
+// recordEvent (index.ts) for a raw `pg` connection, in forms that apply the same subscription rule
+// (subscription.ts):
+// - recordEventCte, one event as CTEs of the statement that makes the change (a single create,
+//   lib/links/create-sql.ts): the endpoints are chosen, the event and its deliveries inserted in that
+//   statement; nothing is inserted when no endpoint wants the event. Values only the statement knows
+//   (a new row's id and time) fill holes left in the envelope (eventWithHoles), so the body is still
+//   serialized once, in JS. recordEventSql is the same CTEs as a statement of their own (bulk create).
 // - clickSubscribers and recordClickedEvents, link.clicked for a batch of clicks (the click flush,
 //   lib/clicks/deliveries.ts, inside the transaction that stores the clicks): one query for the
 //   batch's workspaces' subscriptions, then each click's event and deliveries in two statements.
@@ -17,19 +20,82 @@ import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 
 type Client = Pick<pg.ClientBase, "query">;
 
-const RECORD_EVENT = `
-  with endpoints as (
+/** An event ready for recordEventCte: its envelope in `body` pieces, between which the statement's holes go. */
+export type EventParts = { id: string; workspaceId: number; type: EventType; at: Date | null; body: string[] };
+
+/**
+ * The event `type` of `workspace` with `holes` values left to the statement that records it:
+ * `data(hole)` builds the data with `hole(i)` where the i-th hole's value goes (a number or a string
+ * the statement puts in as JSON: recordEventCte's `holes`). `at`: when the change happened, or
+ * "statement": the statement's own instant of the change (recordEventCte's `at`), its first hole.
+ * Null when the plan sends no events.
+ */
+export function eventWithHoles(
+  workspace: EventWorkspace,
+  type: Exclude<EventType, "webhook.test" | "link.clicked">,
+  holes: number,
+  data: (hole: (i: number) => unknown) => unknown,
+  at: Date | "statement" = new Date(realTimeNow()),
+): EventParts | null {
+  if (!planSendsEvents(workspace.plan)) return null;
+  const id = newEventId();
+  // a random mark: no data (a title, a URL) can contain it by chance or on purpose
+  const mark = `\u0000hole-${randomBytes(12).toString("hex")}-`;
+  const createdAt = at === "statement" ? { toISOString: () => `${mark}at` } : at;
+  let rest = serializeEnvelope(
+    id,
+    type,
+    createdAt,
+    workspace,
+    data((i) => mark + i),
+  );
+  const marks = (at === "statement" ? ["at"] : []).concat(Array.from({ length: holes }, (_, i) => String(i)));
+  const body: string[] = [];
+  for (const m of marks) {
+    const found = rest.indexOf(JSON.stringify(mark + m));
+    if (found < 0) throw new Error(`the event's data has no hole ${m}`);
+    body.push(rest.slice(0, found));
+    rest = rest.slice(found + JSON.stringify(mark + m).length);
+  }
+  body.push(rest);
+  return { id, workspaceId: workspace.id, type, at: at === "statement" ? null : at, body };
+}
+
+/** The parameters of recordEventCte, in its order (p(1)..p(5)); the body's pieces as a binary array (binaryTextArray). */
+export const eventValues = (e: EventParts): unknown[] => [e.id, e.workspaceId, e.type, e.at, binaryTextArray(e.body)];
+
+/** An instant as the envelope writes it (Date.toISOString), as JSON text, in SQL. */
+const isoJson = (at: string) => `to_json(to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+
+/**
+ * The CTEs event_endpoints, event and event_deliveries ("id": the new deliveries): the event of
+ * `p(1)`..`p(5)` (eventValues), written for each row of `source` (a relation of at most one row;
+ * none: nothing written) when an endpoint of the workspace receives it, with the body's holes filled
+ * by `holes` (SQL expressions of `source`'s row, as text in JSON form, in order). `at`: the SQL
+ * instant of the change, for an event made with at "statement" (eventWithHoles).
+ */
+export function recordEventCte(p: (i: number) => string, source: string, holes: string[], at?: string): string {
+  const piece = (i: number) => `(${p(5)}::text[])[${i}]`;
+  const filled = at ? [isoJson(at), ...holes] : holes;
+  const body = [piece(1), ...filled.map((h, i) => `(${h}) || ${piece(i + 2)}`)].join(" || ");
+  const createdAt = at ? `coalesce(${p(4)}::timestamptz, ${at})` : `${p(4)}::timestamptz`;
+  return `event_endpoints as (
     select e."id" from "WebhookEndpoint" e join "Workspace" w on w."id" = e."workspaceId"
-    where e."workspaceId" = $2::int and ${subscribedCondition("$3::text")}
+    where e."workspaceId" = ${p(2)}::int and ${subscribedCondition(`${p(3)}::text`)}
   ), event as (
     insert into "WebhookEvent" ("id", "workspaceId", "type", "createdAt", "body")
-    select $1::text, $2::int, $3::text, $4::timestamptz, $5::text where exists (select 1 from endpoints)
+    select ${p(1)}::text, ${p(2)}::int, ${p(3)}::text, ${createdAt}, ${body} from ${source}
+    where exists (select 1 from event_endpoints)
+    returning "id", "createdAt"
+  ), event_deliveries as (
+    insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
+    select event."id", event_endpoints."id", event."createdAt" from event, event_endpoints
+    order by event_endpoints."id"
     returning "id"
-  )
-  insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
-  select event."id", endpoints."id", $4::timestamptz from event, endpoints
-  order by endpoints."id"
-  returning "id"`;
+  )`;
+}
+
+const RECORD_EVENT = `with ${recordEventCte((i) => `$${i}`, "(select 1) as one", [])} select "id" from event_deliveries order by "id"`;
 
 /** Writes the event and its deliveries in the transaction of `q`; returns the new delivery ids. */
 export async function recordEventSql(
@@ -39,13 +105,9 @@ export async function recordEventSql(
   data: unknown,
   at: Date = new Date(realTimeNow()),
 ): Promise<number[]> {
-  if (!planSendsEvents(workspace.plan)) return [];
-  const id = newEventId();
-  const { rows } = await q.query<{ id: number }>({
-    name: "events_record",
-    text: RECORD_EVENT,
-    values: [id, workspace.id, type, at, serializeEnvelope(id, type, at, workspace, data)],
-  });
+  const event = eventWithHoles(workspace, type, 0, () => data, at);
+  if (!event) return [];
+  const { rows } = await q.query<{ id: number }>({ name: "events_record", text: RECORD_EVENT, values: eventValues(event) });
   return rows.map((r) => r.id);
 }
 

@@ -1,28 +1,29 @@
 import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
 import type { Queryable } from "../db/queryable.ts";
+import { eventValues, recordEventCte, type EventParts } from "../events/sql.ts";
 import { tagArgs, tagsCte } from "../tags/sql.ts";
 import { takeAllowance } from "./allowance.ts";
 import { SELECT_LINK, type NewLinkColumns } from "./sql.ts";
 
 // Every create's statements (the shapes are chosen in create-plan.ts). One insert of Link with its
 // ON CONFLICT (linkInsert), one quota fragment (allowance.ts takeAllowance), the tags in the same
-// statement (lib/tags tagsCte), and the destination check that needs the database (no destination
-// host may be a verified custom domain: rules.ts refusedDestinations), so it costs no read of its own.
+// statement (lib/tags tagsCte), the event in the same statement (lib/events recordEventCte), and the
+// destination check that needs the database (no destination host may be a verified custom domain:
+// rules.ts refusedDestinations), so it costs no read of its own.
 //
-// A single create is `createStatement`: ONE statement that inserts the link, its tags and LinkTag
-// rows and, in one-statement form, takes one unit of the allowance. When a destination is refused,
-// the allowance is spent or the code is taken, it raises (linkhop_refuse, migration
-// *_link_create_refusal) and PostgreSQL keeps nothing. Guarded (a plan with webhooks), it writes
-// nothing when the workspace has an enabled endpoint: an event may then be due, and the create
-// is a transaction that records it (create.ts). The allowance row, which serializes the
-// workspace's creates, is locked only inside the statement (or, in a transaction, from the
-// reservation taken last to commit).
+// A single create is `createStatement`: ONE autocommit statement that inserts the link, takes one
+// unit of the allowance and, when asked, writes its tags and LinkTag rows and its link.created event
+// with a delivery per receiving endpoint. When a destination is refused, the allowance is spent or
+// the code is taken, it raises (linkhop_refuse, migration *_link_create_refusal) and PostgreSQL keeps
+// nothing. Its text follows its shape: a part the create does not need (tags, event, destination
+// check) is not in the text, so it costs nothing. The allowance row, which serializes the
+// workspace's creates, is locked only inside the statement.
 
-/** What a create statement refused; "endpoint": the guard found an enabled endpoint (nothing written). */
-export type CreateRefusal = "destination" | "quota" | "taken" | "endpoint";
+/** What a create statement refused. */
+export type CreateRefusal = "destination" | "quota" | "taken";
 
-/** A refusal of createStatement, thrown (so it leaves a transaction, rolling it back). */
+/** A refusal of createStatement, thrown. */
 export class CreateRefused extends Error {
   constructor(readonly reason: CreateRefusal) {
     super(`create refused: ${reason}`);
@@ -39,9 +40,9 @@ const linkInsert = (source: string) => `
   on conflict ("domainKey", "code") do nothing
   returning ${SELECT_LINK}`;
 
-/** One link's row ($1..$16: newLinkValues) for linkInsert, when `go` has its row. */
+/** One link's row ($1..$16: newLinkValues) for linkInsert. */
 const ONE_ROW = `select nextval('"Link_id_seq"'), $1::int, $2::int, $3::int, $4::text, $5::text, $6::text, $7::text, $8::text, $9::boolean,
-    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb, $16::jsonb from go`;
+    $10::timestamptz, $11::timestamptz, $12::int, $13::text, $14::text, $15::jsonb, $16::jsonb`;
 
 /** Rows of arrays ($1..$17: ids (null: a new one) first, then the columns of newLinkValues) for linkInsert. */
 const MANY_ROWS = `select coalesce(r."id", nextval('"Link_id_seq"')), r."workspaceId", r."domainId", r."domainKey", r."code", r."url", r."title",
@@ -56,30 +57,44 @@ export function newLinkValues(c: NewLinkColumns): unknown[] {
   return values.concat(c.startsOn, c.expiresOn, c.maxClicks, c.fallbackUrl, c.passwordHash, json(c.targeting), json(c.routing));
 }
 
-type Shape = { allowance: boolean; guard: boolean; tags: boolean };
+type Shape = { hosts: boolean; tags: boolean; event: boolean };
 
-// after the link's $1..$16: $17 the destination hosts to refuse, then the tags' names and keys
-// (tagArgs) when there are tags, then the month and the limit when the allowance is taken
-const after = (n: number) => (i: number) => `$${n + i}`;
-const ENDPOINTS = `select 1 from "WebhookEndpoint" e where e."workspaceId" = $1::int and e."enabled"`;
-const VERIFIED = `select 1 from "Domain" d where d."host" = any($17::text[]) and d."verifiedAt" is not null`;
+/** The statement's parameters after the link's $1..$16, in this order, those of its shape only. */
+function parameters(s: Shape) {
+  let n = 16;
+  const next = (count: number) => {
+    const first = n + 1;
+    n += count;
+    return (i: number) => `$${first + i - 1}`;
+  };
+  const hosts = s.hosts ? next(1) : null;
+  const tags = s.tags ? next(2) : null;
+  const allowance = next(2);
+  const event = s.event ? next(5) : null;
+  return { hosts, tags, allowance, event };
+}
+
+/** The holes of the link.created event's body: the new link's id and createdOn (unix seconds); the event is stamped with the link's createdAt. */
+const EVENT_HOLES = [`inserted."id"::text`, `floor(extract(epoch from inserted."createdAt"))::bigint::text`];
 
 function statementText(s: Shape): string {
-  const ctes = [`go as (select 1 ${s.guard ? `where not exists (${ENDPOINTS})` : ""})`];
-  const month = s.tags ? 20 : 18;
-  if (s.allowance) ctes.push(`allowance as (${takeAllowance((i) => ["$1", `$${month}`, "1", `$${month + 1}`][i - 1], "from go")})`);
-  ctes.push(`inserted as (${linkInsert(ONE_ROW)})`);
-  if (s.tags) {
-    ctes.push(tagsCte((i) => ["$1", "$18", "$19"][i - 1], ", go"));
+  const p = parameters(s);
+  const allowance = (i: number) => ["$1", p.allowance(1), "1", p.allowance(2)][i - 1];
+  const ctes = [`allowance as (${takeAllowance(allowance)})`, `inserted as (${linkInsert(ONE_ROW)})`];
+  if (p.tags) {
+    const tags = p.tags;
+    ctes.push(tagsCte((i) => ["$1", tags(1), tags(2)][i - 1]));
     ctes.push(`linked as (insert into "LinkTag" ("linkId", "tagId") select i."id", t."id" from inserted i, tags t)`);
   }
-  const refusals = s.allowance
-    ? `when not exists (select 1 from go) then null when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken'`
+  if (p.event) ctes.push(recordEventCte(p.event, "inserted", EVENT_HOLES, `inserted."createdAt"`));
+  const verified = p.hosts
+    ? `when exists (select 1 from "Domain" d where d."host" = any(${p.hosts(1)}::text[]) and d."verifiedAt" is not null) then 'destination'`
     : "";
-  const names = s.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
+  const names = p.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
+  const deliveries = p.event ? `(select coalesce(array_agg(d."id" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
   return `with ${ctes.join(", ")}
-  select inserted.*, ${names} as "tagNames", not exists (select 1 from go) as "endpoint",
-    linkhop_refuse(case when exists (${VERIFIED}) then 'destination' ${refusals} end) as "refused"
+  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries",
+    linkhop_refuse(case ${verified} when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken' end) as "refused"
   from (select 1) as one left join inserted on true`;
 }
 
@@ -88,35 +103,38 @@ const TEXTS = new Map<string, string>();
 /** Raised by linkhop_refuse. */
 const REFUSED = "LH001";
 
+/** What a create statement wrote: the link, its tags' names and the new deliveries of its event (to hand off after it). */
+export type Created = { link: Link; tagNames: string[]; deliveries: number[] };
+
 /**
- * A single create's statement: the link (columns `c`), its tags (`tags`: names) and, with
- * `allowance`, one unit of the month's allowance under its limit (at least 1), atomically;
- * `guard`: nothing when the workspace has an enabled endpoint (refused "endpoint"). Refusals are
- * thrown as CreateRefused in the order of a create's errors: destination (a host of
- * `destinationHosts` is a verified custom domain, 400), spent allowance (403), taken code (409).
- * Without `allowance` a taken code is no refusal: the answer is null (the caller's transaction goes on).
+ * A single create's statement: the link (columns `c`), its tags (`tags`: names), its event (`event`,
+ * with the holes of EVENT_HOLES and at "statement": eventWithHoles) and one unit of the month's allowance under its
+ * limit (at least 1), atomically. Refusals are thrown as CreateRefused in the order of a create's
+ * errors: destination (a host of `destinationHosts` is a verified custom domain, 400), spent
+ * allowance (403), taken code (409); nothing is written then.
  */
 export async function createStatement(
   q: Queryable | Pick<pg.ClientBase, "query">,
   c: NewLinkColumns,
-  o: { allowance: { month: string; limit: number } | null; guard: boolean; tags: string[]; destinationHosts: string[] },
-): Promise<{ link: Link; tagNames: string[] } | null> {
-  if (o.allowance && !(o.allowance.limit >= 1)) throw new Error("a create statement needs a limit of at least 1");
-  const shape = { allowance: o.allowance !== null, guard: o.guard, tags: o.tags.length > 0 };
-  const name = `links_create${shape.allowance ? "" : "_in_tx"}${shape.guard ? "_guarded" : ""}${shape.tags ? "_tagged" : ""}`;
+  o: { allowance: { month: string; limit: number }; tags: string[]; destinationHosts: string[]; event?: EventParts | null },
+): Promise<Created> {
+  if (!(o.allowance.limit >= 1)) throw new Error("a create statement needs a limit of at least 1");
+  const shape = { hosts: o.destinationHosts.length > 0, tags: o.tags.length > 0, event: !!o.event };
+  const name = `links_create${shape.hosts ? "_checked" : ""}${shape.tags ? "_tagged" : ""}${shape.event ? "_event" : ""}`;
   if (!TEXTS.has(name)) TEXTS.set(name, statementText(shape));
-  const values = [...newLinkValues(c), o.destinationHosts];
+  const values = newLinkValues(c);
+  if (shape.hosts) values.push(o.destinationHosts);
   if (shape.tags) values.push(...tagArgs(o.tags));
-  if (o.allowance) values.push(o.allowance.month, o.allowance.limit);
+  values.push(o.allowance.month, o.allowance.limit);
+  if (o.event) values.push(...eventValues(o.event));
   try {
-    const { rows } = await q.query<Link & { tagNames: string[]; endpoint: boolean; refused: unknown }>({
+    const { rows } = await q.query<Link & { tagNames: string[]; deliveries: number[]; refused: unknown }>({
       name,
       text: TEXTS.get(name)!,
       values,
     });
-    const { tagNames, endpoint, refused: _, ...link } = rows[0];
-    if (endpoint) throw new CreateRefused("endpoint");
-    return link.id === null ? null : { link, tagNames };
+    const { tagNames, deliveries, refused: _, ...link } = rows[0];
+    return { link, tagNames, deliveries };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     if (err.code === REFUSED && ["destination", "quota", "taken"].includes(err.message!))
@@ -146,7 +164,7 @@ export async function dropNewLinks(q: Pick<pg.ClientBase, "query">, ids: number[
   await q.query({ name: "links_drop_new", text: `delete from "Link" where "id" = any($1::int[])`, values: [ids] });
 }
 
-const TAG_NEW = `with ${tagsCte(after(0))}, linked as (
+const TAG_NEW = `with ${tagsCte((i) => `$${i}`)}, linked as (
     insert into "LinkTag" ("linkId", "tagId")
     select p."linkId", t."id" from unnest($4::int[], $5::text[]) as p("linkId", "nameKey") join tags t on t."nameKey" = p."nameKey"
   )

@@ -1,13 +1,12 @@
 import { monthOf } from "../clock.ts";
 import { database } from "../db/client.ts";
-import { inPgTransaction } from "../db/pg-transaction.ts";
 import { ServiceError } from "../errors.ts";
 import type { Link } from "../db/generated/client.ts";
 import { handOffAfterCommit } from "../events/index.ts";
-import { recordEventSql } from "../events/sql.ts";
+import { eventWithHoles } from "../events/sql.ts";
 import { planOf } from "../plans/index.ts";
 import { byTagName } from "../tags/service.ts";
-import { linkAllowanceUsed, reserveLinkAllowance } from "./allowance.ts";
+import { linkAllowanceUsed } from "./allowance.ts";
 import { planCreate, type CreatePlan } from "./create-plan.ts";
 import { hashPasswords, linkColumns, precheckRows, prepareRows, type PreparedRow } from "./create-rows.ts";
 import { createStatement, CreateRefused } from "./create-sql.ts";
@@ -15,6 +14,7 @@ import type { LinkWorkspace } from "./lookup.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
 import { insertDrawingCodes } from "./short-code.ts";
+import type { NewLinkColumns } from "./sql.ts";
 
 export { bulkCreateLinks, type BulkOptions, type BulkRowResult } from "./create-bulk.ts";
 
@@ -26,7 +26,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   const month = monthOf();
   const request = { links: 1 as const, alias: input.alias, password: input.password };
-  let shape = planCreate(request, plan);
+  const shape = planCreate(request, plan);
   const checkAll = () => prepareRows(workspace, [input]).then((r) => r[0]);
   // A destination left to the statement is answered, when refused, by the full checks: which error
   // comes first never depends on the shape.
@@ -45,19 +45,15 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     throw (await linkAllowanceUsed(workspace.id, month)) >= plan.maxLinks ? await quota() : ServiceError.aliasTaken(row.alias!);
   for (;;) {
     try {
-      if (shape.shape === "transaction") return await createWithEvent(workspace, row, month);
-      return await createInOneStatement(row, shape, month, plan.maxLinks);
+      return await createInOneStatement(workspace, row, shape, month, plan.maxLinks);
     } catch (e) {
       if (!(e instanceof CreateRefused)) throw e;
-      if (e.reason === "endpoint") shape = planCreate({ ...request, endpoint: true }, plan);
-      else if (e.reason === "quota") throw await quota();
-      else if (e.reason === "taken") throw ServiceError.aliasTaken(row.alias!);
-      else {
-        const checked = await checkAll();
-        if (checked instanceof ServiceError) throw checked;
-        // (the domain stopped being verified in between: go on with the row as now checked)
-        row = checked;
-      }
+      if (e.reason === "quota") throw await quota();
+      if (e.reason === "taken") throw ServiceError.aliasTaken(row.alias!);
+      const checked = await checkAll();
+      if (checked instanceof ServiceError) throw checked;
+      // (the domain stopped being verified in between: go on with the row as now checked)
+      row = checked;
     }
   }
 }
@@ -68,13 +64,41 @@ const created = (row: PreparedRow, link: Link & { tagNames: string[] }): LinkWit
   tagNames: link.tagNames.sort((a, b) => byTagName({ name: a }, { name: b })),
 });
 
-/** The one statement (guarded or not); a refusal is thrown as CreateRefused, nothing written. */
-async function createInOneStatement(row: PreparedRow, shape: CreatePlan, month: string, limit: number): Promise<LinkWithHost> {
-  const options = { allowance: { month, limit }, guard: shape.guarded, tags: row.tags, destinationHosts: row.uncheckedHosts };
+/** link.created of the link `c` is to be, with its id and creation time (the event's too) left to its statement (create-sql.ts). */
+function createdEvent(workspace: LinkWorkspace, row: PreparedRow, c: NewLinkColumns) {
+  const unsaved = { ...c, id: 0, clicks: 0, createdAt: new Date(0), updatedAt: new Date(0) } as Link;
+  // stamped with the link's createdAt: the event is never older than the change it reports
+  return eventWithHoles(
+    workspace,
+    "link.created",
+    2,
+    (hole) => ({ link: { ...webhookLink(linkWithHost(unsaved, row.domain.host)), id: hole(0), createdOn: hole(1) } }),
+    "statement",
+  );
+}
+
+/**
+ * The one statement: the link, its tags, its event (a plan with webhooks) and the allowance; a
+ * refusal is thrown as CreateRefused, nothing written. The event's deliveries are handed off after.
+ */
+async function createInOneStatement(
+  workspace: LinkWorkspace,
+  row: PreparedRow,
+  shape: CreatePlan,
+  month: string,
+  limit: number,
+): Promise<LinkWithHost> {
+  const options = { allowance: { month, limit }, tags: row.tags, destinationHosts: row.uncheckedHosts };
+  let deliveries: number[] = [];
   const [r] = await insertDrawingCodes([row], async ([{ code }]) => {
+    const c = linkColumns(row, code);
     try {
-      const r = await createStatement(database().prismaPool, linkColumns(row, code), options);
-      return r ? [{ ...r.link, tagNames: r.tagNames }] : [];
+      const r = await createStatement(database().prismaPool, c, {
+        ...options,
+        event: shape.event ? createdEvent(workspace, row, c) : null,
+      });
+      deliveries = r.deliveries;
+      return [{ ...r.link, tagNames: r.tagNames }];
     } catch (e) {
       // a taken generated code is drawn again; a taken alias is answered by the caller
       if (e instanceof CreateRefused && e.reason === "taken" && row.alias === undefined) return [];
@@ -82,30 +106,6 @@ async function createInOneStatement(row: PreparedRow, shape: CreatePlan, month: 
     }
   });
   if (r === "taken") throw new CreateRefused("taken");
-  return created(row, r);
-}
-
-/**
- * One transaction: the link and its tags, the event with its deliveries (lib/events), then the
- * allowance last, so its row lock is held only from there to commit. A refusal rolls back all.
- */
-async function createWithEvent(workspace: LinkWorkspace, row: PreparedRow, month: string): Promise<LinkWithHost> {
-  const plan = planOf(workspace.plan);
-  const deliveries: number[] = [];
-  const link = await inPgTransaction(database().prismaPool, async (client) => {
-    deliveries.length = 0;
-    const options = { allowance: null, guard: false, tags: row.tags, destinationHosts: row.uncheckedHosts };
-    const [r] = await insertDrawingCodes([row], async ([{ code }]) => {
-      const r = await createStatement(client, linkColumns(row, code), options);
-      return r ? [{ ...r.link, tagNames: r.tagNames }] : [];
-    });
-    const link = r === "taken" ? null : created(row, r);
-    if (link) deliveries.push(...(await recordEventSql(client, workspace, "link.created", { link: webhookLink(link) })));
-    const reservation = await reserveLinkAllowance(client, workspace.id, plan.maxLinks, 1, month);
-    if (reservation.granted === 0) throw ServiceError.quota("MaxLinks", plan.maxLinks, reservation.current);
-    if (!link) throw ServiceError.aliasTaken(row.alias!);
-    return link;
-  });
   handOffAfterCommit(deliveries);
-  return link;
+  return created(row, r);
 }

@@ -3,13 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client.ts";
+import { serializeEnvelope } from "../../lib/events/index.ts";
 import { createLink } from "../../lib/links/create.ts";
+import { toWebhookLink } from "../../lib/links/serialize.ts";
 import type { CreateLinkInput } from "../../lib/links/schemas.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The shapes of a single create (lib/links/create-plan.ts) through the link service on real
-// PostgreSQL: the guarded statement on a plan with webhooks, the event transaction once an enabled
-// endpoint exists, and tags written in the create's own statement.
+// PostgreSQL: on a plan with webhooks the link.created event in the create's own statement (written
+// only once an enabled endpoint exists, its body exactly the envelope of the stored link), and tags
+// written in the same statement.
 
 let drop: () => Promise<void>;
 let dir: string;
@@ -57,6 +60,9 @@ describe("a single create on a plan with webhooks", () => {
     expect(events).toHaveLength(1);
     expect(events[0].type).toBe("link.created");
     expect(JSON.parse(events[0].body).data.link).toMatchObject({ id: link.id, code: "after" });
+    const stored = await db().link.findUniqueOrThrow({ where: { id: link.id } });
+    const envelope = serializeEnvelope(events[0].id, "link.created", events[0].createdAt, ws, { link: toWebhookLink(stored, link.host) });
+    expect(events[0].body).toBe(envelope);
     expect(events[0].deliveries.map((d) => d.endpointId)).toEqual([enabled.id]);
     expect(link.tagNames).toEqual(["Launch"]);
     expect(await db().monthlyUsage.findMany({ where: { workspaceId: ws.id }, select: { created: true } })).toEqual([{ created: 3 }]);

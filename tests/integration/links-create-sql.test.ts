@@ -60,8 +60,8 @@ async function insertLinkReservingAllowance(
   destinationHosts: string[] = [],
 ): Promise<{ link: Link } | { refused: CreateRefusal }> {
   try {
-    const r = await createStatement(q, c, { allowance: { month, limit }, guard: false, tags: [], destinationHosts });
-    return { link: r!.link };
+    const r = await createStatement(q, c, { allowance: { month, limit }, tags: [], destinationHosts });
+    return { link: r.link };
   } catch (e) {
     if (e instanceof CreateRefused) return { refused: e.reason };
     throw e;
