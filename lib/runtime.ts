@@ -59,7 +59,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (options.serve) {
     // one buffer and one flush for every click: link counters and click events in one transaction
     const { startClickPipeline } = await import("./clicks/writer.ts");
-    clicks = startClickPipeline(db.redirects, clickStore(), config);
+    clicks = startClickPipeline(db.redirects, clickStore(), config, db.url);
     const { createShortLinkHandler } = await import("./redirects/http.ts");
     shortLinks = await createShortLinkHandler({ pool: db.redirects, databaseUrl: db.url, clicks: clicks.pipeline });
     // the API authenticates from a key cache kept exact by notifications (lib/keys/cache.ts)
@@ -88,6 +88,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   metrics().setSources({
     pools: () => ({ prisma: db.prismaPool, redirects: db.redirects, analytics: db.analytics, ratelimit: db.rateLimit }),
     clickBacklog: pipeline && (() => pipeline.backlog),
+    clickJournal: pipeline && (() => pipeline.journaled),
     redirectCacheEntries: handler ? () => handler.cacheEntries() : undefined,
     oldestDueDeliverySeconds: () => oldestDueSeconds(),
     rollupLagDays: () => pendingRollupDays(db.analytics),

@@ -50,6 +50,8 @@ export const TABLES: Record<string, TableOwner> = {
   UtmTemplate: { owner: "links" },
   Tag: { owner: "tags" },
   PasswordGuess: { owner: "redirects" },
+  // the click pipeline's applied batch ids (exactly-once replay of the click journal)
+  ClickBatch: { owner: "clicks" },
   // webhooks: an event and its deliveries are made by lib/events in the change's own transaction;
   // the delivery engine (lib/webhooks) carries deliveries out and keeps the endpoints
   WebhookEvent: {
