@@ -28,12 +28,12 @@ export class ClickJournal {
   private bytesHeld = 0;
   private nextSequence = 1;
 
-  /** Opens (and makes) `dir`, deleting unfinished writes and listing the batches it holds, oldest first. */
+  /** Opens `dir` (made at the first append), deleting unfinished writes and listing the batches it holds, oldest first. */
   constructor(
     readonly dir: string,
     readonly maxBytes: number,
   ) {
-    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.existsSync(dir)) return;
     for (const name of fs.readdirSync(dir).sort()) {
       const file = path.join(dir, name);
       if (name.endsWith(".tmp")) fs.rmSync(file, { force: true });
@@ -64,6 +64,7 @@ export class ClickJournal {
     const name = `${String(this.nextSequence++).padStart(12, "0")}-${batch.id}.json`;
     const file = path.join(this.dir, name);
     const tmp = `${file}.tmp`;
+    await fs.promises.mkdir(this.dir, { recursive: true });
     const handle = await fs.promises.open(tmp, "w");
     try {
       await handle.writeFile(text);
