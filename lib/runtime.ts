@@ -75,6 +75,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
     const { startWebhookJobs } = await import("./webhooks/jobs.ts");
     stops.push(await startWebhookJobs());
+    // link.clicked: each subscribed endpoint's cursor over the stored clicks, read as fast as it can take them
+    const { startClickedReader } = await import("./clicks/clicked.ts");
+    stops.push(startClickedReader(db.prismaPool));
     // auth: ended sign-in and sign-up limit windows and old reset links are dropped hourly
     const { startAuthJobs } = await import("./auth/jobs.ts");
     stops.push(startAuthJobs());

@@ -3,10 +3,9 @@ import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import type { Config } from "../config/index.ts";
-import { handOffAfterCommit } from "../events/index.ts";
 import { claimClickBatch, pruneClickBatches } from "./batches.ts";
 import { addLinkClicks } from "./counters.ts";
-import { recordClickDeliveries } from "./deliveries.ts";
+import { oweClickedDeliveries } from "./deliveries.ts";
 import { ClickJournal, journalFolder } from "./journal.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
 
@@ -17,9 +16,9 @@ export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | 
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
- * The pipeline's writer: the batch's id, counters, events and the link.clicked deliveries they owe
- * in one transaction on one connection of `pool`; the deliveries are handed off after the commit. A
- * batch whose id is recorded already (a journal replay of a batch that committed) writes nothing.
+ * The pipeline's writer: the batch's id, counters, events and the link.clicked cursors they are owed
+ * behind (deliveries.ts) in one transaction on one connection of `pool`. A batch whose id is
+ * recorded already (a journal replay of a batch that committed) writes nothing.
  */
 export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): ClickWriter {
   const salts = new VisitorSalts(events);
@@ -30,19 +29,17 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
       if (!batch.totals.size && !batch.events.length) return;
       // partitions first, on the store's own connection: no connection is held idle meanwhile
       await events.prepare(batch.events);
-      let deliveries: number[];
       try {
-        deliveries = await inPgTransaction(pool, async (client) => {
-          if (!(await claimClickBatch(client, batch.id))) return [];
+        await inPgTransaction(pool, async (client) => {
+          if (!(await claimClickBatch(client, batch.id))) return;
           await addLinkClicks(client, batch.totals);
           await events.insertIn(client, batch.events);
-          return recordClickDeliveries(client, batch.events);
+          await oweClickedDeliveries(client, batch.events);
         });
       } catch (e) {
         events.forgetPartitions();
         throw e;
       }
-      handOffAfterCommit(deliveries);
       if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
         prunedAt = Date.now();
         await pruneClickBatches(pool).catch(() => {}); // tried again in an hour; nothing depends on it

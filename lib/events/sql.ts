@@ -163,3 +163,72 @@ export async function recordClickedEvents<C extends { workspaceId: number; linkI
   });
   return rows.map((r) => r.id);
 }
+
+/** A link.clicked subscriber as the click cursors read it (lib/clicks/clicked.ts): waiting = its link.clicked deliveries not attempted yet. */
+export type ClickedEndpoint = ClickSubscriber & { waiting: number };
+
+/** Every endpoint that receives link.clicked now (the subscription rule but for the click scope), with its waiting deliveries. */
+export async function clickedEndpoints(q: Client): Promise<ClickedEndpoint[]> {
+  const { rows } = await q.query<{
+    id: number;
+    workspaceId: number;
+    clickFolders: string[];
+    clickTagIds: number[];
+    clickLinkIds: number[];
+    slug: string;
+    name: string;
+    plan: string;
+    waiting: number;
+  }>({
+    name: "events_clicked_endpoints",
+    text: `select e.id, e."workspaceId", e."clickFolders", e."clickTagIds", e."clickLinkIds", w.slug, w.name, w.plan,
+                  (select count(*)::int from "Delivery" d join "WebhookEvent" v on v.id = d."eventId"
+                    where d."endpointId" = e.id and d.status = 'pending' and d.attempts = 0 and v.type = 'link.clicked') as waiting
+             from "WebhookEndpoint" e join "Workspace" w on w.id = e."workspaceId"
+            where ${subscribedCondition("'link.clicked'")}
+            order by e.id`,
+  });
+  return rows
+    .filter((r) => planSendsEvents(r.plan))
+    .map((r) => ({
+      endpointId: r.id,
+      workspace: { id: r.workspaceId, slug: r.slug, name: r.name, plan: r.plan },
+      clickFolders: r.clickFolders,
+      clickTagIds: r.clickTagIds,
+      clickLinkIds: r.clickLinkIds,
+      waiting: r.waiting,
+    }));
+}
+
+/** One click's link.clicked event: its id derived from the click (the same on every attempt and resend). */
+export type ClickedEvent = { id: string; at: number; body: string };
+
+/**
+ * Writes link.clicked events (unless written already for another endpoint: the id is the click's)
+ * and one delivery each to `endpointId`, on `q` (the cursor's transaction). Returns the new delivery ids.
+ */
+export async function recordClickedDeliveries(
+  q: Client,
+  workspaceId: number,
+  endpointId: number,
+  events: ClickedEvent[],
+): Promise<number[]> {
+  if (!events.length) return [];
+  await q.query({
+    name: "events_insert_clicked_events",
+    text: `insert into "WebhookEvent" (id, "workspaceId", type, "createdAt", body)
+           select t.id, $1::int, 'link.clicked', to_timestamp(t.at / 1000.0), t.body
+             from unnest($2::text[], $3::float8[], $4::text[]) as t(id, at, body)
+           on conflict (id) do nothing`,
+    values: [workspaceId, events.map((e) => e.id), events.map((e) => e.at), binaryTextArray(events.map((e) => e.body))],
+  });
+  const { rows } = await q.query<{ id: number }>({
+    name: "events_insert_clicked_deliveries",
+    text: `insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
+           select t.ev, $1::int, now() from unnest($2::text[]) as t(ev)
+           on conflict ("eventId", "endpointId") do nothing
+           returning id`,
+    values: [endpointId, events.map((e) => e.id)],
+  });
+  return rows.map((r) => r.id);
+}
