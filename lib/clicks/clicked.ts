@@ -31,10 +31,21 @@ const IDLE_ADVANCE_MS = 5_000;
 
 export type ClickedTurn = { endpoints: number; deliveries: number };
 
+export type ClickedReaderOptions = {
+  /** unattempted deliveries an endpoint may have waiting (default: one second of its plan's rate) */
+  window?: (rate: number) => number;
+};
+
 export class ClickedReader {
   private idleAdvancedAt = new Map<number, number>();
+  private readonly window: (rate: number) => number;
 
-  constructor(private pool: pg.Pool) {}
+  constructor(
+    private pool: pg.Pool,
+    opts: ClickedReaderOptions = {},
+  ) {
+    this.window = opts.window ?? ((rate) => rate);
+  }
 
   /** One turn over every subscribed endpoint; returns what it wrote. */
   async turn(): Promise<ClickedTurn> {
@@ -48,7 +59,7 @@ export class ClickedReader {
     }
     let deliveries = 0;
     for (const ep of endpoints) {
-      const room = webhookRatePerSecond(planOf(ep.workspace.plan)) - ep.waiting;
+      const room = this.window(webhookRatePerSecond(planOf(ep.workspace.plan))) - ep.waiting;
       if (room <= 0) continue;
       const ids = await this.read(ep, room);
       handOffAfterCommit(ids);

@@ -4,12 +4,11 @@ import { clickHit } from "../support/click-hits.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
-import { ClickedReader } from "../../lib/clicks/clicked.ts";
 import { readCursor } from "../../lib/clicks/feed.ts";
 import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
 import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { createLink } from "./redirects-helpers.ts";
-import { eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { newWorkspace, readClickedCursors, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 // link.clicked through the click pipeline's real flush and the endpoints' cursors (real PostgreSQL):
 // which clicks owe a delivery (counted, in scope, on a plan with webhooks), what the event says,
@@ -42,30 +41,10 @@ afterAll(async () => {
 
 const pipelineOn = (p: pg.Pool = pool) => new ClickPipeline(postgresClickWriter(p, new PostgresClickStore(p)), { geo: () => null });
 
-/**
- * Reader turns until one writes nothing (what the runtime's reader does every CLICKED_TURN_MS), once
- * every transaction so far has finished: the feed reads only below the oldest running one, which
- * on a shared test server may be another file's.
- */
-async function readCursors(): Promise<number> {
-  const mark = (await pool.query(`select pg_current_xact_id()::text as tx`)).rows[0].tx as string;
-  await eventually(
-    async () => BigInt((await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as x`)).rows[0].x) > BigInt(mark),
-    15_000,
-    "the feed's horizon past the flush",
-  );
-  let written = 0;
-  for (;;) {
-    const { deliveries } = await new ClickedReader(pool).turn();
-    if (!deliveries) return written;
-    written += deliveries;
-  }
-}
-
 /** The flush, then the cursors read. */
 async function flushAndRead(pipeline: ClickPipeline) {
   await pipeline.flush();
-  await readCursors();
+  await readClickedCursors(pool);
 }
 
 async function clickedEventsOf(endpointId: number) {
@@ -251,7 +230,7 @@ describe("link.clicked", () => {
     expect(await db().delivery.count({ where: { endpointId: { in: [a.id, b.id] } } })).toBe(0); // none at click time
 
     // a second of the rate each: 50 written, 20 behind each cursor; nothing more while they wait
-    await readCursors();
+    await readClickedCursors(pool);
     const behind = async (endpointId: number) => {
       const cursor = (await readCursor(pool, `clicked:${endpointId}`))!;
       return (
@@ -270,7 +249,7 @@ describe("link.clicked", () => {
       where: { endpointId: { in: [a.id, b.id] } },
       data: { status: "delivered", attempts: 1, nextAttemptAt: null },
     });
-    await readCursors();
+    await readClickedCursors(pool);
     const ofA = await clickedEventsOf(a.id);
     const ofB = await clickedEventsOf(b.id);
     for (const [ep, got] of [
