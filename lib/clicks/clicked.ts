@@ -26,6 +26,8 @@ import { advanceCursor, deleteCursor, readCursor, type FeedPosition } from "./fe
 
 /** how often the reader runs */
 export const CLICKED_TURN_MS = 250;
+/** clicks read per endpoint and turn at most: clicks outside the scope are passed over without taking room */
+const READ_MAX = 5_000;
 /** a cursor with nothing to read moves up to the feed's horizon at most this often (it keeps the next read short) */
 const IDLE_ADVANCE_MS = 5_000;
 
@@ -79,10 +81,17 @@ export class ClickedReader {
       if (!rows[0].got) return [];
       const cursor = await readCursor(client, name);
       if (!cursor) return []; // no click since it subscribed
-      const { clicks, next } = await readWorkspaceClicksAfter(client, ep.workspace.id, cursor, room);
-      const links = await clickedLinks(client, [...new Set(clicks.map((c) => c.linkId))]);
+      const read = await readWorkspaceClicksAfter(client, ep.workspace.id, cursor, READ_MAX);
+      const links = await clickedLinks(client, [...new Set(read.clicks.map((c) => c.linkId))]);
       const events: ClickedEvent[] = [];
-      for (const c of clicks) {
+      let next = read.next;
+      let passed = 0;
+      for (const c of read.clicks) {
+        if (events.length === room) {
+          next = read.clicks[passed - 1].position; // the room is full: the rest waits behind the cursor
+          break;
+        }
+        passed++;
         const link = links.get(c.linkId);
         if (!link || !inClickScope(ep, link)) continue; // deleted since, or outside the scope
         const id = clickedEventId(c.position);
@@ -90,7 +99,7 @@ export class ClickedReader {
         events.push({ id, at: c.at, body: serializeEnvelope(id, "link.clicked", new Date(c.at), ep.workspace, data) });
       }
       const ids = await recordClickedDeliveries(client, ep.workspace.id, ep.endpointId, events);
-      if (clicks.length || this.idleDue(ep.endpointId, cursor, next)) await advanceCursor(client, name, next);
+      if (passed || this.idleDue(ep.endpointId, cursor, next)) await advanceCursor(client, name, next);
       return ids;
     });
   }
