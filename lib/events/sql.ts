@@ -10,9 +10,12 @@ import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 // - recordEventSql, one event (a single create with an enabled endpoint, lib/links/create.ts): the endpoints are
 //   chosen, the event and its deliveries inserted, and the new delivery ids returned in ONE statement;
 //   nothing is inserted when no endpoint wants the event.
-// - clickSubscribers and recordClickedEvents, link.clicked for a batch of clicks (the click flush,
-//   lib/clicks/deliveries.ts, inside the transaction that stores the clicks): one query for the
-//   batch's workspaces' subscriptions, then each click's event and deliveries in two statements.
+// - clickSubscribers: the endpoints a batch's clicks are owed to (the click flush gives each its
+//   link.clicked cursor, lib/clicks/deliveries.ts); clickedEndpoints and recordClickedDeliveries: the
+//   cursor reader (lib/clicks/clicked.ts) writes a click's event (id derived from the click, shared
+//   by every endpoint) and one endpoint's delivery only when an attempt can be made.
+//   recordClickedEvents (every subscriber's deliveries of a batch at once) is the older form, kept
+//   as the third writer tests/integration/events-subscription.test.ts compares.
 // The caller hands the delivery ids off after its commit (handOffAfterCommit, index.ts).
 
 type Client = Pick<pg.ClientBase, "query">;
