@@ -59,7 +59,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (options.serve) {
     // one buffer and one flush for every click: link counters and click events in one transaction
     const { startClickPipeline } = await import("./clicks/writer.ts");
-    clicks = startClickPipeline(db.redirects, clickStore(), config);
+    clicks = startClickPipeline(db.redirects, clickStore(), config, db.url);
     const { createShortLinkHandler } = await import("./redirects/http.ts");
     shortLinks = await createShortLinkHandler({ pool: db.redirects, databaseUrl: db.url, clicks: clicks.pipeline });
     // the API authenticates from a key cache kept exact by notifications (lib/keys/cache.ts)
@@ -75,6 +75,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     // webhooks: the built-in scheduler (or the Inngest hand-off sweep) and the daily log pruning
     const { startWebhookJobs } = await import("./webhooks/jobs.ts");
     stops.push(await startWebhookJobs());
+    // link.clicked: each subscribed endpoint's cursor over the stored clicks, read as fast as it can take them
+    const { startClickedReader } = await import("./clicks/clicked.ts");
+    stops.push(startClickedReader(db.prismaPool));
     // auth: ended sign-in and sign-up limit windows and old reset links are dropped hourly
     const { startAuthJobs } = await import("./auth/jobs.ts");
     stops.push(startAuthJobs());
@@ -88,6 +91,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   metrics().setSources({
     pools: () => ({ prisma: db.prismaPool, redirects: db.redirects, analytics: db.analytics, ratelimit: db.rateLimit }),
     clickBacklog: pipeline && (() => pipeline.backlog),
+    clickJournal: pipeline && (() => pipeline.journaled),
     redirectCacheEntries: handler ? () => handler.cacheEntries() : undefined,
     oldestDueDeliverySeconds: () => oldestDueSeconds(),
     rollupLagDays: () => pendingRollupDays(db.analytics),

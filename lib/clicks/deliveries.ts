@@ -1,16 +1,20 @@
-import { randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { ClickEvent } from "../analytics/model.ts";
+import type { FedClick } from "../analytics/store/clicked-feed.ts";
 import type { Link } from "../db/generated/client.ts";
 import { config } from "../config/index.ts";
-import { clickSubscribers, recordClickedEvents } from "../events/sql.ts";
+import { clickSubscribers } from "../events/sql.ts";
 import { toWebhookLink, type WebhookLink } from "../links/serialize.ts";
+import { ensureCursor, type FeedPosition } from "./feed.ts";
 
-// link.clicked: the click flush (writer.ts) calls recordClickDeliveries inside the transaction that
-// stores the click events, so a stored click is an owed delivery and a rolled-back (then retried)
-// flush leaves none behind. Who receives the events, and the event and delivery rows, are
-// lib/events' (sql.ts); here, what a click event says. Per flush: one query for the batch's
-// workspaces' subscriptions, and only when there is one, one for the clicked links; nothing per request.
+// link.clicked without rows per click: a stored click event IS the delivery owed to every endpoint
+// subscribed when it committed, because each such endpoint has a cursor in the click-event feed
+// ("clicked:<endpointId>", lib/analytics/store/feed.ts) that is behind it. The click flush
+// (writer.ts) makes sure of that in its own transaction (oweClickedDeliveries: the cursors of the
+// batch's workspaces' subscribers, created just before this transaction's events when absent);
+// the cursor reader (clicked.ts) writes an event and a delivery only when an attempt can be made.
+// Here: the cursors' names, the ids derived from a click, and what a click event says.
 
 /** The flush transaction's client. */
 type FlushClient = Pick<pg.PoolClient, "query">;
@@ -36,8 +40,27 @@ export async function clickedLinks(q: FlushClient, linkIds: number[]): Promise<M
   );
 }
 
+/** The cursor of an endpoint's link.clicked in the click-event feed. */
+export function clickedCursorName(endpointId: number): string {
+  return `clicked:${endpointId}`;
+}
+
+function clickDigest(kind: string, p: FeedPosition): string {
+  return createHash("sha256").update(`${kind}\n${p.tx}\n${p.seq}`).digest("hex");
+}
+
+/** The envelope id of a click's link.clicked event ("evt_" + 32 hex), the same for every endpoint, attempt and resend. */
+export function clickedEventId(p: FeedPosition): string {
+  return "evt_" + clickDigest("link.clicked", p).slice(0, 32);
+}
+
+/** The click's id in the event ("clk_" + 24 hex), derived from its place in the feed. */
+export function clickId(p: FeedPosition): string {
+  return "clk_" + clickDigest("click", p).slice(0, 24);
+}
+
 /** The click object of the event: never the visitor key, never an address (the event has none). */
-export function clickData(e: ClickEvent, id: string) {
+export function clickData(e: FedClick | ClickEvent, id: string) {
   return {
     id,
     time: e.at,
@@ -53,23 +76,20 @@ export function clickData(e: ClickEvent, id: string) {
   };
 }
 
-/** "clk_" and 24 lowercase hex characters, from one buffer of randomness per batch. */
-function clickIds(n: number): string[] {
-  const bytes = randomBytes(12 * n);
-  return Array.from({ length: n }, (_, i) => "clk_" + bytes.toString("hex", i * 12, i * 12 + 12));
-}
-
 /**
- * Writes one link.clicked event per counted click (bots never) on a link in some subscriber's
- * scope, and its deliveries, on `q` (the flush's transaction). Returns the new delivery ids.
+ * In the flush's transaction: every endpoint that receives link.clicked in the workspaces of the
+ * batch's counted clicks gets its cursor, when it has none yet, just before this transaction's
+ * events; an existing cursor is behind them already. So every click stored is owed, in the same
+ * commit, to each endpoint subscribed then (its scope is applied when the cursor reads).
  */
-export async function recordClickDeliveries(q: FlushClient, events: ClickEvent[]): Promise<number[]> {
-  const counted = events.filter((e) => !e.bot);
-  if (!counted.length) return [];
-  const subscribers = await clickSubscribers(q, [...new Set(counted.map((e) => e.workspaceId))]);
-  if (!subscribers.size) return [];
-  const relevant = counted.filter((e) => subscribers.has(e.workspaceId));
-  const links = await clickedLinks(q, [...new Set(relevant.map((e) => e.linkId))]);
-  const ids = clickIds(relevant.length);
-  return recordClickedEvents(q, subscribers, relevant, links, (e, link, i) => ({ click: clickData(e, ids[i]), link: link.object }));
+export async function oweClickedDeliveries(q: FlushClient, events: ClickEvent[]): Promise<void> {
+  const workspaces = new Set<number>();
+  for (const e of events) if (!e.bot) workspaces.add(e.workspaceId);
+  if (!workspaces.size) return;
+  const subscribers = await clickSubscribers(q, [...workspaces]);
+  if (!subscribers.size) return;
+  const { rows } = await q.query<{ tx: string }>({ name: "clicks_current_tx", text: `select pg_current_xact_id()::text as tx` });
+  for (const list of subscribers.values()) {
+    for (const s of list) await ensureCursor(q, clickedCursorName(s.endpointId), { tx: rows[0].tx, seq: "0" });
+  }
 }

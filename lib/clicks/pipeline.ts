@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import type { ClickHit } from "../analytics/ingest/enrich.ts";
 import { batchEnricher } from "../analytics/ingest/enrich.ts";
 import { geoLookup, type GeoLookup } from "../analytics/ingest/geo.ts";
@@ -5,6 +6,7 @@ import type { ClickEvent } from "../analytics/model.ts";
 import { utcDay } from "../analytics/model.ts";
 import { logTaggedLine } from "../log/index.ts";
 import { metrics } from "../metrics/index.ts";
+import type { ClickJournal, JournalBatch } from "./journal.ts";
 
 // The one path of a click after the redirect has answered (lib/clicks: lib/redirects hands its
 // clicks here, and this area writes through lib/analytics and lib/events, never the other way):
@@ -14,15 +16,27 @@ import { metrics } from "../metrics/index.ts";
 //               + analytics.click_event rows + link.clicked events and deliveries (deliveries.ts)
 //
 // Capped links were counted at once on the request path (countCappedClick, counters.ts, exact under races), so
-// only their events wait here; bots are recorded as bots and never counted. A batch the database
-// does not take is kept for the next flush: the counters until they are written, the events for
-// `maxAttempts` flushes in a row, then given up with a log line naming how many, so nothing is ever
-// lost silently. The writer (writer.ts) is the only part that does I/O.
+// only their events wait here; bots are recorded as bots and never counted.
+//
+// A batch the database does not take goes to the journal (journal.ts: a file a batch under the data
+// folder, fsync'd), and while the journal holds anything every new batch is appended behind it, so
+// batches reach the database in the order they were made. Each flush replays the journal oldest
+// first until the database refuses again; a restart replays what the journal holds. Every batch
+// carries an id its transaction records (batches.ts), so a replay of a batch that did commit is
+// skipped: counters, events and link.clicked deliveries are applied exactly once. A full journal
+// refuses the batch, which is then given up with a log line and a metric.
+//
+// Without a journal (tests of the pipeline alone), a refused batch is kept in memory for the next
+// flush: the counters until they are written, the events for `maxAttempts` flushes in a row, then
+// given up with a log line naming how many. Nothing is ever lost silently. The writer (writer.ts)
+// and the journal are the only parts that do I/O.
 
 /** hits enriched between two turns of the event loop during a flush */
 const ENRICH_SLICE = 2000;
 
 export type ClickBatch = {
+  /** a UUID, recorded in the batch's transaction (batches.ts) so that a replay is applied once */
+  id: string;
   /** uncapped links: clicks to add to "Link".clicks */
   totals: Map<number, number>;
   /** every recorded visit, enriched */
@@ -43,6 +57,8 @@ export type PipelineOptions = {
   maxPending?: number;
   geo?: () => GeoLookup | null;
   log?: (line: string) => void;
+  /** where refused batches wait for the database (journal.ts); without one they wait in memory */
+  journal?: ClickJournal;
 };
 
 export class ClickPipeline {
@@ -56,6 +72,12 @@ export class ClickPipeline {
   private readonly maxPending: number;
   private readonly geo: () => GeoLookup | null;
   private readonly log: (line: string) => void;
+  private readonly journal: ClickJournal | undefined;
+  /** salts made here for days whose shared salt the database could not give (an outage) */
+  private localSalts = new Map<number, Buffer>();
+  /** the database refused the last write (logged once until it takes one again) */
+  private refusing = false;
+  private lastRefusal: unknown;
 
   constructor(
     private writer: ClickWriter,
@@ -65,6 +87,7 @@ export class ClickPipeline {
     this.maxPending = opts.maxPending ?? 200_000;
     this.geo = opts.geo ?? geoLookup;
     this.log = opts.log ?? ((line) => logTaggedLine(line, "clicks"));
+    this.journal = opts.journal;
   }
 
   /** A visit sent on: `countTotal` for a counted click of an uncapped link (capped links were counted already, bots never are). */
@@ -92,11 +115,24 @@ export class ClickPipeline {
     return this.flushing;
   }
 
+  /** Batches waiting in the journal, and their bytes on disk (0 without a journal). */
+  get journaled(): { batches: number; bytes: number } {
+    return { batches: this.journal?.batches ?? 0, bytes: this.journal?.bytes ?? 0 };
+  }
+
   /**
-   * The last flush before the process exits: up to `tries` attempts a short while apart, then the
-   * rest is given up with a log line (there is no later flush to keep it for).
+   * The last flush before the process exits. With a journal, what the database refuses stays in it
+   * for the next start. Without, up to `tries` attempts a short while apart, then the rest is given
+   * up with a log line (there is no later flush to keep it for).
    */
   async flushForExit(tries = 3, pauseMs = 250): Promise<void> {
+    if (this.journal) {
+      await this.flush();
+      const { batches, bytes } = this.journaled;
+      if (batches)
+        this.log(`[clicks] ${batches} click batches (${bytes} bytes) wait in the journal ${this.journal.dir}; the next start replays them`);
+      return;
+    }
     for (let i = 0; i < tries && (this.backlog > 0 || this.totals.size > 0); i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
       await this.flush();
@@ -118,6 +154,15 @@ export class ClickPipeline {
       this.log(`[analytics] dropped ${this.dropped} click events: more than ${this.maxPending} were waiting for the database`);
       this.dropped = 0;
     }
+    if (this.journal) {
+      try {
+        await this.flushThroughJournal(this.journal);
+      } catch (e) {
+        // the journal's own I/O failed (a full or broken disk): the batch in hand is lost, say so
+        this.log(`[clicks] the click journal failed: ${(e as Error).message}`);
+      }
+      return;
+    }
     if (!this.hits.length && !this.failed.length && !this.totals.size) return;
     const hits = this.failed.length ? this.failed.concat(this.hits) : this.hits;
     const totals = this.totals;
@@ -126,7 +171,7 @@ export class ClickPipeline {
     this.totals = new Map();
     const started = performance.now();
     try {
-      await this.writer.write({ totals, events: await this.enrich(hits) });
+      await this.writer.write({ id: randomUUID(), totals, events: await this.enrich(hits) });
       this.attempts = 0;
       metrics().clicks.flushDuration.observe({ result: "ok" }, (performance.now() - started) / 1000);
     } catch (e) {
@@ -145,11 +190,101 @@ export class ClickPipeline {
     }
   }
 
+  /**
+   * With a journal: a new batch is written at once when nothing waits before it, else (or when the
+   * database refuses it) appended to the journal; then the journal is replayed, oldest first, until
+   * the database refuses again.
+   */
+  private async flushThroughJournal(journal: ClickJournal): Promise<void> {
+    let refused = false;
+    if (this.hits.length || this.totals.size) {
+      const hits = this.hits;
+      const totals = this.totals;
+      this.hits = [];
+      this.totals = new Map();
+      const batch: ClickBatch = { id: randomUUID(), totals, events: await this.enrich(hits) };
+      if (journal.batches === 0) {
+        if (await this.write(batch)) return;
+        refused = true;
+      }
+      await this.keep(journal, batch);
+    }
+    if (!refused) await this.replay(journal);
+  }
+
+  /** One transaction of the writer; false (logged once per outage) when the database refused it. */
+  private async write(batch: ClickBatch): Promise<boolean> {
+    const started = performance.now();
+    try {
+      await this.writer.write(batch);
+      metrics().clicks.flushDuration.observe({ result: "ok" }, (performance.now() - started) / 1000);
+      return true;
+    } catch (e) {
+      metrics().clicks.flushDuration.observe({ result: "error" }, (performance.now() - started) / 1000);
+      this.lastRefusal = e;
+      if (!this.refusing) {
+        this.refusing = true;
+        this.log(
+          `[clicks] the database refused a batch of ${batch.events.length} click events, journaling until it takes them: ${(e as Error).message}`,
+        );
+      }
+      return false;
+    }
+  }
+
+  private async keep(journal: ClickJournal, batch: ClickBatch): Promise<void> {
+    const kept: JournalBatch = { id: batch.id, totals: [...batch.totals], events: batch.events };
+    if (await journal.append(kept)) return;
+    const clicks = kept.totals.reduce((n, [, c]) => n + c, 0);
+    metrics().clicks.givenUp.inc({ reason: "journal_full" }, batch.events.length);
+    this.log(
+      `[clicks] the click journal is full (${journal.bytes} of ${journal.maxBytes} bytes, CLICK_JOURNAL_MAX_MB): gave up on ${batch.events.length} click events and ${clicks} clicks on link counters`,
+    );
+  }
+
+  private async replay(journal: ClickJournal): Promise<void> {
+    let replayed = 0;
+    for (let batch = await journal.oldest(); batch; batch = await journal.oldest()) {
+      if (!(await this.write({ id: batch.id, totals: new Map(batch.totals), events: batch.events }))) {
+        if (!refusesContent(this.lastRefusal)) return;
+        // the database answered and will never take this batch: set it aside, or it would block every later one
+        const file = await journal.setAsideOldest();
+        metrics().clicks.givenUp.inc({ reason: "failed_writes" }, batch.events.length);
+        this.log(
+          `[clicks] the database refuses a journaled batch of ${batch.events.length} click events (${(this.lastRefusal as Error).message}): set aside as ${file}`,
+        );
+        continue;
+      }
+      await journal.dropOldest();
+      replayed++;
+    }
+    if (this.refusing) {
+      this.refusing = false;
+      this.log(`[clicks] the database takes click batches again: replayed ${replayed} from the journal, which is empty`);
+    }
+  }
+
+  /** The day's shared salt; while the database cannot give it, one made here (visitors of the outage may count twice). */
+  private async saltFor(day: number): Promise<Buffer> {
+    try {
+      return await this.writer.saltFor(day);
+    } catch (e) {
+      let salt = this.localSalts.get(day);
+      if (!salt) {
+        salt = randomBytes(32);
+        this.localSalts.set(day, salt);
+        for (const d of this.localSalts.keys()) if (d < day - 1) this.localSalts.delete(d);
+        this.log(`[clicks] no visitor salt for day ${day} from the database (${(e as Error).message}): using one of this process`);
+      }
+      return salt;
+    }
+  }
+
   private async enrich(hits: ClickHit[]): Promise<ClickEvent[]> {
     const salts = new Map<number, Buffer>();
     for (const hit of hits) {
       const day = utcDay(hit.at);
-      if (!salts.has(day)) salts.set(day, await this.writer.saltFor(day));
+      if (!salts.has(day)) salts.set(day, this.journal ? await this.saltFor(day) : await this.writer.saltFor(day));
     }
     const enrich = batchEnricher(this.geo());
     const events = new Array<ClickEvent>(hits.length);
@@ -160,4 +295,14 @@ export class ClickPipeline {
     }
     return events;
   }
+}
+
+/**
+ * An error PostgreSQL answered about the batch's content (SQLSTATE class 22 data exception, 23
+ * integrity constraint, 42 syntax or access): retrying the same batch cannot help, unlike a lost
+ * connection or a database that is starting or shutting down.
+ */
+function refusesContent(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === "string" && /^(22|23|42)/.test(code);
 }

@@ -3,52 +3,66 @@ import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import type { Config } from "../config/index.ts";
-import { handOffAfterCommit } from "../events/index.ts";
+import { claimClickBatch, pruneClickBatches } from "./batches.ts";
 import { addLinkClicks } from "./counters.ts";
-import { recordClickDeliveries } from "./deliveries.ts";
+import { oweClickedDeliveries } from "./deliveries.ts";
+import { ClickJournal, journalFolder } from "./journal.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
 
 /** What the writer needs of the analytics click store: its events inside the flush's transaction. */
 export type ClickEventTable = Pick<PostgresClickStore, "prepare" | "insertIn" | "forgetPartitions" | "visitorSalt" | "pruneVisitorSalts">;
 
+/** how often the writer forgets old batch ids (batches.ts) */
+const PRUNE_EVERY_MS = 60 * 60_000;
+
 /**
- * The pipeline's writer: counters, events and the link.clicked deliveries they owe in one
- * transaction on one connection of `pool`; the deliveries are handed off after the commit.
+ * The pipeline's writer: the batch's id, counters, events and the link.clicked cursors they are owed
+ * behind (deliveries.ts) in one transaction on one connection of `pool`. A batch whose id is
+ * recorded already (a journal replay of a batch that committed) writes nothing.
  */
 export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): ClickWriter {
   const salts = new VisitorSalts(events);
+  let prunedAt = 0;
   return {
     saltFor: (day) => salts.saltFor(day),
     async write(batch: ClickBatch) {
       if (!batch.totals.size && !batch.events.length) return;
       // partitions first, on the store's own connection: no connection is held idle meanwhile
       await events.prepare(batch.events);
-      let deliveries: number[];
       try {
-        deliveries = await inPgTransaction(pool, async (client) => {
+        await inPgTransaction(pool, async (client) => {
+          if (!(await claimClickBatch(client, batch.id))) return;
           await addLinkClicks(client, batch.totals);
           await events.insertIn(client, batch.events);
-          return recordClickDeliveries(client, batch.events);
+          await oweClickedDeliveries(client, batch.events);
         });
       } catch (e) {
         events.forgetPartitions();
         throw e;
       }
-      handOffAfterCommit(deliveries);
+      if (Date.now() - prunedAt > PRUNE_EVERY_MS) {
+        prunedAt = Date.now();
+        await pruneClickBatches(pool).catch(() => {}); // tried again in an hour; nothing depends on it
+      }
     },
   };
 }
 
 /**
  * The runtime's click pipeline (lib/runtime.ts): one buffer flushed every CLICK_FLUSH_MS on the
- * redirect path's pool. The returned stop writes what is left (lib/runtime.ts says when).
+ * redirect path's pool, with its journal under LINKHOP_DATA_DIR for `databaseUrl`'s database (a
+ * restart replays what it holds from the first flush on). The returned stop writes what is left
+ * (lib/runtime.ts says when).
  */
 export function startClickPipeline(
   pool: pg.Pool,
   events: ClickEventTable,
-  config: Pick<Config, "CLICK_FLUSH_MS">,
+  config: Pick<Config, "CLICK_FLUSH_MS" | "CLICK_JOURNAL_MAX_MB" | "LINKHOP_DATA_DIR">,
+  databaseUrl: string,
 ): { pipeline: ClickPipeline; stop: () => Promise<void> } {
-  const pipeline = new ClickPipeline(postgresClickWriter(pool, events));
+  const journal = new ClickJournal(journalFolder(config.LINKHOP_DATA_DIR, databaseUrl), config.CLICK_JOURNAL_MAX_MB * 1024 * 1024);
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, events), { journal });
+  if (journal.batches) void pipeline.flush(); // replay at once what a previous run left
   const flushTimer = setInterval(() => void pipeline.flush(), config.CLICK_FLUSH_MS);
   flushTimer.unref();
   return {

@@ -115,6 +115,9 @@ const schema = z.object({
   RATE_LIMIT_POOL_SIZE: z.coerce.number().int().min(1).default(4),
   // how often the click pipeline writes what it buffered (lib/clicks/pipeline.ts)
   CLICK_FLUSH_MS: z.coerce.number().int().min(50).default(1000),
+  // the most the click journal (batches the database refused, kept under LINKHOP_DATA_DIR until it takes
+  // them: lib/clicks/journal.ts) may hold on disk; beyond it new batches are given up with a log line
+  CLICK_JOURNAL_MAX_MB: z.coerce.number().int().min(1).default(1024),
   // Prometheus metrics (lib/metrics): on a port of their own (unset: none) bound to METRICS_HOST,
   // and on the main port only for requests with `Authorization: Bearer <METRICS_TOKEN>`
   METRICS_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).optional()),

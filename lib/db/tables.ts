@@ -54,6 +54,8 @@ export const TABLES: Record<string, TableOwner> = {
   UtmTemplate: { owner: "links" },
   Tag: { owner: "tags" },
   PasswordGuess: { owner: "redirects" },
+  // the click pipeline's applied batch ids (exactly-once replay of the click journal)
+  ClickBatch: { owner: "clicks" },
   // webhooks: an event and its deliveries are made by lib/events in the change's own transaction;
   // the delivery engine (lib/webhooks) carries deliveries out and keeps the endpoints
   WebhookEvent: {
@@ -77,6 +79,8 @@ export const TABLES: Record<string, TableOwner> = {
   "analytics.click_day_link": { owner: "analytics" },
   "analytics.click_day_done": { owner: "analytics" },
   "analytics.visitor_salt": { owner: "analytics" },
+  // the click-event feed's readers and where each is (lib/analytics/store/feed.ts; lib/clicks/feed.ts is its entry)
+  "analytics.click_cursor": { owner: "analytics" },
   // migrations' own record
   _prisma_migrations: { owner: "db" },
 };

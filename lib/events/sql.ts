@@ -13,9 +13,12 @@ import { planSendsEvents, subscribedCondition } from "./subscription.ts";
 //   statement; nothing is inserted when no endpoint wants the event. Values only the statement knows
 //   (a new row's id and time) fill holes left in the envelope (eventWithHoles), so the body is still
 //   serialized once, in JS. recordEventSql is the same CTEs as a statement of their own (bulk create).
-// - clickSubscribers and recordClickedEvents, link.clicked for a batch of clicks (the click flush,
-//   lib/clicks/deliveries.ts, inside the transaction that stores the clicks): one query for the
-//   batch's workspaces' subscriptions, then each click's event and deliveries in two statements.
+// - clickSubscribers: the endpoints a batch's clicks are owed to (the click flush gives each its
+//   link.clicked cursor, lib/clicks/deliveries.ts); clickedEndpoints and recordClickedDeliveries: the
+//   cursor reader (lib/clicks/clicked.ts) writes a click's event (id derived from the click, shared
+//   by every endpoint) and one endpoint's delivery only when an attempt can be made.
+//   recordClickedEvents (every subscriber's deliveries of a batch at once) is the older form, kept
+//   as the third writer tests/integration/events-subscription.test.ts compares.
 // The caller hands the delivery ids off after its commit (handOffAfterCommit, index.ts).
 
 type Client = Pick<pg.ClientBase, "query">;
@@ -222,6 +225,75 @@ export async function recordClickedEvents<C extends { workspaceId: number; linkI
            select t.ev, t.ep, to_timestamp(t.at / 1000.0) from unnest($1::text[], $2::int[], $3::float8[]) as t(ev, ep, at)
            returning id`,
     values: [dl.event, dl.endpoint, dl.at],
+  });
+  return rows.map((r) => r.id);
+}
+
+/** A link.clicked subscriber as the click cursors read it (lib/clicks/clicked.ts): waiting = its link.clicked deliveries not attempted yet. */
+export type ClickedEndpoint = ClickSubscriber & { waiting: number };
+
+/** Every endpoint that receives link.clicked now (the subscription rule but for the click scope), with its waiting deliveries. */
+export async function clickedEndpoints(q: Client): Promise<ClickedEndpoint[]> {
+  const { rows } = await q.query<{
+    id: number;
+    workspaceId: number;
+    clickFolders: string[];
+    clickTagIds: number[];
+    clickLinkIds: number[];
+    slug: string;
+    name: string;
+    plan: string;
+    waiting: number;
+  }>({
+    name: "events_clicked_endpoints",
+    text: `select e.id, e."workspaceId", e."clickFolders", e."clickTagIds", e."clickLinkIds", w.slug, w.name, w.plan,
+                  (select count(*)::int from "Delivery" d join "WebhookEvent" v on v.id = d."eventId"
+                    where d."endpointId" = e.id and d.status = 'pending' and d.attempts = 0 and v.type = 'link.clicked') as waiting
+             from "WebhookEndpoint" e join "Workspace" w on w.id = e."workspaceId"
+            where ${subscribedCondition("'link.clicked'")}
+            order by e.id`,
+  });
+  return rows
+    .filter((r) => planSendsEvents(r.plan))
+    .map((r) => ({
+      endpointId: r.id,
+      workspace: { id: r.workspaceId, slug: r.slug, name: r.name, plan: r.plan },
+      clickFolders: r.clickFolders,
+      clickTagIds: r.clickTagIds,
+      clickLinkIds: r.clickLinkIds,
+      waiting: r.waiting,
+    }));
+}
+
+/** One click's link.clicked event: its id derived from the click (the same on every attempt and resend). */
+export type ClickedEvent = { id: string; at: number; body: string };
+
+/**
+ * Writes link.clicked events (unless written already for another endpoint: the id is the click's)
+ * and one delivery each to `endpointId`, on `q` (the cursor's transaction). Returns the new delivery ids.
+ */
+export async function recordClickedDeliveries(
+  q: Client,
+  workspaceId: number,
+  endpointId: number,
+  events: ClickedEvent[],
+): Promise<number[]> {
+  if (!events.length) return [];
+  await q.query({
+    name: "events_insert_clicked_events",
+    text: `insert into "WebhookEvent" (id, "workspaceId", type, "createdAt", body)
+           select t.id, $1::int, 'link.clicked', to_timestamp(t.at / 1000.0), t.body
+             from unnest($2::text[], $3::float8[], $4::text[]) as t(id, at, body)
+           on conflict (id) do nothing`,
+    values: [workspaceId, events.map((e) => e.id), events.map((e) => e.at), binaryTextArray(events.map((e) => e.body))],
+  });
+  const { rows } = await q.query<{ id: number }>({
+    name: "events_insert_clicked_deliveries",
+    text: `insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
+           select t.ev, $1::int, now() from unnest($2::text[]) as t(ev)
+           on conflict ("eventId", "endpointId") do nothing
+           returning id`,
+    values: [endpointId, events.map((e) => e.id)],
   });
   return rows.map((r) => r.id);
 }

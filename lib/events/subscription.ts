@@ -30,7 +30,7 @@ export type SelectableEventType = Exclude<EventType, "webhook.test">;
 /**
  * Types an endpoint receives only when it names them: "all events" leaves them out (link.clicked: a
  * click's volume is not something to receive by accident). Their events are written by the click
- * flush (recordClickedEvents, sql.ts), never by recordEvent.
+ * cursor reader (lib/clicks/clicked.ts, through sql.ts), never by recordEvent.
  */
 export const BY_NAME_ONLY_EVENT_TYPES: readonly EventType[] = ["link.clicked"];
 

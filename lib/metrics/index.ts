@@ -27,7 +27,7 @@ export const REDIRECT_OUTCOMES = [
 export type RedirectOutcome = (typeof REDIRECT_OUTCOMES)[number];
 
 /** Why click events were given up (lib/clicks/pipeline.ts). */
-export const GIVEN_UP_REASONS = ["failed_writes", "shutdown", "overflow"] as const;
+export const GIVEN_UP_REASONS = ["failed_writes", "shutdown", "overflow", "journal_full"] as const;
 
 // a warm redirect is answered in tens of microseconds, a cache miss in about a millisecond
 const REDIRECT_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -62,7 +62,7 @@ function createMetrics() {
     }),
     givenUp: new Counter({
       name: "linkhop_click_events_given_up_total",
-      help: "Click events the click pipeline gave up on (failed_writes: the database refused them too often; shutdown; overflow: too many waiting)",
+      help: "Click events the click pipeline gave up on (failed_writes: the database refused them too often; shutdown; overflow: too many waiting; journal_full: the click journal had no room)",
       labelNames: ["reason"],
       registers,
     }),

@@ -11,6 +11,8 @@ export type MetricSources = {
   pools: () => Record<string, pg.Pool>;
   /** the click pipeline's events waiting to be written (lib/clicks/pipeline.ts) */
   clickBacklog?: () => number;
+  /** batches (and their bytes) in the click journal, waiting for the database (lib/clicks/journal.ts) */
+  clickJournal?: () => { batches: number; bytes: number };
   /** entries in the redirect cache (lib/redirects/cache.ts) */
   redirectCacheEntries?: () => number;
   /** seconds since the oldest due webhook delivery became due; 0 when none is due */
@@ -73,6 +75,22 @@ export function registerSourceGauges(registry: Registry, sources: () => MetricSo
     registers,
     collect() {
       this.set(sources()?.clickBacklog?.() ?? 0);
+    },
+  });
+  new Gauge({
+    name: "linkhop_click_journal_batches",
+    help: "Click batches the database refused, waiting in the click journal on disk to be replayed",
+    registers,
+    collect() {
+      this.set(sources()?.clickJournal?.().batches ?? 0);
+    },
+  });
+  new Gauge({
+    name: "linkhop_click_journal_bytes",
+    help: "Bytes the click journal holds on disk (bounded by CLICK_JOURNAL_MAX_MB)",
+    registers,
+    collect() {
+      this.set(sources()?.clickJournal?.().bytes ?? 0);
     },
   });
   new Gauge({

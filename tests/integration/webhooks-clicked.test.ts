@@ -4,14 +4,16 @@ import { clickHit } from "../support/click-hits.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { readCursor } from "../../lib/clicks/feed.ts";
 import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
 import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { createLink } from "./redirects-helpers.ts";
-import { newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { newWorkspace, readClickedCursors, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
-// link.clicked through the click pipeline's real flush (real PostgreSQL): which clicks owe a
-// delivery (counted, in scope, on a plan with webhooks), what the event says, and that the
-// deliveries are written in the flush's own transaction.
+// link.clicked through the click pipeline's real flush and the endpoints' cursors (real PostgreSQL):
+// which clicks owe a delivery (counted, in scope, on a plan with webhooks), what the event says,
+// that what is owed is decided in the flush's own transaction, and that the cursor reader writes
+// an event and a delivery per click only as fast as the endpoint's rate lets it be attempted.
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
@@ -39,6 +41,12 @@ afterAll(async () => {
 
 const pipelineOn = (p: pg.Pool = pool) => new ClickPipeline(postgresClickWriter(p, new PostgresClickStore(p)), { geo: () => null });
 
+/** The flush, then the cursors read. */
+async function flushAndRead(pipeline: ClickPipeline) {
+  await pipeline.flush();
+  await readClickedCursors(pool);
+}
+
 async function clickedEventsOf(endpointId: number) {
   const rows = await db().delivery.findMany({ where: { endpointId }, include: { event: true }, orderBy: { id: "asc" } });
   return rows.map((d) => ({ delivery: d, body: JSON.parse(d.event.body) }));
@@ -54,7 +62,7 @@ describe("link.clicked", () => {
     const pipeline = pipelineOn();
     pipeline.add({ ...clickHit(ws.id, link.id, 0), referrer: "https://news.example/item?id=1", qr: true }, true);
     pipeline.add({ ...clickHit(ws.id, link.id, 1), bot: true, userAgent: "Googlebot/2.1" }, false);
-    await pipeline.flush();
+    await flushAndRead(pipeline);
 
     const got = await clickedEventsOf(ep.id);
     expect(got).toHaveLength(1);
@@ -121,7 +129,7 @@ describe("link.clicked", () => {
     const all = [inFolder, inSub, lookalike, tagged, named];
     const pipeline = pipelineOn();
     all.forEach((l, i) => pipeline.add(clickHit(ws.id, l.id, i), true));
-    await pipeline.flush();
+    await flushAndRead(pipeline);
     const linksOf = async (id: number) => (await clickedEventsOf(id)).map((e) => e.body.data.link.code).sort();
     expect(await linksOf(byFolder.id)).toEqual(["f-in", "f-sub"]);
     expect(await linksOf(byTag.id)).toEqual(["t-in"]);
@@ -130,7 +138,7 @@ describe("link.clicked", () => {
     await db().link.update({ where: { id: inSub.id }, data: { folder: "archive" } });
     pipeline.add(clickHit(ws.id, inSub.id, 0), true);
     pipeline.add(clickHit(ws.id, inFolder.id, 1), true);
-    await pipeline.flush();
+    await flushAndRead(pipeline);
     expect(await linksOf(byFolder.id)).toEqual(["f-in", "f-in", "f-sub"]);
 
     await expect(
@@ -157,17 +165,17 @@ describe("link.clicked", () => {
     await db().workspace.update({ where: { id: ws.id }, data: { plan: "pro" } });
     const pipeline = pipelineOn();
     pipeline.add(clickHit(ws.id, link.id, 0), true);
-    await pipeline.flush();
+    await flushAndRead(pipeline);
     expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(0);
     await db().workspace.update({ where: { id: ws.id }, data: { plan: "team" } });
     await webhooks.setEndpointEnabled(ws.id, ep.id, false);
     pipeline.add(clickHit(ws.id, link.id, 1), true);
-    await pipeline.flush();
+    await flushAndRead(pipeline);
     expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(0);
     await webhooks.setEndpointEnabled(ws.id, ep.id, true);
     await db().workspace.update({ where: { id: ws.id }, data: { active: false } });
     pipeline.add(clickHit(ws.id, link.id, 2), true);
-    await pipeline.flush();
+    await flushAndRead(pipeline);
     expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(0);
     expect((await db().link.findUniqueOrThrow({ where: { id: link.id } })).clicks).toBe(3);
   });
@@ -198,17 +206,69 @@ describe("link.clicked", () => {
     {
       const pipeline = new ClickPipeline(postgresClickWriter(failing, new PostgresClickStore(pool)), { geo: () => null, log: () => {} });
       for (let i = 0; i < 5; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
-      await pipeline.flush();
+      await flushAndRead(pipeline);
       expect(failCommit).toBe(false);
       expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(0);
       expect(await db().webhookEvent.count({ where: { workspaceId: ws.id, type: "link.clicked" } })).toBe(0);
-      await pipeline.flush();
+      await flushAndRead(pipeline);
       const got = await clickedEventsOf(ep.id);
       expect(got).toHaveLength(5);
       expect(new Set(got.map((g) => g.body.data.click.id)).size).toBe(5);
       const stored = await pool.query(`select count(*)::int as n from analytics.click_event where link_id = $1 and not bot`, [link.id]);
       expect(stored.rows[0].n).toBe(5);
     }
+  });
+
+  it("the cursors write an event and a delivery only as fast as the endpoint's rate; the event id is the click's, for every endpoint and resend", async () => {
+    const ws = await newWorkspace("team"); // 50 deliveries a second to each endpoint
+    const link = await createLink(ws.id, { code: "rate-1" });
+    const a = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/rate-a"), events: ["link.clicked"] });
+    const b = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/rate-b"), events: ["link.clicked"] });
+    const pipeline = pipelineOn();
+    for (let i = 0; i < 70; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
+    await pipeline.flush();
+    expect(await db().delivery.count({ where: { endpointId: { in: [a.id, b.id] } } })).toBe(0); // none at click time
+
+    // a second of the rate each: 50 written, 20 behind each cursor; nothing more while they wait
+    await readClickedCursors(pool);
+    const behind = async (endpointId: number) => {
+      const cursor = (await readCursor(pool, `clicked:${endpointId}`))!;
+      return (
+        await pool.query(
+          `select count(*)::int as n from analytics.click_event where workspace_id = $1 and not bot and (tx, seq) > ($2::xid8, $3::bigint)`,
+          [ws.id, cursor.tx, cursor.seq],
+        )
+      ).rows[0].n as number;
+    };
+    for (const ep of [a, b]) {
+      expect(await db().delivery.count({ where: { endpointId: ep.id } })).toBe(50);
+      expect(await behind(ep.id)).toBe(20);
+    }
+    // the endpoint took them: the rest comes, each click once
+    await db().delivery.updateMany({
+      where: { endpointId: { in: [a.id, b.id] } },
+      data: { status: "delivered", attempts: 1, nextAttemptAt: null },
+    });
+    await readClickedCursors(pool);
+    const ofA = await clickedEventsOf(a.id);
+    const ofB = await clickedEventsOf(b.id);
+    for (const [ep, got] of [
+      [a, ofA],
+      [b, ofB],
+    ] as const) {
+      expect(got).toHaveLength(70);
+      expect(await behind(ep.id)).toBe(0);
+      expect(new Set(got.map((g) => g.body.data.click.id)).size).toBe(70);
+    }
+    // one event per click, shared by both endpoints, its id derived from the click
+    expect(await db().webhookEvent.count({ where: { workspaceId: ws.id, type: "link.clicked" } })).toBe(70);
+    expect(ofA.map((g) => g.body.id).sort()).toEqual(ofB.map((g) => g.body.id).sort());
+    expect(ofA.every((g) => g.body.id === g.delivery.eventId && /^evt_[0-9a-f]{32}$/.test(g.body.id))).toBe(true);
+    // a resend sends the frozen body, with the same id
+    await webhooks.resendDelivery(ws.id, ofA[0].delivery.id);
+    const [sent] = receiver.requests.filter((q) => q.path === "/rate-a");
+    expect(sent.raw.toString("utf8")).toBe(ofA[0].delivery.event.body);
+    expect(sent.headers["service-delivery"]).toBeDefined();
   });
 
   it("the Test button can send a sample link.clicked to one endpoint, once, never retried", async () => {

@@ -2,11 +2,13 @@
 // endpoint, and events emitted the way the services do (withEvents: the event and its deliveries
 // are written in the change's transaction).
 import { randomBytes } from "node:crypto";
+import type pg from "pg";
 import { inject } from "vitest";
 import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
 import { resetConfig } from "../../lib/config/index.ts";
 import { db } from "../../lib/db/client.ts";
 import { withEvents, type EventType } from "../../lib/events/index.ts";
+import { ClickedReader } from "../../lib/clicks/clicked.ts";
 import { createUser } from "../../lib/auth/users.ts";
 import { createWorkspace } from "../../lib/workspaces/index.ts";
 
@@ -63,6 +65,28 @@ export async function eventually<T>(fn: () => Promise<T | null | undefined | fal
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The link.clicked cursors read (lib/clicks/clicked.ts) until a turn writes nothing, once every
+ * transaction so far has finished (the feed reads only below the oldest running one, which on a
+ * shared test server may be another file's). `window`: deliveries an endpoint may have waiting
+ * (default: a second of its plan's rate, as in the app). Returns the deliveries written.
+ */
+export async function readClickedCursors(pool: pg.Pool, window?: number): Promise<number> {
+  const mark = (await pool.query(`select pg_current_xact_id()::text as tx`)).rows[0].tx as string;
+  await eventually(
+    async () => BigInt((await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as x`)).rows[0].x) > BigInt(mark),
+    15_000,
+    "the click feed's horizon past the flush",
+  );
+  const reader = new ClickedReader(pool, window === undefined ? {} : { window: () => window });
+  let written = 0;
+  for (;;) {
+    const { deliveries } = await reader.turn();
+    if (!deliveries) return written;
+    written += deliveries;
+  }
+}
 
 /**
  * The run's test CA (made in tests/support/global-setup.ts and trusted by this worker and every app

@@ -17,7 +17,7 @@ import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
 import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { DEFAULT_PLANS, resetPlans } from "../../lib/plans/index.ts";
 import { createLink } from "./redirects-helpers.ts";
-import { emitEvent, eventually, newWorkspace, sleep, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { emitEvent, eventually, newWorkspace, readClickedCursors, sleep, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
@@ -133,6 +133,7 @@ async function clickFlood(n: number, route: string) {
   const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
   for (let i = 0; i < n; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
   await pipeline.flush();
+  await readClickedCursors(pool, n); // all of them as deliveries at once (the app writes a second's worth at a time)
   const deliveries = await db().delivery.findMany({ where: { endpointId: ep.id }, orderBy: { id: "asc" }, select: { id: true } });
   expect(deliveries).toHaveLength(n);
   return { ws, ep, deliveryIds: deliveries.map((d) => d.id) };

@@ -8,7 +8,7 @@ import { ClickPipeline } from "../../lib/clicks/pipeline.ts";
 import { postgresClickWriter } from "../../lib/clicks/writer.ts";
 import { withEvents } from "../../lib/events/index.ts";
 import { createLink } from "./redirects-helpers.ts";
-import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { emitEvent, eventually, newWorkspace, readClickedCursors, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 // Each endpoint's delivery rate (the plan's; Team 50/s, Business 200/s), measured at a real HTTPS
 // receiver while the built-in scheduler runs in this process: a backlog waits for its slots in
@@ -67,6 +67,7 @@ describe("per-endpoint delivery rate", () => {
     const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
     for (let i = 0; i < 2000; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
     await pipeline.flush();
+    await readClickedCursors(pool, 2000); // a backlog of rows (the app writes a second's worth at a time)
     expect(await db().delivery.count({ where: { endpointId: flood.id } })).toBe(2000);
     const fromFlood = () => receiver.requests.filter((r) => r.path === "/flood");
 
