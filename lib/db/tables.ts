@@ -73,6 +73,8 @@ export const TABLES: Record<string, TableOwner> = {
   "analytics.click_day_link": { owner: "analytics" },
   "analytics.click_day_done": { owner: "analytics" },
   "analytics.visitor_salt": { owner: "analytics" },
+  // the click-event feed's readers and where each is (lib/analytics/store/feed.ts; lib/clicks/feed.ts is its entry)
+  "analytics.click_cursor": { owner: "analytics" },
   // migrations' own record
   _prisma_migrations: { owner: "db" },
 };
