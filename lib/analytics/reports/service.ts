@@ -5,7 +5,7 @@ import { getLink, hostOf, type LinkWorkspace } from "../../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { tagKey } from "../../tags/schemas.ts";
 import { DAY_MS, type Bucket, type ClickFilters, type ClickQuery, type ClickStore, type GroupRow, type TopGroup } from "../model.ts";
-import { clickStore } from "../store/instance.ts";
+import { reportStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
 
@@ -110,7 +110,7 @@ export async function analytics(
   workspace: AnalyticsWorkspace,
   input: AnalyticsQueryInput,
   now = realTimeNow(),
-  store: ClickStore = clickStore(),
+  store: ClickStore = reportStore(),
 ): Promise<AnalyticsAnswer> {
   const { query, timezone } = await buildQuery(workspace, input, now);
   const groupBy = input.groupBy ?? "count";
