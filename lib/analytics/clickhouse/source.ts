@@ -30,8 +30,9 @@ import { clickHouseTime } from "./sink.ts";
 
 // Reports and exports answered from ClickHouse (CLICKHOUSE_URL set): the same questions
 // (model.ts StoreQuery) and the same answers as the PostgreSQL store, read from ClickHouse's
-// click_event (schema.ts). The plan (store/plan.ts planFor) sends every shape to the raw events
-// here: a column store scans a workspace's range in its sort order, so no rollup is kept. What
+// click_event (schema.ts). Every shape is read from the raw events here (store/plan.ts chooses
+// between PostgreSQL's events and rollups only): a column store scans a workspace's range in its
+// sort order, so no rollup or materialized view is kept (docs/clickhouse.md has the figures). What
 // the links are now (their folder and tags for a filter, their tags and UTM values for a group)
 // is PostgreSQL's: the filter's link ids are read there first, and per-link figures are grouped
 // there (the same statement as the rollups use, store/link-groups.ts). Writes and the visitor
@@ -49,12 +50,10 @@ class ChParams {
   }
 }
 
-const FILTER_DIMS = Object.values(DIMENSIONS).flatMap((d) => ("filter" in d ? [d.filter] : []));
 const filterOf = (key: string) =>
   (Object.entries(DIMENSIONS) as [string, (typeof DIMENSIONS)[keyof typeof DIMENSIONS]][]).find(
     ([k, d]) => k === key && "filter" in d,
   )?.[1];
-void FILTER_DIMS;
 
 // visitors: unique visitor keys (they change every UTC day), or per link under a folder or tag filter
 const measures = (q: ClickQuery) =>
@@ -176,7 +175,6 @@ export class ClickHouseClickStore implements ClickStore {
         `select * from unnest($1::int[], $2::int[], $3::int[]) as t(link_id, clicks, visitors)`,
         [perLink.map((r) => Number(r.link_id)), perLink.map((r) => Number(r.clicks)), perLink.map((r) => Number(r.visitors))],
       );
-      void LINK_GROUPS;
       return grouped.sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors || compareKeys(a.key, b.key)).slice(0, limit);
     }
     const cols = groupColumns(group);
