@@ -326,8 +326,8 @@ async function clickHouseRun(pgUrl: string, workspace: { id: number; slug: strin
     console.log(`ClickHouse: seeding ${CH_EVENTS} events in batches of ${CH_BATCH} through the sink's insert path (insertBatch)`);
     const t0 = performance.now();
     let seq = 0;
-    for (let made = 0; made < CH_EVENTS;) {
-      const n = Math.min(CH_BATCH, CH_EVENTS - made);
+    for (let made = 0; made < CH_SINK_EVENTS;) {
+      const n = Math.min(CH_BATCH, CH_SINK_EVENTS - made);
       const rows = new Array(n);
       for (let i = 0; i < n; i++) {
         const e = benchEvent(firstLink, start, end - start);

@@ -2,7 +2,11 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLICKHOUSE_STEPS, migrateClickHouse } from "../../lib/analytics/clickhouse/schema.ts";
 import { insertBatch, sinkOnce, SINK_CURSOR, toClickHouseRow } from "../../lib/analytics/clickhouse/sink.ts";
-import { prunePostgresCopy } from "../../lib/analytics/clickhouse/runtime.ts";
+import { prunePostgresCopy, startClickHouseAnalytics } from "../../lib/analytics/clickhouse/runtime.ts";
+import { ClickHouseClickStore } from "../../lib/analytics/clickhouse/source.ts";
+import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
+import { reportStore } from "../../lib/analytics/store/instance.ts";
+import { peekShared } from "../../lib/registry.ts";
 import { advanceCursor, deleteCursor, FEED_START, readClickEventsAfter, readCursor } from "../../lib/analytics/store/feed.ts";
 import { chdbMissing, startEmbeddedClickHouse, type EmbeddedClickHouse } from "../clickhouse/embedded.ts";
 import { seedEvents, seedWorkspace, storeEvents, type Seeded } from "../clickhouse/seed.ts";
@@ -161,5 +165,30 @@ describe.skipIf(missing)("the ClickHouse sink", () => {
     expect(await count()).toBe(10); // today's stay for the keep period
     const [inClickHouse] = await chRows(`SELECT toUInt32(count()) AS n FROM click_event WHERE workspace_id = ${ws.workspace.id}`);
     expect(inClickHouse.n).toBe(50);
+  });
+
+  // last: stopping closes the client, and with it the embedded connection
+  test("in a process: the schema, then the sink, and reports answered from ClickHouse until stopped", async () => {
+    const ws = await seedWorkspace(pool, "rtm", 2);
+    await storeEvents(pool, seedEvents(ws, 30, Date.now(), 2, 8));
+    const stop = await startClickHouseAnalytics({ connection: ch.connection }, pool, new PostgresClickStore(pool), {
+      jobs: true,
+      keepMs: 3 * DAY,
+      sinkIntervalMs: 50,
+    });
+    try {
+      expect(reportStore()).toBeInstanceOf(ClickHouseClickStore);
+      const deadline = Date.now() + 30_000;
+      let n = 0;
+      while (Date.now() < deadline) {
+        n = Number((await chRows(`SELECT toUInt32(count()) AS n FROM click_event WHERE workspace_id = ${ws.workspace.id}`))[0].n);
+        if (n >= 30) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(n).toBe(30);
+    } finally {
+      await stop();
+    }
+    expect(peekShared("clickhouse")).toBeUndefined();
   });
 });
