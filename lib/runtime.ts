@@ -68,6 +68,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     await keyCache.ready;
     apiKeys = keyCache;
   }
+  if (config.CLICKHOUSE_URL) {
+    // ClickHouse answers reports and exports; with the jobs, the sink copies click events there
+    const { startClickHouseAnalytics } = await import("./analytics/clickhouse/runtime.ts");
+    stops.push(
+      await startClickHouseAnalytics({ url: config.CLICKHOUSE_URL }, db.analytics, clickStore(), {
+        jobs: Boolean(options.jobs),
+        keepMs: config.CLICKHOUSE_PG_KEEP,
+      }),
+    );
+  }
   if (options.jobs) {
     // analytics: the coming partitions before the first click; retention and rollups hourly
     const { startAnalyticsJobs } = await import("./analytics/jobs.ts");

@@ -151,8 +151,21 @@ for (const stage of wanted) {
   plan.push(stage);
 }
 
+/**
+ * The ClickHouse tests' own package (tests/clickhouse: chdb, about 540 MB, kept out of the app's
+ * install), installed from its lockfile on first use. A failed install is reported and the tests
+ * skip with one line each (tests/clickhouse/embedded.ts); .ci/run installs it up front.
+ */
+function ensureClickHouseTestPackage() {
+  if (fs.existsSync(path.join("tests", "clickhouse", "node_modules", "chdb", "package.json"))) return;
+  console.log("\n[test] installing tests/clickhouse (chdb, first use): npm ci --prefix tests/clickhouse");
+  const r = spawnSync("npm", ["ci", "--prefix", "tests/clickhouse", "--no-audit", "--no-fund"], { stdio: "inherit" });
+  if (r.status !== 0) console.error("[test] tests/clickhouse could not be installed: the ClickHouse tests will skip");
+}
+
 const results = [];
 for (const [name, cmd] of plan) {
+  if (name === "integration") ensureClickHouseTestPackage();
   const t = Date.now();
   let status;
   if (name === "build") {

@@ -131,6 +131,22 @@ const schema = z.object({
   // process (default: half of ANALYTICS_POOL_SIZE, at least 1), so reports and click writes keep theirs
   ANALYTICS_EXPORT_TIMEOUT: duration.default(15 * 60_000), // 15m
   ANALYTICS_EXPORTS_MAX: z.coerce.number().int().min(1).optional(),
+  // ClickHouse as the analytics store (lib/analytics/clickhouse, docs/clickhouse.md): unset, analytics
+  // lives in PostgreSQL alone. Set, click events are copied there by the sink and reports and exports
+  // are answered from it; PostgreSQL keeps click events for CLICKHOUSE_PG_KEEP (and until every reader
+  // of the click feed has passed them).
+  CLICKHOUSE_URL: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .url()
+      .refine(
+        (v) => /^https?:$/.test(new URL(v).protocol),
+        "an http(s) URL of ClickHouse's HTTP interface, e.g. http://user:password@clickhouse:8123/linkhop",
+      )
+      .optional(),
+  ),
+  CLICKHOUSE_PG_KEEP: duration.default(3 * 86_400_000), // 3d
   // behind one reverse proxy: the visitor's address is the last X-Forwarded-For entry
   TRUST_PROXY: flag,
   // a proxy in front obtains certificates for custom domains on demand (deploy/Caddyfile asks

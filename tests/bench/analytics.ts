@@ -7,6 +7,13 @@
 // background job does. Prints the p50 of each; goals: under 300 ms for
 // every 30-day query, under 1 s for every 1-year query. Prints figures only; never fails on timing.
 // BENCH_KEEP_DIR=<dir> keeps (and reuses) the seeded database there between runs.
+// Then the ClickHouse run (skipped with one line where chdb cannot load, tests/clickhouse): an
+// embedded ClickHouse seeded with BENCH_CH_EVENTS events (default 100 million; the same generator,
+// workspace and links) through the sink's own insert path (lib/analytics/clickhouse/sink.ts
+// insertBatch, batches of BENCH_CH_BATCH, insert rate printed), then the same query mix through
+// the same service with ClickHouse as the store, printed beside PostgreSQL's figures (goal: every
+// report under 300 ms at the median). BENCH_PG=0 skips the PostgreSQL run (and seeds PostgreSQL
+// with no events: the workspace and links only).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,7 +24,15 @@ import { from as copyFrom } from "pg-copy-streams";
 import { startEmbeddedPostgres } from "../../lib/db/embedded.ts";
 import { applyMigrations } from "../../lib/db/migrate.ts";
 
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const PG_RUN = process.env.BENCH_PG !== "0";
+const EVENTS = PG_RUN ? Number(process.env.BENCH_EVENTS ?? 10_000_000) : 0;
+const CH_EVENTS = Number(process.env.BENCH_CH_EVENTS ?? 100_000_000);
+const CH_BATCH = Number(process.env.BENCH_CH_BATCH ?? 20_000);
+// chdb's connection hands an insert to ClickHouse as one SQL text (its SQL parser, not the HTTP
+// body parser of a server), about 12,000 events/s here: past BENCH_CH_SINK_EVENTS (default 2
+// million) the table is doubled inside ClickHouse (INSERT ... SELECT with new visitor keys and feed
+// positions) until it holds BENCH_CH_EVENTS; the output says how many came which way.
+const CH_SINK_EVENTS = Math.min(CH_EVENTS, Number(process.env.BENCH_CH_SINK_EVENTS ?? 2_000_000));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LINKS = 1000;
 const DAY = 86_400_000;
@@ -85,11 +100,28 @@ const LANGUAGE_W = LANGUAGES.map((_, i) => 30 / (i + 1));
 const destinationOf = (n: number) =>
   `https://shop.example.com/products/category-${n % 50}/item-${n}${n % 5 === 0 && rand() < 0.5 ? "-b" : ""}?utm_source=linkhop&utm_medium=short-link&utm_campaign=autumn-sale-2026`;
 
-function eventLine(workspaceId: number, firstLink: number, start: number, span: number): string {
+type BenchEvent = {
+  at: number;
+  link: number;
+  country: string;
+  city: string | null;
+  device: string;
+  browser: string;
+  os: string;
+  referrer: string;
+  bot: boolean;
+  qr: boolean;
+  visitor: number;
+  destination: string;
+  /** "" for none */
+  language: string;
+};
+
+function benchEvent(firstLink: number, start: number, span: number): BenchEvent {
   const at = start + Math.floor(rand() * span);
   const day = Math.floor(at / DAY);
   const country = pick(COUNTRIES, COUNTRY_W);
-  const city = CITIES[country] ? pick(CITIES[country]) : "\\N";
+  const city = CITIES[country] ? pick(CITIES[country]) : null;
   const [device, browser, os_] = pick(AGENTS, AGENT_W);
   const referrer = pick(REFERRERS, REFERRER_W);
   const bot = rand() < 0.05;
@@ -99,25 +131,30 @@ function eventLine(workspaceId: number, firstLink: number, start: number, span: 
   const n = Math.floor(Math.pow(rand(), 2) * LINKS);
   const link = firstLink + n;
   const language = pick(LANGUAGES, LANGUAGE_W);
+  return { at, link, country, city, device, browser, os: os_, referrer, bot, qr, visitor, destination: destinationOf(n), language };
+}
+
+function eventLine(workspaceId: number, firstLink: number, start: number, span: number): string {
+  const e = benchEvent(firstLink, start, span);
   return (
     [
-      new Date(at).toISOString(),
+      new Date(e.at).toISOString(),
       workspaceId,
-      link,
+      e.link,
       "short.bench",
       "destination",
-      country,
-      city,
-      referrer || "\\N",
-      referrer ? `https://${referrer}/p` : "\\N",
-      device,
-      browser || "\\N",
-      os_ || "\\N",
-      bot ? "t" : "f",
-      qr ? "t" : "f",
-      visitor,
-      destinationOf(n),
-      language || "\\N",
+      e.country,
+      e.city ?? "\\N",
+      e.referrer || "\\N",
+      e.referrer ? `https://${e.referrer}/p` : "\\N",
+      e.device,
+      e.browser || "\\N",
+      e.os || "\\N",
+      e.bot ? "t" : "f",
+      e.qr ? "t" : "f",
+      e.visitor,
+      e.destination,
+      e.language || "\\N",
     ].join("\t") + "\n"
   );
 }
@@ -216,42 +253,154 @@ async function main() {
     const built = await buildPendingRollups(rollupPool);
     console.log(`daily rollups built for ${built} days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     await rollupPool.end();
-    const { analytics } = await import("../../lib/analytics/reports/service.ts");
-    const { GROUP_BYS } = await import("../../lib/analytics/reports/schemas.ts");
-    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const rows: { groupBy: string; interval: string; filter: string; ms: number }[] = [];
-    for (const interval of ["30d", "1y"] as const) {
-      for (const filter of Object.keys(FILTERS)) {
-        for (const groupBy of GROUP_BYS) {
-          const input = { groupBy, interval, ...FILTERS[filter] };
-          await analytics(workspace, input); // warm-up
-          const times: number[] = [];
-          for (let i = 0; i < RUNS; i++) {
-            const t = performance.now();
-            await analytics(workspace, input);
-            times.push(performance.now() - t);
-          }
-          const ms = p50(times);
-          rows.push({ groupBy, interval, filter: filter || "-", ms });
-          const goal = interval === "30d" ? 300 : 1000;
-          console.log(
-            `${interval.padEnd(4)} ${(filter || "-").padEnd(13)} ${groupBy.padEnd(11)} p50 ${ms.toFixed(0).padStart(6)} ms ${ms <= goal ? "" : `(goal ${goal} ms)`}`,
-          );
-        }
-      }
-    }
-    for (const interval of ["30d", "1y"]) {
-      const list = rows.filter((r) => r.interval === interval);
-      const worst = list.reduce((a, b) => (b.ms > a.ms ? b : a));
-      console.log(
-        `${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${interval === "30d" ? 300 : 1000} ms`,
-      );
-    }
+    const rows = PG_RUN ? await timeQueries(workspace, undefined, "PostgreSQL") : [];
+    if (PG_RUN) summarize(rows, "PostgreSQL");
+    await clickHouseRun(embedded.url, workspace, rows);
     const { disconnectDb } = await import("../../lib/db/client.ts");
     await disconnectDb();
   } finally {
     await embedded.stop();
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Timed = { groupBy: string; interval: string; filter: string; ms: number };
+const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Every groupBy over 30 days and a year, without and with each filter: the p50 of RUNS (after a warm-up). */
+async function timeQueries(
+  workspace: { id: number; slug: string; name: string; plan: string },
+  store: import("../../lib/analytics/model.ts").ClickStore | undefined,
+  label: string,
+  beside: Timed[] = [],
+): Promise<Timed[]> {
+  const { analytics } = await import("../../lib/analytics/reports/service.ts");
+  const { GROUP_BYS } = await import("../../lib/analytics/reports/schemas.ts");
+  const rows: Timed[] = [];
+  const now = Date.now();
+  {
+    for (const interval of ["30d", "1y"] as const) {
+      for (const filter of Object.keys(FILTERS)) {
+        for (const groupBy of GROUP_BYS) {
+          const input = { groupBy, interval, ...FILTERS[filter] };
+          await analytics(workspace, input, now, store); // warm-up
+          const times: number[] = [];
+          for (let i = 0; i < RUNS; i++) {
+            const t = performance.now();
+            await analytics(workspace, input, now, store);
+            times.push(performance.now() - t);
+          }
+          const ms = p50(times);
+          rows.push({ groupBy, interval, filter: filter || "-", ms });
+          const goal = store ? 300 : interval === "30d" ? 300 : 1000;
+          const other = beside.find((r) => r.groupBy === groupBy && r.interval === interval && r.filter === (filter || "-"));
+          console.log(
+            `${label.padEnd(10)} ${interval.padEnd(4)} ${(filter || "-").padEnd(13)} ${groupBy.padEnd(11)} p50 ${ms.toFixed(0).padStart(6)} ms${
+              other ? ` (PostgreSQL ${other.ms.toFixed(0)} ms)` : ""
+            } ${ms <= goal ? "" : `(goal ${goal} ms)`}`,
+          );
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+function summarize(rows: Timed[], label: string, goal?: number) {
+  for (const interval of ["30d", "1y"]) {
+    const list = rows.filter((r) => r.interval === interval);
+    if (!list.length) continue;
+    const worst = list.reduce((a, b) => (b.ms > a.ms ? b : a));
+    const g = goal ?? (interval === "30d" ? 300 : 1000);
+    console.log(`${label} ${interval}: slowest p50 ${worst.ms.toFixed(0)} ms (${worst.groupBy}, filter ${worst.filter}); goal ${g} ms`);
+  }
+}
+
+/** The ClickHouse run: seeded through the sink's insert path, then the same query mix. */
+async function clickHouseRun(pgUrl: string, workspace: { id: number; slug: string; name: string; plan: string }, pgRows: Timed[]) {
+  const { chdbMissing, startEmbeddedClickHouse } = await import("../clickhouse/embedded.ts");
+  const missing = chdbMissing();
+  if (missing) {
+    console.log(`ClickHouse run skipped: ${missing}`);
+    return;
+  }
+  const { migrateClickHouse } = await import("../../lib/analytics/clickhouse/schema.ts");
+  const { insertBatch, toClickHouseRow } = await import("../../lib/analytics/clickhouse/sink.ts");
+  const { ClickHouseClickStore } = await import("../../lib/analytics/clickhouse/source.ts");
+  const { PostgresClickStore } = await import("../../lib/analytics/store/click-store.ts");
+  const ch = await startEmbeddedClickHouse();
+  const pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
+  try {
+    await migrateClickHouse(ch.client);
+    const firstLink = (await pool.query(`select min(id)::int as id from "Link" where "workspaceId" = $1`, [workspace.id])).rows[0].id;
+    const end = Date.now();
+    const start = end - MONTHS * 30.5 * DAY;
+    seed = 4242;
+    console.log(`ClickHouse: seeding ${CH_EVENTS} events in batches of ${CH_BATCH} through the sink's insert path (insertBatch)`);
+    const t0 = performance.now();
+    let seq = 0;
+    for (let made = 0; made < CH_SINK_EVENTS;) {
+      const n = Math.min(CH_BATCH, CH_SINK_EVENTS - made);
+      const rows = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const e = benchEvent(firstLink, start, end - start);
+        seq++;
+        rows[i] = toClickHouseRow(
+          {
+            at: e.at,
+            workspaceId: workspace.id,
+            linkId: e.link,
+            domain: "short.bench",
+            target: "destination",
+            country: e.country,
+            city: e.city,
+            referrerHost: e.referrer || null,
+            referrerUrl: e.referrer ? `https://${e.referrer}/p` : null,
+            device: e.device,
+            browser: e.browser || null,
+            os: e.os || null,
+            bot: e.bot,
+            qr: e.qr,
+            visitor: String(e.visitor),
+            destination: e.destination,
+            language: e.language || null,
+            position: { tx: "1", seq: String(seq) },
+          },
+          1095,
+        );
+      }
+      await insertBatch(ch.client, rows, `bench-${made}`);
+      made += n;
+      if (made % (CH_BATCH * 25) === 0 || made === CH_SINK_EVENTS) {
+        const s = (performance.now() - t0) / 1000;
+        console.log(`  ${(made / 1e6).toFixed(1)}M events inserted (${s.toFixed(0)} s, ${Math.round(made / s)} events/s)`);
+      }
+    }
+    const secs = (performance.now() - t0) / 1000;
+    console.log(
+      `ClickHouse: ${CH_SINK_EVENTS} events in ${secs.toFixed(1)} s through insertBatch: ${Math.round(CH_SINK_EVENTS / secs)} events/s`,
+    );
+    for (let have = CH_SINK_EVENTS, copy = 1; have < CH_EVENTS; copy++) {
+      const n = Math.min(have, CH_EVENTS - have);
+      const t = performance.now();
+      await ch.client.command({
+        query: `INSERT INTO click_event SELECT at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url,
+                  device, browser, os, bot, qr, visitor + ${copy} * 1000000000000, destination, language, tx, seq + ${have}, keep_days
+                FROM click_event ORDER BY seq LIMIT ${n}`,
+        clickhouse_settings: { insert_deduplicate: 0 },
+      });
+      have += n;
+      console.log(`  doubled inside ClickHouse to ${have} events (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    }
+    await ch.client.command({ query: "OPTIMIZE TABLE click_event FINAL" });
+    const store = new ClickHouseClickStore(ch.client, pool, new PostgresClickStore(pool));
+    const label = `CH ${CH_EVENTS >= 1e6 ? `${CH_EVENTS / 1e6}M` : CH_EVENTS}`;
+    const rows = await timeQueries(workspace, store, label, pgRows);
+    summarize(rows, `ClickHouse (${CH_EVENTS} events)`, 300);
+    if (pgRows.length) summarize(pgRows, `PostgreSQL (${EVENTS} events)`);
+  } finally {
+    await pool.end();
+    await ch.close();
   }
 }
 

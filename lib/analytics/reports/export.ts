@@ -5,7 +5,7 @@ import { db } from "../../db/client.ts";
 import { ServiceError } from "../../errors.ts";
 import type { ClickQuery, ClickStore, ExportRow } from "../model.ts";
 import { shared } from "../../registry.ts";
-import { clickStore } from "../store/instance.ts";
+import { reportStore } from "../store/instance.ts";
 import type { AnalyticsExportInput } from "./schemas.ts";
 import { exportQuery, type AnalyticsWorkspace } from "./service.ts";
 import { log } from "../../log/index.ts";
@@ -81,7 +81,7 @@ export async function exportClicks(
   workspace: AnalyticsWorkspace,
   input: AnalyticsExportInput,
   now = realTimeNow(),
-  store: ClickStore = clickStore(),
+  store: ClickStore = reportStore(),
   bounds: ExportBounds = exportBounds(),
 ): Promise<CsvExport> {
   const query = await exportQuery(workspace, input, now);

@@ -3,7 +3,7 @@ import { db } from "../../db/client.ts";
 import type { LinkWorkspace } from "../../links/index.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { DAY_MS, utcDay, type ClickStore } from "../model.ts";
-import { clickStore } from "../store/instance.ts";
+import { reportStore } from "../store/instance.ts";
 
 // The small click trend beside each link of the Links list: clicks per UTC day over the last
 // TREND_DAYS days (today included), read from the click store like every other report (daily rollups
@@ -20,7 +20,7 @@ export async function linkTrends(
   workspace: LinkWorkspace,
   linkIds: number[],
   now = realTimeNow(),
-  store: ClickStore = clickStore(),
+  store: ClickStore = reportStore(),
 ): Promise<Record<number, number[]>> {
   const asked = [...new Set(linkIds)].slice(0, TREND_MAX_LINKS);
   const owned = await db().link.findMany({ where: { workspaceId: workspace.id, id: { in: asked } }, select: { id: true } });

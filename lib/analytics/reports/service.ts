@@ -14,7 +14,7 @@ import {
   type GroupRow,
   type TopGroup,
 } from "../model.ts";
-import { clickStore } from "../store/instance.ts";
+import { reportStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
 
@@ -119,7 +119,7 @@ export async function analytics(
   workspace: AnalyticsWorkspace,
   input: AnalyticsQueryInput,
   now = realTimeNow(),
-  store: ClickStore = clickStore(),
+  store: ClickStore = reportStore(),
 ): Promise<AnalyticsAnswer> {
   const { query, timezone } = await buildQuery(workspace, input, now);
   const groupBy = input.groupBy ?? "count";

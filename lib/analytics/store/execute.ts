@@ -116,7 +116,7 @@ async function rollupTopGroups(db: Queryable, q: ClickQuery, group: TopGroup, li
   return [...byKey.values()].sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors || compareKeys(a.key, b.key)).slice(0, limit);
 }
 
-function compareKeys(a: GroupRow["key"], b: GroupRow["key"]): number {
+export function compareKeys(a: GroupRow["key"], b: GroupRow["key"]): number {
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     const y = b[i];

@@ -1,0 +1,70 @@
+import type { ClickHouseClient } from "./client.ts";
+
+// ClickHouse's schema, created and migrated by the app like the PostgreSQL migrations: numbered
+// steps applied in order, each recorded in linkhop_migrations (the table's own first step). A step
+// is never edited once released; a change is a new step.
+//
+// click_event: one row per stored click event, written by the sink (sink.ts) from PostgreSQL's feed.
+// - ORDER BY (workspace_id, at, link_id): every report is one workspace over a time range.
+// - PARTITION BY month, TTL per row from the workspace plan's retention when the row was written
+//   (keep_days); ttl_only_drop_parts drops whole parts once every row in them has expired, never
+//   rewriting a part to delete rows.
+// - (tx, seq) is the event's place in PostgreSQL's feed: the sink's insert token names a batch by
+//   its first and last place, and non_replicated_deduplication_window makes a retried insert of the
+//   same batch a no-op (a replicated table deduplicates by the same token through Keeper).
+
+export type ClickHouseStep = { version: number; name: string; statements: string[] };
+
+export const CLICKHOUSE_STEPS: ClickHouseStep[] = [
+  {
+    version: 1,
+    name: "click_event",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS click_event (
+        at            DateTime64(3, 'UTC'),
+        workspace_id  Int32,
+        link_id       Int32,
+        domain        LowCardinality(String),
+        target        LowCardinality(String),
+        country       LowCardinality(Nullable(String)),
+        city          Nullable(String),
+        referrer_host Nullable(String),
+        referrer_url  Nullable(String),
+        device        LowCardinality(String),
+        browser       LowCardinality(Nullable(String)),
+        os            LowCardinality(Nullable(String)),
+        bot           Bool,
+        qr            Bool,
+        visitor       Int64,
+        destination   Nullable(String),
+        language      LowCardinality(Nullable(String)),
+        tx            UInt64,
+        seq           Int64,
+        keep_days     UInt16
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(at)
+      ORDER BY (workspace_id, at, link_id)
+      TTL toDateTime(at) + toIntervalDay(keep_days)
+      SETTINGS non_replicated_deduplication_window = 10000, ttl_only_drop_parts = 1`,
+    ],
+  },
+];
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS linkhop_migrations (
+  version UInt32, name String, applied_at DateTime DEFAULT now()
+) ENGINE = MergeTree ORDER BY version`;
+
+/** Applies the steps not yet recorded, in order; returns the versions applied now. */
+export async function migrateClickHouse(ch: ClickHouseClient, steps = CLICKHOUSE_STEPS): Promise<number[]> {
+  await ch.command({ query: LEDGER });
+  const rs = await ch.query({ query: `SELECT version FROM linkhop_migrations`, format: "JSONEachRow" });
+  const done = new Set((await rs.json<{ version: number }>()).map((r) => Number(r.version)));
+  const applied: number[] = [];
+  for (const step of [...steps].sort((a, b) => a.version - b.version)) {
+    if (done.has(step.version)) continue;
+    for (const query of step.statements) await ch.command({ query });
+    await ch.insert({ table: "linkhop_migrations", values: [{ version: step.version, name: step.name }], format: "JSONEachRow" });
+    applied.push(step.version);
+  }
+  return applied;
+}
