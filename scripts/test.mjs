@@ -158,8 +158,9 @@ for (const stage of wanted) {
  */
 function ensureClickHouseTestPackage() {
   if (fs.existsSync(path.join("tests", "clickhouse", "node_modules", "chdb", "package.json"))) return;
-  console.log("\n[test] installing tests/clickhouse (chdb, first use): npm ci --prefix tests/clickhouse");
-  const r = spawnSync("npm", ["ci", "--prefix", "tests/clickhouse", "--no-audit", "--no-fund"], { stdio: "inherit" });
+  // `npm install`, not `npm ci`: the lockfile lists only this platform's build of chdb (see .ci/run)
+  console.log("\n[test] installing tests/clickhouse (chdb, first use): npm install --prefix tests/clickhouse");
+  const r = spawnSync("npm", ["install", "--prefix", "tests/clickhouse", "--no-audit", "--no-fund"], { stdio: "inherit" });
   if (r.status !== 0) console.error("[test] tests/clickhouse could not be installed: the ClickHouse tests will skip");
 }
 
