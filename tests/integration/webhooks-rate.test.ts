@@ -65,7 +65,9 @@ describe("per-endpoint delivery rate", () => {
     await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/calm"), events: ["link.created"] });
     const link = await createLink(ws.id, { code: "flood-1" });
     const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
-    for (let i = 0; i < 2000; i++) pipeline.add(clickHit(ws.id, link.id, i), true);
+    // oldest first, as a redirect hands clicks over (clickHit's i-th visit was i ms ago): link.clicked
+    // follows the order clicks were recorded in (the click-event feed's order)
+    for (let i = 1999; i >= 0; i--) pipeline.add(clickHit(ws.id, link.id, i), true);
     await pipeline.flush();
     await readClickedCursors(pool, 2000); // a backlog of rows (the app writes a second's worth at a time)
     expect(await db().delivery.count({ where: { endpointId: flood.id } })).toBe(2000);
