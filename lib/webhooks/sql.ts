@@ -152,7 +152,9 @@ export type ClaimedDelivery = { id: number; endpointId: number };
 /** A claimed delivery and its send slot (pacing.ts): its request may leave at slotAt (unix ms). */
 export type SlottedClaim = ClaimedDelivery & { slotAt: number; intervalMs: number };
 
-// Due deliveries in due order (candidates, rows locked for this statement only); of each endpoint
+// Due deliveries in due order, ties by id, the order they were written in (candidates, rows locked
+// for this statement only: a link.clicked backlog shares one nextAttemptAt, and without the tie-break
+// LIMIT took an arbitrary part of it first); of each endpoint
 // at most its room (ranked: this process's free places for it, else $9); those are held (claimed),
 // and their endpoints' send slots taken in the same statement, one slot per claim in due order.
 const CLAIM_DUE = `
@@ -162,7 +164,7 @@ const CLAIM_DUE = `
        AND NOT ("endpointId" = ANY($4::int[]))
        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e
                         WHERE e.id = "Delivery"."endpointId" AND e."sendSlotAt" > $5)
-     ORDER BY "nextAttemptAt"
+     ORDER BY "nextAttemptAt", id
      LIMIT $6
        FOR UPDATE SKIP LOCKED
   ), ranked AS (
