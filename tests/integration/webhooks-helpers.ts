@@ -76,7 +76,7 @@ export async function readClickedCursors(pool: pg.Pool, window?: number): Promis
   const mark = (await pool.query(`select pg_current_xact_id()::text as tx`)).rows[0].tx as string;
   await eventually(
     async () => BigInt((await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as x`)).rows[0].x) > BigInt(mark),
-    15_000,
+    60_000, // a deadline: other test files' transactions on the shared server can hold the horizon back
     "the click feed's horizon past the flush",
   );
   const reader = new ClickedReader(pool, window === undefined ? {} : { window: () => window });
