@@ -6,7 +6,7 @@ import { createClickHouse, type ClickHouseClient, type ClickHouseTarget } from "
 
 // Real ClickHouse for tests and the benchmark: chdb (ClickHouse as a native library, about 540 MB)
 // from this folder's own package.json, kept out of the app's install. scripts/test.mjs installs it
-// on first use (`npm ci --prefix tests/clickhouse`). It stands behind the app's own client as its
+// on first use (`npm install --prefix tests/clickhouse`). It stands behind the app's own client as its
 // connection (chdb's `chdb/connection`, the client's `connection` option), so the statements under
 // test are the ones production sends over HTTP.
 
@@ -26,7 +26,7 @@ export function chdbMissing(): string | null {
     createRequire(path.join(HERE, "package.json")).resolve("chdb/connection");
     return null;
   } catch (e) {
-    return `chdb is not installed (npm ci --prefix tests/clickhouse): ${(e as Error).message.split("\n")[0]}`;
+    return `chdb is not installed (npm install --prefix tests/clickhouse): ${(e as Error).message.split("\n")[0]}`;
   }
 }
 

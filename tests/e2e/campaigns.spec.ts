@@ -74,6 +74,11 @@ test("import a Bitly file, bulk tag, filter by tag, export, apply a UTM template
     "android",
     "geo",
     "tags",
+    "forwardQuery",
+    "forwardPath",
+    "variants",
+    "rules",
+    "preview",
   ]);
   expect(rows.slice(1).map((r) => [r[1], r[15]])).toEqual([
     ["3xTrAil", "launch, shoes, spring"],

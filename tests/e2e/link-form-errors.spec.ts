@@ -10,7 +10,7 @@ test("a bad destination is focused and marked with a plain message; example.com/
   await page.goto(`/w/${slug}/links/new`);
   const url = page.getByLabel("Destination URL");
   await url.fill("not a web address");
-  await page.getByLabel("Title").fill("Spring");
+  await page.getByLabel("Title", { exact: true }).fill("Spring");
   // submitted from the bottom of the long form, scrolled down
   const create = page.getByRole("button", { name: "Create link" });
   await create.scrollIntoViewIfNeeded();
@@ -23,7 +23,7 @@ test("a bad destination is focused and marked with a plain message; example.com/
   await expect(message).toHaveText("This is not a web address. Enter a web address, such as https://example.com/page.");
   await expect(message).not.toContainText("url:");
   expect(await url.evaluate((el) => getComputedStyle(el).borderColor)).not.toBe(
-    await page.getByLabel("Title").evaluate((el) => getComputedStyle(el).borderColor),
+    await page.getByLabel("Title", { exact: true }).evaluate((el) => getComputedStyle(el).borderColor),
   );
   await expect(page.getByRole("alert").filter({ hasText: "Check the highlighted fields." })).toBeVisible();
   await shot(page, testInfo, "link-form-bad-url");

@@ -24,7 +24,7 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
   await shot(page, testInfo, "link-new-invalid");
 
   await page.getByLabel("Destination URL").fill("https://example.com/spring?ref=e2e");
-  await page.getByLabel("Title").fill("Spring campaign");
+  await page.getByLabel("Title", { exact: true }).fill("Spring campaign");
   await page.getByLabel("Folder").fill("marketing/2026");
   await page.getByRole("button", { name: "Create link" }).click();
 
@@ -67,7 +67,7 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
   await expect(page.getByLabel("Destination URL")).toHaveValue("https://example.com/spring?ref=e2e");
   await shot(page, testInfo, "link-edit");
   await page.getByLabel("Destination URL").fill("https://example.com/summer");
-  await page.getByLabel("Title").fill("Summer campaign");
+  await page.getByLabel("Title", { exact: true }).fill("Summer campaign");
   await page.getByLabel("Maximum clicks").fill("100");
   await page.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("status").filter({ hasText: "Link saved" })).toBeVisible();

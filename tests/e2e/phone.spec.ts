@@ -11,7 +11,7 @@ test("the workspace pages fit a phone screen", async ({ page }, testInfo) => {
   await admin("workspace:plan", { slug, plan: "team" });
   await page.goto(`/w/${slug}/links/new`);
   await page.getByLabel("Destination URL").fill("https://example.com/a/rather/long/path/that/needs/to/wrap/somewhere?with=query&and=more");
-  await page.getByLabel("Title").fill("A link on a phone");
+  await page.getByLabel("Title", { exact: true }).fill("A link on a phone");
   await page.getByLabel("Folder").fill("phone/tests");
   await page.getByRole("button", { name: "Create link" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("/");

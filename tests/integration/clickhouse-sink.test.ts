@@ -10,7 +10,7 @@ import { peekShared } from "../../lib/registry.ts";
 import { advanceCursor, deleteCursor, FEED_START, readClickEventsAfter, readCursor } from "../../lib/analytics/store/feed.ts";
 import { chdbMissing, startEmbeddedClickHouse, type EmbeddedClickHouse } from "../clickhouse/embedded.ts";
 import { seedEvents, seedWorkspace, storeEvents, type Seeded } from "../clickhouse/seed.ts";
-import { createTestDatabase } from "../support/db.ts";
+import { createTestDatabase, feedSettled } from "../support/db.ts";
 
 // The sink against real PostgreSQL and a real ClickHouse (chdb): a ClickHouse that fails while
 // batches are being written (before an insert lands, and after it landed but before the sink
@@ -91,8 +91,10 @@ describe.skipIf(missing)("the ClickHouse sink", () => {
       } catch {
         // the sink's loop waits and tries again (sink.ts startClickHouseSink)
       }
-      if (finished && moved === 0 && (await readClickEventsAfter(pool, (await readCursor(pool, SINK_CURSOR))!, 1)).events.length === 0)
-        break;
+      if (finished && moved === 0) {
+        await feedSettled(pool); // every write readable before "nothing left" is believed
+        if ((await readClickEventsAfter(pool, (await readCursor(pool, SINK_CURSOR))!, 1)).events.length === 0) break;
+      }
       if (Date.now() > deadline) throw new Error("the sink did not catch up in time");
     }
     await writing;

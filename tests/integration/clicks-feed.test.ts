@@ -14,7 +14,7 @@ import {
   readCursor,
   type FeedPosition,
 } from "../../lib/clicks/feed.ts";
-import { createTestDatabase } from "../support/db.ts";
+import { createTestDatabase, feedSettled } from "../support/db.ts";
 
 // The click-event feed (lib/analytics/store/feed.ts, entry lib/clicks/feed.ts) against real
 // PostgreSQL: commit order, nothing read from a transaction still open nor anything that could
@@ -57,22 +57,6 @@ function events(workspaceId: number, n: number, at = BASE): ClickEvent[] {
   }));
 }
 
-/**
- * Waits until every transaction that began before now has ended, so what was committed is readable:
- * the feed reads below the oldest transaction running anywhere on the server, and the test files
- * running beside this one share that server (their open transactions hold the horizon back).
- */
-async function settled() {
-  const mark = BigInt((await pool.query(`select pg_current_xact_id()::text as tx`)).rows[0].tx);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const { rows } = await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as x`);
-    if (BigInt(rows[0].x) > mark) return;
-    if (Date.now() > deadline) throw new Error("the feed's horizon did not pass the writes within 60 s");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** Reads everything after `from` (pages of `page`) and returns the events of `workspaceId`. */
 async function readAll(from: FeedPosition, workspaceId: number, page = 1000) {
   const seen: { linkId: number; position: FeedPosition }[] = [];
@@ -89,7 +73,7 @@ test("events come in commit order with their positions; a page ends where the ne
   const head = await feedHead(pool);
   await insertClickEvents(pool, events(1, 5));
   await insertClickEvents(pool, events(1, 3, BASE - 60_000)); // an older click time, committed later
-  await settled();
+  await feedSettled(pool);
   const first = await readClickEventsAfter(pool, head, 4);
   expect(first.events.map((e) => e.linkId)).toEqual([1, 2, 3, 4]);
   expect(first.next).toEqual(first.events[3].position);
@@ -114,7 +98,7 @@ test("a transaction still open is not read, and holds back those committed after
   } finally {
     open.release();
   }
-  await settled();
+  await feedSettled(pool);
   const { seen } = await readAll(head, 2);
   expect(seen.map((e) => e.linkId)).toEqual([1, 2, 3]);
 });
@@ -130,7 +114,7 @@ test("a rolled back transaction leaves nothing in the feed, and the feed goes on
     client.release();
   }
   await insertClickEvents(pool, events(3, 1, BASE + 5000));
-  await settled();
+  await feedSettled(pool);
   expect((await readAll(head, 3)).seen.map((e) => e.linkId)).toEqual([1]);
 });
 
@@ -183,7 +167,7 @@ test("pruning deletes only events older than the keep period that every cursor h
     (await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = 5`)).rows[0].n as number;
   const keepFrom = new Date(BASE - 3 * 86_400_000);
   expect(await pruneFedClickEvents(pool, keepFrom)).toBe(0); // no cursor: nothing is known to be read
-  await settled();
+  await feedSettled(pool);
   const { seen } = await readAll(FEED_START, 5);
   await ensureCursor(pool, "test:sink", seen[1].position); // passed the first two
   await ensureCursor(pool, "test:clicked", seen[3].position);
@@ -191,7 +175,7 @@ test("pruning deletes only events older than the keep period that every cursor h
   expect(await pruneFedClickEvents(pool, keepFrom, 1)).toBe(1);
   expect(await pruneFedClickEvents(pool, keepFrom)).toBeGreaterThanOrEqual(1);
   expect(await count()).toBe(4);
-  await settled();
+  await feedSettled(pool);
   const left = await readAll(FEED_START, 5);
   expect(left.seen.map((e) => e.linkId)).toEqual([3, 4, 1, 2]);
   await advanceCursor(pool, "test:sink", left.next);

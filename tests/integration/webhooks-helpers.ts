@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { inject } from "vitest";
 import { createTestCa, startReceiver, type Receiver, type Responder, type TestCa } from "../support/https-receiver.ts";
+import { feedSettled } from "../support/db.ts";
 import { resetConfig } from "../../lib/config/index.ts";
 import { db } from "../../lib/db/client.ts";
 import { withEvents, type EventType } from "../../lib/events/index.ts";
@@ -73,12 +74,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * (default: a second of its plan's rate, as in the app). Returns the deliveries written.
  */
 export async function readClickedCursors(pool: pg.Pool, window?: number): Promise<number> {
-  const mark = (await pool.query(`select pg_current_xact_id()::text as tx`)).rows[0].tx as string;
-  await eventually(
-    async () => BigInt((await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as x`)).rows[0].x) > BigInt(mark),
-    60_000, // a deadline: other test files' transactions on the shared server can hold the horizon back
-    "the click feed's horizon past the flush",
-  );
+  await feedSettled(pool);
   const reader = new ClickedReader(pool, window === undefined ? {} : { window: () => window });
   let written = 0;
   for (;;) {

@@ -38,3 +38,19 @@ export async function useDatabaseInProcess(url: string) {
   resetConfig();
   await createRuntime(config());
 }
+
+/**
+ * Waits until every transaction that began before this call has ended, so everything committed is
+ * readable from the click-event feed (lib/analytics/store/feed.ts reads only below the oldest
+ * transaction running anywhere on the server; test files running side by side share that server,
+ * and their open transactions hold the horizon back). A deadline, not a sleep.
+ */
+export async function feedSettled(pool: { query: (text: string) => Promise<{ rows: { v: string }[] }> }, timeoutMs = 60_000) {
+  const mark = BigInt((await pool.query(`select pg_current_xact_id()::text as v`)).rows[0].v);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (BigInt((await pool.query(`select pg_snapshot_xmin(pg_current_snapshot())::text as v`)).rows[0].v) > mark) return;
+    if (Date.now() > deadline) throw new Error(`the click feed's horizon did not pass the writes within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
