@@ -220,9 +220,9 @@ const CASES: [TopGroup, string, [unknown, number, number][]][] = [
 ];
 
 describe("groupBy=destinations and groupBy=languages", () => {
-  it("answers every case from the raw events (no day built)", async () => {
-    expect(await source("destinations")).toBe("events");
-    expect(await source("languages")).toBe("events");
+  // The app's background job may build the whole days into the rollups at any moment, so which
+  // source answers first is not fixed; the answers are, and the next test builds the days itself.
+  it("answers every case, from the raw events or from days the app has built", async () => {
     for (const [group, query, expected] of CASES) expect(await rows(group, query), `${group} ${query}`).toEqual(expected);
   });
 
