@@ -1,4 +1,4 @@
-import type { ClickEvent, TargetKind } from "../model.ts";
+import type { ClickEvent, ExportRow, TargetKind } from "../model.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
 // The click-event feed: "the stored click events in commit order after a position", for readers
@@ -19,28 +19,10 @@ export type FedClickEvent = ClickEvent & { position: FeedPosition };
 /** The most events one read returns (a reader's batch is bounded). */
 export const FEED_READ_MAX = 50_000;
 
-type Row = {
-  tx: string;
-  seq: string;
-  at: Date;
-  workspace_id: number;
-  link_id: number;
-  domain: string;
-  target: string;
-  country: string | null;
-  city: string | null;
-  referrer_host: string | null;
-  referrer_url: string | null;
-  device: string;
-  browser: string | null;
-  os: string | null;
-  bot: boolean;
-  qr: boolean;
-  visitor: string;
-  // columns added later (groupBy destinations, languages) come through `e.*` when present
-  destination?: string | null;
-  language?: string | null;
-};
+// the export's row (model.ts) plus what only the feed reads; destination and language come through
+// `e.*` when present (columns added later)
+type Row = Omit<ExportRow, "destination" | "language"> &
+  Partial<Pick<ExportRow, "destination" | "language">> & { tx: string; seq: string; workspace_id: number; visitor: string };
 
 /**
  * Up to `limit` events after `after`, in commit order, and the position to read from next (the
