@@ -36,6 +36,8 @@ function inField(target: EventTarget | null): boolean {
 export function QuickCreateDialog({ slug, ctx }: { slug: string; ctx: LinkFormContext }) {
   // `opened` counts openings: each one starts a fresh form
   const [state, setState] = useState<{ open: boolean; opened: number; url: string }>({ open: false, opened: 0, url: "" });
+  // set once the keys and pastes are listened to (tests and the benchmark wait for it)
+  const [listening, setListening] = useState(false);
 
   useEffect(() => {
     const blocked = (e: Event) => inField(e.target) || document.querySelector("dialog[open]") !== null;
@@ -54,6 +56,7 @@ export function QuickCreateDialog({ slug, ctx }: { slug: string; ctx: LinkFormCo
     };
     document.addEventListener("keydown", onKey);
     document.addEventListener("paste", onPaste);
+    setListening(true);
     return () => {
       document.removeEventListener("keydown", onKey);
       document.removeEventListener("paste", onPaste);
@@ -64,6 +67,7 @@ export function QuickCreateDialog({ slug, ctx }: { slug: string; ctx: LinkFormCo
   return (
     <>
       <CreatedRowHighlight slug={slug} />
+      {listening && <span hidden data-quick-create="ready" />}
       <Dialog open={state.open} onClose={close} title="New link" wide>
         {state.open && <QuickCreateForm key={state.opened} slug={slug} ctx={ctx} initialUrl={state.url} onClose={close} />}
       </Dialog>
@@ -142,7 +146,7 @@ function QuickCreateForm({
       <TagsField id={id} values={editor.campaign} onChange={editor.setCampaign} tagOptions={ctx.tagOptions} error={err("tags")} />
       {locked.length > 0 && (
         <p data-testid="plan-line" className="text-xs text-slate-600">
-          {sentence(locked)} {locked.length === 1 ? "is" : "are"} on paid plans —{" "}
+          {sentence(locked)} {locked.length === 1 ? "needs" : "need"} a bigger plan —{" "}
           <Link href={`/w/${slug}/settings/usage`} className="font-medium text-brand-700 underline underline-offset-2">
             see plans
           </Link>
