@@ -132,7 +132,7 @@ export function TagCombobox({
       <ul
         id={listId}
         role="listbox"
-        aria-label="Matching tags"
+        aria-label="Tag suggestions"
         hidden={!shown}
         className="absolute z-20 mt-1 max-h-56 w-full overflow-y-auto rounded-md border border-slate-200 bg-white py-1 text-sm shadow-lg"
       >
