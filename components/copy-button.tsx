@@ -2,7 +2,31 @@
 import { useState } from "react";
 import { useToast } from "./toast";
 
-/** Copies `value` to the clipboard; falls back to selecting a hidden textarea on plain http. */
+/** Copies `value` to the clipboard; falls back to selecting a hidden textarea on plain http. True when copied. */
+export async function copyText(value: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(value);
+    return true;
+  } catch {
+    const ta = document.createElement("textarea");
+    ta.value = value;
+    ta.setAttribute("readonly", "");
+    ta.style.position = "fixed";
+    ta.style.opacity = "0";
+    document.body.appendChild(ta);
+    ta.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+    return ok;
+  }
+}
+
+/** A button that copies `value` (copyText) and says so. */
 export function CopyButton({
   value,
   label = "Copy",
@@ -19,25 +43,7 @@ export function CopyButton({
   const [copied, setCopied] = useState(false);
   const toast = useToast();
   async function copy() {
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(value);
-      ok = true;
-    } catch {
-      const ta = document.createElement("textarea");
-      ta.value = value;
-      ta.setAttribute("readonly", "");
-      ta.style.position = "fixed";
-      ta.style.opacity = "0";
-      document.body.appendChild(ta);
-      ta.select();
-      try {
-        ok = document.execCommand("copy");
-      } catch {
-        ok = false;
-      }
-      ta.remove();
-    }
+    const ok = await copyText(value);
     if (ok) {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);

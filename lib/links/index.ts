@@ -17,3 +17,10 @@ export { tagNamesOf } from "./link-tags.ts";
 export { retagLinks, retagLinksSchema, RETAG_MAX_LINKS, type RetagLinksInput } from "./retag.ts";
 export { parseLinkInput, isDenylisted, denylistedDestinations, isServiceHost } from "./rules.ts";
 export { generateCode, isReservedAlias } from "./short-code.ts";
+export {
+  codeAvailability,
+  codeAvailabilitySchema,
+  suggestFreeCode,
+  suggestCodeSchema,
+  type CodeAvailability,
+} from "./code-availability.ts";

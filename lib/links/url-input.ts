@@ -22,3 +22,18 @@ export function isHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/** Longest pasted text looked at as an address (the links schema allows 2,048 characters, see field-schemas.ts). */
+const PASTE_MAX = 2048;
+
+/**
+ * The web address in pasted text, completed as the forms complete it, or null when the text is
+ * not one address: the quick-create dialog opens on a paste outside a field only for an address.
+ * One token (no inner whitespace), http(s) or a host name, at most PASTE_MAX characters.
+ */
+export function urlFromPaste(text: string): string | null {
+  const trimmed = text.trim();
+  if (!trimmed || trimmed.length > PASTE_MAX || /\s/.test(trimmed)) return null;
+  const url = withDefaultScheme(trimmed);
+  return isHttpUrl(url) ? url : null;
+}

@@ -35,9 +35,13 @@ export async function linkFormContext(workspace: { id: number; plan: string }) {
       previews: hasFeature(plan, "LinkPreviews"),
     },
     defaultHost: config().shortDomain,
+    /** the short URL's scheme ("https:"), for the forms' live QR preview (serialize.ts shortUrl) */
+    shortScheme: new URL(config().APP_URL).protocol,
     domains: domains.map((d) => d.host),
     folders: folders.map((f) => f.folder).filter(Boolean),
     tags: tags.map((t) => t.name),
+    /** the tags with their colours, for the tag combobox */
+    tagOptions: tags.map((t) => ({ name: t.name, color: t.color })),
     utmTemplates,
   };
 }

@@ -1,12 +1,14 @@
 "use client";
 import { mergeUtm, utmOf, UTM_FIELDS, type Utm, type UtmField } from "@/lib/links/utm";
+import { TagCombobox, type TagOption } from "@/components/tag-combobox";
 import { Field, inputClass } from "@/components/ui";
 
-// The link form's campaign section: tags (comma-separated names) and the UTM builder (five fields,
+// The link form's campaign section: tags (the tag combobox) and the UTM builder (five fields,
 // a template picker, and the final URL as the service will store it). The body sends `tags` and
-// `utm` as the API takes them; the server merges utm into url.
+// `utm` as the API takes them; the server merges utm into url. The quick-create dialog shows the
+// tags on its own (TagsField) and this section without them.
 
-export type CampaignValues = { tags: string; utm: Record<UtmField, string> };
+export type CampaignValues = { tags: string[]; utm: Record<UtmField, string> };
 export type UtmTemplateOption = { id: number; name: string; utm: Utm };
 
 const LABELS: Record<UtmField, string> = { source: "Source", medium: "Medium", campaign: "Campaign", term: "Term", content: "Content" };
@@ -14,16 +16,10 @@ const LABELS: Record<UtmField, string> = { source: "Source", medium: "Medium", c
 export function initialCampaignValues(link: { url: string; tags: string[] } | undefined): CampaignValues {
   const current = link ? utmOf(link.url) : {};
   return {
-    tags: link?.tags.join(", ") ?? "",
+    tags: link?.tags ?? [],
     utm: Object.fromEntries(UTM_FIELDS.map((f) => [f, current[f] ?? ""])) as Record<UtmField, string>,
   };
 }
-
-const tagList = (text: string) =>
-  text
-    .split(",")
-    .map((t) => t.trim())
-    .filter(Boolean);
 
 /** The UTM fields the user changed from what the form started with ("" removes that parameter). */
 function utmChanges(v: CampaignValues, start: CampaignValues): Utm {
@@ -35,11 +31,39 @@ function utmChanges(v: CampaignValues, start: CampaignValues): Utm {
 /** The campaign part of the request body: tags when they differ from the start (always on create), utm when it changes the URL. */
 export function campaignBody(v: CampaignValues, start: CampaignValues, url: string, editing: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  const tags = tagList(v.tags);
-  if (editing ? JSON.stringify(tags) !== JSON.stringify(tagList(start.tags)) : tags.length > 0) body.tags = tags;
+  const tags = v.tags;
+  if (editing ? JSON.stringify(tags) !== JSON.stringify(start.tags) : tags.length > 0) body.tags = tags;
   const utm = utmChanges(v, start);
   if (Object.keys(utm).length && url) body.utm = utm;
   return body;
+}
+
+/** The tags of a link: the coloured combobox, with its label and error. */
+export function TagsField({
+  id,
+  values,
+  onChange,
+  tagOptions,
+  error,
+}: {
+  id: (name: string) => string;
+  values: CampaignValues;
+  onChange: (v: CampaignValues) => void;
+  tagOptions: TagOption[];
+  error?: string;
+}) {
+  return (
+    <Field label="Tags" htmlFor={id("tags")} error={error} hint="Pick tags or type a new name; new names become tags of the workspace.">
+      <TagCombobox
+        id={id("tags")}
+        value={values.tags}
+        onChange={(tags) => onChange({ ...values, tags })}
+        options={tagOptions}
+        invalid={!!error}
+        describedBy={error ? `${id("tags")}-error` : undefined}
+      />
+    </Field>
+  );
 }
 
 export function CampaignFields({
@@ -49,8 +73,9 @@ export function CampaignFields({
   start,
   onChange,
   templates,
-  tagNames,
+  tagOptions,
   errors,
+  withTags = true,
 }: {
   id: (name: string) => string;
   url: string;
@@ -58,8 +83,10 @@ export function CampaignFields({
   start: CampaignValues;
   onChange: (v: CampaignValues) => void;
   templates: UtmTemplateOption[];
-  tagNames: string[];
+  tagOptions: TagOption[];
   errors: { tags?: string; utm?: string };
+  /** false where the tags are shown elsewhere (the quick-create dialog) */
+  withTags?: boolean;
 }) {
   const setUtm = (f: UtmField, value: string) => onChange({ ...values, utm: { ...values.utm, [f]: value } });
   const applyTemplate = (tid: string) => {
@@ -75,22 +102,7 @@ export function CampaignFields({
   return (
     <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm" aria-label="Campaign">
       <h2 className="text-sm font-semibold">Campaign</h2>
-      <Field label="Tags" htmlFor={id("tags")} error={errors.tags} hint="Comma-separated; new names become tags of the workspace.">
-        <input
-          id={id("tags")}
-          value={values.tags}
-          onChange={(e) => onChange({ ...values, tags: e.target.value })}
-          list={id("tag-names")}
-          autoComplete="off"
-          className={inputClass}
-          placeholder="spring, email"
-        />
-        <datalist id={id("tag-names")}>
-          {tagNames.map((t) => (
-            <option key={t} value={t} />
-          ))}
-        </datalist>
-      </Field>
+      {withTags && <TagsField id={id} values={values} onChange={onChange} tagOptions={tagOptions} error={errors.tags} />}
       <div className="flex flex-wrap items-end justify-between gap-2">
         <h3 className="text-sm font-medium text-slate-700">UTM parameters</h3>
         {templates.length > 0 && (

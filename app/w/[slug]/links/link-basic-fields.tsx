@@ -2,99 +2,86 @@
 import Link from "next/link";
 import { Field, inputClass } from "@/components/ui";
 import type { LinkFormContext } from "@/lib/links/views";
+import { LinkCodeField } from "./link-code-field";
 import type { LinkSectionProps } from "./link-values";
 
+// The link's first fields, as parts: the link form shows them all in one section (LinkBasicFields);
+// the quick-create dialog shows the destination, domain and code at once and the details under
+// "More options".
+
+type BasicProps = LinkSectionProps & { editing: boolean; ctx: LinkFormContext; slug: string; domainOptions: string[]; ownCode?: string };
+
 /** The destination, domain, alias, title, folder, notes and the active switch. */
-export function LinkBasicFields({
-  v,
-  set,
-  id,
-  err,
-  described,
-  upgrade,
-  editing,
-  ctx,
-  slug,
-  domainOptions,
-}: LinkSectionProps & { editing: boolean; ctx: LinkFormContext; slug: string; domainOptions: string[] }) {
+export function LinkBasicFields(props: BasicProps) {
   return (
     <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
-      <Field label="Destination URL" htmlFor={id("url")} error={err("url")}>
-        <input
-          id={id("url")}
-          type="url"
-          inputMode="url"
-          autoFocus={!editing}
-          placeholder="https://example.com/a/long/page"
-          value={v.url}
-          onChange={(e) => set("url", e.target.value)}
-          className={inputClass}
-          {...described("url")}
-        />
-      </Field>
-      <div className="grid gap-4 sm:grid-cols-2">
-        <Field
-          label="Domain"
-          htmlFor={id("domain")}
-          error={err("domain")}
-          hint={
-            editing ? (
-              "A link stays on its domain."
-            ) : !ctx.features.domains ? (
-              upgrade("Custom domains are not in your plan.")
-            ) : ctx.domains.length === 0 ? (
-              <Link className="underline" href={`/w/${slug}/domains`}>
-                Add a custom domain
-              </Link>
-            ) : undefined
-          }
-        >
-          <select
-            id={id("domain")}
-            value={v.domain}
-            onChange={(e) => set("domain", e.target.value)}
-            disabled={editing || !ctx.features.domains}
-            className={inputClass}
-            {...described("domain")}
-          >
-            {domainOptions.map((d) => (
-              <option key={d} value={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field
-          label="Short code (alias)"
-          htmlFor={id("alias")}
-          error={err("alias")}
-          hint={
-            ctx.features.aliases
-              ? editing
-                ? "Changing it breaks the old short URL."
-                : "Leave empty for a random 7-character code. Letters, digits, - and _."
-              : upgrade("Custom aliases are not in your plan.")
-          }
-        >
-          <div className="flex rounded-md shadow-sm">
-            <span className="inline-flex max-w-[45%] items-center truncate rounded-l-md border border-r-0 border-slate-300 bg-slate-50 px-2 text-xs text-slate-500">
-              {v.domain}/
-            </span>
-            <input
-              id={id("alias")}
-              value={v.alias}
-              onChange={(e) => set("alias", e.target.value)}
-              disabled={!ctx.features.aliases}
-              placeholder={editing ? "" : "summer-sale"}
-              maxLength={60}
-              autoComplete="off"
-              spellCheck={false}
-              className={`${inputClass} rounded-l-none`}
-              {...described("alias")}
-            />
-          </div>
-        </Field>
+      <LinkDestinationField {...props} />
+      <div className="grid gap-4 sm:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
+        <LinkDomainField {...props} />
+        <LinkCodeField {...props} />
       </div>
+      <LinkDetailFields {...props} />
+    </section>
+  );
+}
+
+export function LinkDestinationField({ v, set, id, err, described, editing, autoFocus = !editing }: BasicProps & { autoFocus?: boolean }) {
+  return (
+    <Field label="Destination URL" htmlFor={id("url")} error={err("url")}>
+      <input
+        id={id("url")}
+        type="url"
+        inputMode="url"
+        autoFocus={autoFocus}
+        placeholder="https://example.com/a/long/page"
+        value={v.url}
+        onChange={(e) => set("url", e.target.value)}
+        className={inputClass}
+        {...described("url")}
+      />
+    </Field>
+  );
+}
+
+export function LinkDomainField({ v, set, id, err, described, upgrade, editing, ctx, slug, domainOptions }: BasicProps) {
+  return (
+    <Field
+      label="Domain"
+      htmlFor={id("domain")}
+      error={err("domain")}
+      hint={
+        editing ? (
+          "A link stays on its domain."
+        ) : !ctx.features.domains ? (
+          upgrade("Custom domains are not in your plan.")
+        ) : ctx.domains.length === 0 ? (
+          <Link className="underline" href={`/w/${slug}/domains`}>
+            Add a custom domain
+          </Link>
+        ) : undefined
+      }
+    >
+      <select
+        id={id("domain")}
+        value={v.domain}
+        onChange={(e) => set("domain", e.target.value)}
+        disabled={editing || !ctx.features.domains}
+        className={inputClass}
+        {...described("domain")}
+      >
+        {domainOptions.map((d) => (
+          <option key={d} value={d}>
+            {d}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
+export function LinkDetailFields({ v, set, id, err, described, ctx }: BasicProps) {
+  return (
+    <>
       <div className="grid gap-4 sm:grid-cols-2">
         <Field label="Title" htmlFor={id("title")} error={err("title")}>
           <input
@@ -152,6 +139,6 @@ export function LinkBasicFields({
         </span>
       </label>
       {err("active") && <p className="text-xs text-red-600">{err("active")}</p>}
-    </section>
+    </>
   );
 }

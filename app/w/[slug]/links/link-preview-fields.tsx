@@ -3,11 +3,13 @@ import { useMutation } from "@tanstack/react-query";
 import { PREVIEW_DESCRIPTION_MAX, PREVIEW_TITLE_MAX } from "@/lib/links/routing-schema";
 import { withDefaultScheme } from "@/lib/links/url-input";
 import { Field, inputClass, secondaryButtonClass } from "@/components/ui";
-import { PreviewCard } from "./preview-card";
 import { fetchPreviewAction } from "./routing-actions";
 import { PlanLine, useRoutingSetter, RoutingSection, type RoutingSectionProps } from "./routing-section";
 
-/** The card link-preview fetchers get instead of the destination's own, with "Fetch from destination". */
+/**
+ * The card link-preview fetchers get instead of the destination's own, with "Fetch from destination".
+ * The card as it will look is in the builder's preview column (link-builder-preview.tsx).
+ */
 export function LinkPreviewFields(props: RoutingSectionProps) {
   const { v, id, err, ctx, upgrade, slug, described } = props;
   const setRouting = useRoutingSetter(props);
@@ -34,7 +36,7 @@ export function LinkPreviewFields(props: RoutingSectionProps) {
       {locked ? (
         <PlanLine>{upgrade("Custom preview cards are not in your plan.")}</PlanLine>
       ) : (
-        <div className="grid gap-4 lg:grid-cols-2">
+        <div>
           <div className="space-y-3">
             <Field label="Preview title" htmlFor={id("previewTitle")}>
               <input
@@ -94,7 +96,6 @@ export function LinkPreviewFields(props: RoutingSectionProps) {
               <p className="text-xs">{upgrade("Custom preview cards are not in your plan: clear it to save other changes.")}</p>
             )}
           </div>
-          <PreviewCard title={p.title || v.title} description={p.description} image={p.image} url={withDefaultScheme(v.url)} />
         </div>
       )}
     </RoutingSection>

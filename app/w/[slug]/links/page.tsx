@@ -7,6 +7,7 @@ import { workspacePage } from "@/lib/actions/workspace";
 import { folderCounts, parseLinksPageFilters } from "@/lib/links/views";
 import { FolderTree } from "./folder-tree";
 import { LinksTable } from "./links-table";
+import { QuickCreate } from "./quick-create";
 
 export const metadata: Metadata = { title: "Links" };
 
@@ -30,6 +31,7 @@ export default async function LinksPage({
   const total = folders.reduce((s, f) => s + f.count, 0);
   return (
     <>
+      <QuickCreate slug={slug} />
       <PageHeader
         title="Links"
         description={

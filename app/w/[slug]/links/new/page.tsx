@@ -19,7 +19,7 @@ export default async function NewLinkPage({
   const { workspace } = await workspacePage(slug);
   const ctx = await linkFormContext(workspace);
   return (
-    <div className="mx-auto max-w-3xl">
+    <div className="mx-auto max-w-6xl">
       <PageHeader
         title="New link"
         description="Shorten a URL. Only the destination is required."

@@ -16,7 +16,7 @@ export default async function EditLinkPage({ params }: { params: Promise<{ slug:
   if (!link) notFound();
   const ctx = await linkFormContext(workspace);
   return (
-    <div className="mx-auto max-w-3xl">
+    <div className="mx-auto max-w-6xl">
       <PageHeader
         title="Edit link"
         description={link.short}
