@@ -7,8 +7,9 @@ import { assertWritable } from "./writable.ts";
 // per workspace, at most MAX_LOGO_BYTES, in its own table (WorkspaceLogo) so that reading a
 // workspace never loads it. The type is decided from the bytes, never from what the upload claims.
 // An SVG may hold script: the app only ever uses the logo as an image (an <img>, or an <image> in
-// the downloaded SVG), where no script runs, and app/w/[slug]/logo/route.ts serves it with
-// LOGO_HEADERS (nosniff, and a CSP that forbids script and sandboxes the file when opened directly).
+// the downloaded SVG), where no script runs; app/w/[slug]/logo/route.ts serves it with nosniff, and
+// server.ts gives that path a CSP that runs no script and sandboxes the file when opened directly
+// (UPLOADED_IMAGE_CSP in lib/http/security-headers.ts).
 
 export const MAX_LOGO_BYTES = 256 * 1024;
 export const LOGO_TYPES = ["image/png", "image/jpeg", "image/svg+xml"] as const;
@@ -17,7 +18,6 @@ export type LogoType = (typeof LOGO_TYPES)[number];
 /** The headers every logo answer carries besides its Content-Type. */
 export const LOGO_HEADERS = {
   "X-Content-Type-Options": "nosniff",
-  "Content-Security-Policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
   "Cache-Control": "private, no-cache",
 } as const;
 
