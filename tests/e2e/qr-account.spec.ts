@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type BrowserContextOptions, type Page } from "@playwright/test";
 import { admin, appUrl, shot, signUp } from "./support.ts";
-import { BROWSER_UA, signIn } from "./workspace-seed.ts";
+import { BROWSER_UA } from "./workspace-seed.ts";
 
 // The QR designer on a link's page (colours, a refused pair, the workspace logo, PNG and SVG of
 // what is shown), QR scans shown apart from clicks, the Account page inside the workspace layout,
@@ -15,13 +15,14 @@ const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><r
 
 test.use({ trace: "off" });
 
-let owner: string;
 let slug: string;
 let linkId: number;
+// the owner's signed-in session, reused by every context (signing in hashes a password each time)
+let session: BrowserContextOptions["storageState"];
 
 test.beforeAll(async ({ browser }) => {
   const page = await browser.newPage();
-  ({ email: owner, slug } = await signUp(page));
+  ({ slug } = await signUp(page));
   await admin("workspace:plan", { slug, plan: "team" }); // bulk import
   const { key } = (await admin("key:create", { slug, name: "qr spec" })) as { key: string };
   const headers = { Authorization: `Bearer ${key}` };
@@ -40,6 +41,7 @@ test.beforeAll(async ({ browser }) => {
       timeout: 15_000,
     })
     .toBe(2);
+  session = await page.context().storageState();
   await page.close();
 });
 
@@ -63,9 +65,8 @@ async function shownSvg(page: Page): Promise<string> {
 test("QR designer: colours, a refused pair with its reason, the logo, PNG and SVG downloads; scans apart from clicks", async ({
   browser,
 }, testInfo) => {
-  const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true });
+  const context = await browser.newContext({ viewport: DESKTOP, acceptDownloads: true, storageState: session });
   const page = await context.newPage();
-  await signIn(page, owner);
   const found: string[] = [];
 
   // the logo, uploaded by the owner in Settings
@@ -161,9 +162,12 @@ test("Account page inside the workspace layout, in sections; /account leads ther
     ["desktop", DESKTOP],
     ["phone", PHONE],
   ] as const) {
-    const context = await browser.newContext({ viewport, ...(name === "phone" ? { isMobile: true, hasTouch: true } : {}) });
+    const context = await browser.newContext({
+      viewport,
+      storageState: session,
+      ...(name === "phone" ? { isMobile: true, hasTouch: true } : {}),
+    });
     const page = await context.newPage();
-    await signIn(page, owner);
     await page.goto(`/w/${slug}/links`);
     await page.getByRole("link", { name: "Account" }).filter({ visible: true }).first().click();
     await expect(page).toHaveURL(new RegExp(`/w/${slug}/account$`));
@@ -213,9 +217,8 @@ test("import problems read in words", async ({ browser }, testInfo) => {
     ["desktop", DESKTOP],
     ["phone", PHONE],
   ] as const) {
-    const context = await browser.newContext({ viewport });
+    const context = await browser.newContext({ viewport, storageState: session });
     const page = await context.newPage();
-    await signIn(page, owner);
     await page.goto(`/w/${slug}/links/import`);
     const csv = "url,title\r\nhttps://example.com/ok,Fine\r\n,No destination\r\nftp://files.example,Old server\r\n";
     await page.locator('input[type="file"]').setInputFiles({ name: "links.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
