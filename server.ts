@@ -89,7 +89,7 @@ async function main() {
   const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { stampPagePath } = await import("./lib/auth/page-path.ts");
-  const { appSecurityHeaders } = await import("./lib/http/security-headers.ts");
+  const { appSecurityHeaders, isUploadedImagePath, UPLOADED_IMAGE_CSP } = await import("./lib/http/security-headers.ts");
   const { acceptRequestId, REQUEST_ID_HEADER } = await import("./lib/log/request-id.ts");
   const { earlyAnswer } = await import("./lib/http/request-guard.ts");
   const {
@@ -133,6 +133,7 @@ async function main() {
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader("X-Request-Id", requestId);
     for (const [name, value] of securityHeaders) res.setHeader(name, value);
+    if (isUploadedImagePath(req.url)) res.setHeader("Content-Security-Policy", UPLOADED_IMAGE_CSP);
     // Methods, targets and escapes Next cannot handle get a 4xx here (lib/http/request-guard.ts).
     const early = earlyAnswer(req);
     if (early) {

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { AccountLink } from "./account-link";
 import { signOutAction } from "./actions";
 
 /** Account and Sign out, as every signed-in header shows them (after any links passed as children). */
@@ -6,9 +6,7 @@ export function AccountLinks({ children }: { children?: React.ReactNode }) {
   return (
     <>
       {children}
-      <Link href="/account" className="text-sm text-slate-600 hover:text-slate-900">
-        Account
-      </Link>
+      <AccountLink />
       <form action={signOutAction}>
         <button className="text-sm text-slate-600 hover:text-slate-900">Sign out</button>
       </form>

@@ -31,6 +31,8 @@ export const TABLES: Record<string, TableOwner> = {
         "deleting an account deletes the workspaces it alone is in, in the same serializable transaction (a member joining meanwhile stops it)",
     },
   },
+  // the workspace's QR logo (lib/workspaces/logo.ts); deleted with its workspace by the foreign key
+  WorkspaceLogo: { owner: "workspaces" },
   Membership: {
     owner: "members",
     others: { "lib/workspaces/index.ts": "a new workspace's first owner, in the same transaction as the workspace" },

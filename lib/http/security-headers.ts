@@ -18,3 +18,14 @@ export function appSecurityHeaders(appUrl: string): [string, string][] {
   if (new URL(appUrl).protocol === "https:") headers.push(["Strict-Transport-Security", `max-age=${HSTS_MAX_AGE_SECONDS}`]);
   return headers;
 }
+
+/**
+ * Uploaded images served by the app (a workspace's QR logo, app/w/[slug]/logo) may be SVG, which can
+ * hold script. The app only uses them as images, where no script runs; opened directly, this
+ * policy (in place of the app's own) runs no script, loads nothing and sandboxes the document.
+ */
+export const UPLOADED_IMAGE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox";
+
+export function isUploadedImagePath(url: string | undefined): boolean {
+  return /^\/w\/[^/?#]+\/logo(?:[?#]|$)/.test(url ?? "");
+}

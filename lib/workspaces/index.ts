@@ -12,7 +12,13 @@ import { authorize, findWorkspace } from "./access.ts";
 export { assertWritable, DEACTIVATED_MESSAGE } from "./writable.ts";
 export { ownerContacts, workspaceOverview, workspaceUsage } from "./overview.ts";
 export { DIRECTORY_PAGE_SIZE, workspaceDirectory, type DirectoryRow } from "./directory.ts";
-export { assertSecondFactor, isSecondFactorRefusal, SECOND_FACTOR_REQUIRED_MESSAGE, setSecondFactorRequired } from "./second-factor.ts";
+export {
+  assertSecondFactor,
+  firstOpenWorkspaceSlug,
+  isSecondFactorRefusal,
+  SECOND_FACTOR_REQUIRED_MESSAGE,
+  setSecondFactorRequired,
+} from "./second-factor.ts";
 export {
   atLeast,
   authorize,

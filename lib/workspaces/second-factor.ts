@@ -48,3 +48,19 @@ export async function setSecondFactorRequired(
   await db().workspace.update({ where: { id: ctx.workspace.id }, data: { requireTwoFactor: require } });
   return { requireTwoFactor: require };
 }
+
+/**
+ * The first workspace (oldest membership) the account may open now: one that does not require a
+ * second factor, or any when the account has one. The Account page is shown inside it; null: none.
+ */
+export async function firstOpenWorkspaceSlug(userId: number): Promise<string | null> {
+  const ms = await db().membership.findMany({
+    where: { userId },
+    select: { workspace: { select: { slug: true, requireTwoFactor: true } } },
+    orderBy: { createdAt: "asc" },
+    take: 100,
+  });
+  const open = ms.find((m) => !m.workspace.requireTwoFactor);
+  if (open) return open.workspace.slug;
+  return ms.length && (await hasSecondFactor(userId)) ? ms[0].workspace.slug : null;
+}

@@ -56,7 +56,9 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     );
     await expect(page.getByRole("cell", { name: "Product 1, imported" })).toBeVisible();
     // The API's own rules, already in the preview.
-    await expect(page.getByRole("row", { name: /^10 / })).toContainText("url: must be an absolute http or https URL");
+    await expect(page.getByRole("row", { name: /^10 / })).toContainText(
+      "Row 10: 'ftp://example.com/10' is not a web address (use http or https)",
+    );
     await shot(page, testInfo, "import-preview");
 
     // Record every value the progress bar takes.
@@ -82,8 +84,12 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     const results = page.getByRole("table", { name: "Import results" });
     await expect(results.getByRole("row")).toHaveCount(4);
     await expect(results.getByRole("row", { name: /^6 / })).toContainText(`The alias "dup-${tag}" is already taken on that domain.`);
-    await expect(results.getByRole("row", { name: /^10 / })).toContainText("url: must be an absolute http or https URL");
-    await expect(results.getByRole("row", { name: /^150 / })).toContainText("url: must be an absolute http or https URL");
+    await expect(results.getByRole("row", { name: /^10 / })).toContainText(
+      "Row 10: 'ftp://example.com/10' is not a web address (use http or https)",
+    );
+    await expect(results.getByRole("row", { name: /^150 / })).toContainText(
+      "Row 150: 'ftp://example.com/150' is not a web address (use http or https)",
+    );
     await shot(page, testInfo, "import-failures");
 
     const download = page.waitForEvent("download");

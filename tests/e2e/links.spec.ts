@@ -58,7 +58,7 @@ test("create, edit and delete a link from a fresh sign-up", async ({ page }, tes
 
   // A QR code to download.
   const download = page.waitForEvent("download");
-  await page.getByRole("link", { name: "Download PNG" }).click();
+  await page.getByRole("button", { name: "Download PNG" }).click();
   expect((await download).suggestedFilename()).toBe(`qr-${code}.png`);
 
   // Edit.

@@ -60,8 +60,12 @@ async function canSignIn(email: string, password = "password1") {
   );
 }
 
-const accountForm = (cookie: string, containing: string, fields: Record<string, string>) =>
-  submitForm(app.url, "/account", fields, { headers: { cookie }, containing });
+/** A form of the Account page, posted where /account leads (the page inside the account's workspace). */
+async function accountForm(cookie: string, containing: string, fields: Record<string, string>) {
+  const res = await fetch(`${app.url}/account`, { headers: { cookie }, redirect: "manual" });
+  const target = res.status === 307 ? new URL(res.headers.get("location")!, app.url) : null;
+  return submitForm(app.url, target ? target.pathname + target.search : "/account", fields, { headers: { cookie }, containing });
+}
 
 /** The confirmation link of the last email-change mail to `to`, as a path of the app. */
 async function changeLinkPath(to: string) {

@@ -18,6 +18,12 @@ async function signedIn(): Promise<number> {
   return userId;
 }
 
+/** The Account page, at /account and inside every workspace (app/w/[slug]/account). */
+function revalidateAccountPages() {
+  revalidatePath("/account");
+  revalidatePath("/w/[slug]/account", "page");
+}
+
 /** "Set up" (and "Start again"): a new secret, shown on the page until a code confirms it. */
 export async function startTwoFactorAction(_: TwoFactorFormState): Promise<TwoFactorFormState> {
   const userId = await signedIn();
@@ -28,7 +34,7 @@ export async function startTwoFactorAction(_: TwoFactorFormState): Promise<TwoFa
     throw e;
   }
   // the page shows the new key (a redirect to the same page would not load it again)
-  revalidatePath("/account");
+  revalidateAccountPages();
   return {};
 }
 
@@ -53,6 +59,6 @@ export async function disableTwoFactorAction(_: TwoFactorFormState, form: FormDa
     if (e instanceof ServiceError) return { error: e.message };
     throw e;
   }
-  revalidatePath("/account");
+  revalidateAccountPages();
   return {};
 }

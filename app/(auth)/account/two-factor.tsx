@@ -6,7 +6,7 @@ import { DisableTwoFactorForm, StartTwoFactorForm, TwoFactorEnrolment } from "./
 export async function TwoFactorSection({ userId, hasPassword }: { userId: number; hasPassword: boolean }) {
   const status = await twoFactorStatus(userId);
   return (
-    <section id="two-factor" aria-labelledby="two-factor-title" className="mt-8 border-t border-slate-200 pt-6">
+    <section id="two-factor" aria-labelledby="two-factor-title">
       <h2 id="two-factor-title" className="text-base font-semibold">
         Second factor
       </h2>

@@ -4,12 +4,15 @@ import { Card, PageHeader } from "@/components/ui";
 import { workspacePage } from "@/lib/actions/workspace";
 import { RenameForm } from "./rename-form";
 import { SecondFactorRequiredForm } from "./second-factor-form";
+import { LogoForm } from "./logo-form";
+import { MAX_LOGO_BYTES, workspaceLogoVersion } from "@/lib/workspaces/logo";
 
 export default async function SettingsPage({ params }: { params: Promise<{ slug: string }> }) {
   const { slug } = await params;
   const { workspace, can } = await workspacePage(slug);
   const canManage = can("workspace.manage");
   const plan = planOf(workspace.plan);
+  const logoVersion = await workspaceLogoVersion(workspace.id);
   const sections = [
     {
       href: `/w/${slug}/settings/usage`,
@@ -36,6 +39,16 @@ export default async function SettingsPage({ params }: { params: Promise<{ slug:
             Plan: <span className="font-medium text-slate-900">{plan.name}</span>
           </p>
         </Card>
+        <div id="qr-logo" className="scroll-mt-6">
+          <Card title="QR code logo">
+            <LogoForm
+              slug={slug}
+              logoUrl={logoVersion === null ? null : `/w/${slug}/logo?v=${logoVersion}`}
+              maxKb={MAX_LOGO_BYTES / 1024}
+              canManage={canManage}
+            />
+          </Card>
+        </div>
         <Card title="Second factor">
           <p className="mb-4 text-sm text-slate-600">
             {workspace.requireTwoFactor

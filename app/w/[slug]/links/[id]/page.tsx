@@ -5,7 +5,7 @@ import { notFound } from "next/navigation";
 import { parseIdParam } from "@/lib/http/params";
 import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { CopyButton } from "@/components/copy-button";
-import { QrCode } from "@/components/qr";
+import { QrDesigner } from "@/components/qr-designer";
 import { qrUrl } from "@/lib/analytics/ingest/qr";
 import { analyticsReport, pageParams } from "@/lib/analytics/reports/report";
 import { analytics } from "@/lib/analytics/reports/service";
@@ -19,6 +19,8 @@ import { TagChip } from "@/components/tag-chip";
 import { linkState } from "../link-state";
 import { DeleteLinkButton } from "./delete-button";
 import { VariantFigures } from "./variant-figures";
+import { ScanFigures } from "./scan-figures";
+import { workspaceLogoVersion } from "@/lib/workspaces/logo";
 
 export const metadata: Metadata = { title: "Link" };
 
@@ -35,14 +37,17 @@ export default async function LinkPage({
   const { workspace } = await workspacePage(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
-  const [report, tags] = await Promise.all([
+  const [report, tags, logoVersion] = await Promise.all([
     analyticsReport(
       workspace,
       { ...pageParams(await searchParams), link: link.code, domain: link.domain },
       { panels: ["countries", "referrers", "devices", "browsers", "os"] },
     ),
     link.tags.length ? listTags(workspace) : Promise.resolve([]),
+    workspaceLogoVersion(workspace.id),
   ]);
+  // QR scans apart from the other clicks, over the same range and filters
+  const scans = report.problem ? null : await analytics(workspace, { ...report.input, groupBy: "qr", limit: 2 });
   // the A/B split's figures: clicks and visitors per destination over the report's own range and filters
   const perDestination =
     link.variants && !report.problem
@@ -157,6 +162,7 @@ export default async function LinkPage({
             </span>{" "}
             clicks all time
           </p>
+          {scans && <ScanFigures answer={scans} />}
           <AnalyticsView
             report={report}
             basePath={`/w/${slug}/links/${link.id}`}
@@ -176,9 +182,17 @@ export default async function LinkPage({
             </dl>
           </Card>
         </div>
-        <Card title="QR code">
-          <QrCode value={qrUrl(link.short)} fileName={`qr-${link.code}`} />
-        </Card>
+        {/* sized to its content, not stretched down the column */}
+        <div className="self-start">
+          <Card title="QR code">
+            <QrDesigner
+              value={qrUrl(link.short)}
+              fileName={`qr-${link.code}`}
+              logoUrl={logoVersion === null ? null : `/w/${slug}/logo?v=${logoVersion}`}
+              settingsHref={`/w/${slug}/settings#qr-logo`}
+            />
+          </Card>
+        </div>
       </div>
     </>
   );

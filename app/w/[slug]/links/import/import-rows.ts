@@ -2,6 +2,7 @@ import { describeErrorBody, type ErrorBody } from "@/lib/api/error-body";
 import type { Detection } from "@/lib/csv/foreign";
 import { columnFor, type ConvertedRow } from "@/lib/links/csv-rows";
 import { createLinkSchema } from "@/lib/links/schemas";
+import { rowProblemsInWords } from "@/lib/links/row-problems";
 
 // What the importer's steps share: the parsed file, each row's outcome, and reading a row's cells.
 
@@ -18,15 +19,15 @@ export type Parsed = {
 };
 export type Outcome = { row: number; url: string; alias: string; status: number; short?: string; id?: number; reason?: string };
 
-/** The API's own body schema, in the browser: a row it refuses is reported without being sent. */
+/**
+ * The API's own body schema, in the browser: a row it refuses is reported without being sent, its
+ * problems in words (lib/links/row-problems.ts), each starting "Row N:".
+ */
 export function checkRow(r: ConvertedRow): ConvertedRow {
-  if (!("body" in r)) return r;
+  if (!("body" in r)) return { row: r.row, errors: r.errors.map((e) => `Row ${r.row}: ${e}`) };
   const parsed = createLinkSchema.safeParse(r.body);
   if (parsed.success) return r;
-  return {
-    row: r.row,
-    errors: parsed.error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)),
-  };
+  return { row: r.row, errors: rowProblemsInWords(r.row, parsed.error.issues, r.body) };
 }
 
 /**
