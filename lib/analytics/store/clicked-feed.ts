@@ -1,5 +1,5 @@
 import type { Queryable } from "../../db/queryable.ts";
-import type { TargetKind } from "../model.ts";
+import type { ClickEvent, ExportRow, TargetKind } from "../model.ts";
 import type { FeedPosition } from "./feed.ts";
 
 // The click-event feed (feed.ts) as link.clicked reads it: one workspace's counted clicks (never
@@ -8,38 +8,14 @@ import type { FeedPosition } from "./feed.ts";
 
 export const CLICKED_CURSOR_PREFIX = "clicked:";
 
-/** What a link.clicked event says of a click, and where it is in the feed. */
-export type FedClick = {
-  position: FeedPosition;
-  at: number;
-  linkId: number;
-  target: TargetKind;
-  country: string | null;
-  city: string | null;
-  referrerHost: string | null;
-  referrerUrl: string | null;
-  device: string;
-  browser: string | null;
-  os: string | null;
-  qr: boolean;
-};
+/** The click event's columns a link.clicked event says of a click (model.ts ClickEvent). */
+type ClickedColumns = "at" | "linkId" | "target" | "country" | "city" | "referrerHost" | "referrerUrl" | "device" | "browser" | "os" | "qr";
 
-type Row = {
-  tx: string;
-  seq: string;
-  at: Date;
-  link_id: number;
-  target: string;
-  country: string | null;
-  city: string | null;
-  referrer_host: string | null;
-  referrer_url: string | null;
-  device: string;
-  browser: string | null;
-  os: string | null;
-  qr: boolean;
-  horizon: string;
-};
+/** What a link.clicked event says of a click, and where it is in the feed. */
+export type FedClick = Pick<ClickEvent, ClickedColumns> & { position: FeedPosition };
+
+// the export's row (model.ts) as far as link.clicked reads it, plus the feed's position and horizon
+type Row = Omit<ExportRow, "domain" | "bot" | "destination" | "language"> & { tx: string; seq: string; horizon: string };
 
 /**
  * Up to `limit` counted clicks of `workspaceId` after `after`, in commit order, and `next`: the last
