@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 import type { ClickEvent } from "../analytics/model.ts";
-import type { FedClick } from "../analytics/store/clicked-feed.ts";
+import { clickedCursorName, type FedClick } from "../analytics/store/clicked-feed.ts";
 import type { Link } from "../db/generated/client.ts";
 import { config } from "../config/index.ts";
 import { clickSubscribers } from "../events/sql.ts";
@@ -40,10 +40,8 @@ export async function clickedLinks(q: FlushClient, linkIds: number[]): Promise<M
   );
 }
 
-/** The cursor of an endpoint's link.clicked in the click-event feed. */
-export function clickedCursorName(endpointId: number): string {
-  return `clicked:${endpointId}`;
-}
+// the cursor of an endpoint's link.clicked in the click-event feed (named where the feed's readers are)
+export { clickedCursorName };
 
 function clickDigest(kind: string, p: FeedPosition): string {
   return createHash("sha256").update(`${kind}\n${p.tx}\n${p.seq}`).digest("hex");

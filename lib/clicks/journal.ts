@@ -17,6 +17,10 @@ export type JournalBatch = {
   totals: [number, number][];
   /** enriched click events (never an address: the visitor key is already an HMAC) */
   events: ClickEvent[];
+  /** capped links: [linkId, clicks let through from what the process knew], counted when the batch is applied (absent: none) */
+  capped?: [number, number][];
+  /** indexes in `events` of those clicks, in order (an event beyond the link's cap when applied is left out) */
+  held?: number[];
 };
 
 type Entry = { file: string; bytes: number };
@@ -44,6 +48,19 @@ export class ClickJournal {
       this.bytesHeld += bytes;
       this.nextSequence = Number(m[1]) + 1;
     }
+  }
+
+  /**
+   * The capped links' clicks the waiting batches hold, per link (read once, when the pipeline
+   * starts: what the database's counts still lack, pipeline.ts).
+   */
+  heldCapped(): Map<number, number> {
+    const held = new Map<number, number>();
+    for (const entry of this.entries) {
+      const batch = JSON.parse(fs.readFileSync(entry.file, "utf8")) as JournalBatch;
+      for (const [id, n] of batch.capped ?? []) held.set(id, (held.get(id) ?? 0) + n);
+    }
+    return held;
   }
 
   /** Batches waiting in the journal. */

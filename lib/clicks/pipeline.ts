@@ -16,7 +16,14 @@ import type { ClickJournal, JournalBatch } from "./journal.ts";
 //               + analytics.click_event rows + link.clicked events and deliveries (deliveries.ts)
 //
 // Capped links were counted at once on the request path (countCappedClick, counters.ts, exact under races), so
-// only their events wait here; bots are recorded as bots and never counted.
+// only their events wait here; bots are recorded as bots and never counted. While the database
+// cannot count a capped link's click (an outage), or its count still lacks clicks held here or in
+// the journal, the redirect decides from what this process knows (knownClicks: the last count it
+// saw, plus the clicks it let through since, journaled ones included after a restart) and hands
+// the click over as held (addHeld): the batch that carries it adds it to the counter, held at the
+// cap, and leaves out the events of held clicks beyond it (writer.ts). One process alone is exact;
+// several processes in one outage may let through more than the cap together, and then only the
+// first up to the cap are counted and stored.
 //
 // A batch the database does not take goes to the journal (journal.ts: a file a batch under the data
 // folder, fsync'd), and while the journal holds anything every new batch is appended behind it, so
@@ -41,13 +48,20 @@ export type ClickBatch = {
   totals: Map<number, number>;
   /** every recorded visit, enriched */
   events: ClickEvent[];
+  /** capped links: clicks let through from what the process knew (addHeld), to add held at the cap */
+  capped: Map<number, number>;
+  /** indexes in `events` of those clicks, in order: the ones beyond a link's cap when written are left out */
+  held: number[];
 };
 
 export interface ClickWriter {
   /** The day's visitor salt (lib/analytics: visitor keys are unlinkable across days). */
   saltFor(day: number): Promise<Buffer>;
-  /** Writes the batch in one transaction; throws when it could not (then nothing of it is stored). */
-  write(batch: ClickBatch): Promise<void>;
+  /**
+   * Writes the batch in one transaction; throws when it could not (then nothing of it is stored).
+   * Returns the counts of the batch's capped links after it (none when it was applied before).
+   */
+  write(batch: ClickBatch): Promise<Map<number, number> | void>;
 }
 
 export type PipelineOptions = {
@@ -63,6 +77,13 @@ export type PipelineOptions = {
 
 export class ClickPipeline {
   private totals = new Map<number, number>();
+  /** held clicks of capped links not yet in a batch, per link, and their hits */
+  private capped = new Map<number, number>();
+  private heldHits = new Set<ClickHit>();
+  /** held clicks of capped links not yet written (in memory or in the journal), per link */
+  private pendingCapped = new Map<number, number>();
+  /** the last count this process saw of each capped link (countCappedClick, or a batch's write) */
+  private seenClicks = new Map<number, number>();
   private hits: ClickHit[] = [];
   private failed: ClickHit[] = [];
   private attempts = 0;
@@ -88,6 +109,35 @@ export class ClickPipeline {
     this.geo = opts.geo ?? geoLookup;
     this.log = opts.log ?? ((line) => logTaggedLine(line, "clicks"));
     this.journal = opts.journal;
+    if (this.journal?.batches) this.pendingCapped = this.journal.heldCapped();
+  }
+
+  /** Clicks of a capped link held by this process and not yet written (the database's count lacks them). */
+  heldClicks(linkId: number): number {
+    return this.pendingCapped.get(linkId) ?? 0;
+  }
+
+  /** The capped link's count as this process knows it: the last count seen (or `loaded`, the cache's) plus its held clicks. */
+  knownClicks(linkId: number, loaded: number): number {
+    return Math.max(loaded, this.seenClicks.get(linkId) ?? 0) + this.heldClicks(linkId);
+  }
+
+  /** The count countCappedClick (or a read) answered for a capped link. */
+  sawClicks(linkId: number, clicks: number): void {
+    if (clicks > (this.seenClicks.get(linkId) ?? 0)) this.seenClicks.set(linkId, clicks);
+  }
+
+  /**
+   * A counted click on a capped link that the database could not count now: let through when the
+   * count this process knows is below `maxClicks` (then held, and true), else false (cap reached).
+   */
+  addHeld(hit: ClickHit, maxClicks: number, loaded: number): boolean {
+    if (this.knownClicks(hit.linkId, loaded) >= maxClicks) return false;
+    this.capped.set(hit.linkId, (this.capped.get(hit.linkId) ?? 0) + 1);
+    this.pendingCapped.set(hit.linkId, this.heldClicks(hit.linkId) + 1);
+    this.heldHits.add(hit);
+    this.add(hit, false);
+    return true;
   }
 
   /** A visit sent on: `countTotal` for a counted click of an uncapped link (capped links were counted already, bots never are). */
@@ -133,11 +183,11 @@ export class ClickPipeline {
         this.log(`[clicks] ${batches} click batches (${bytes} bytes) wait in the journal ${this.journal.dir}; the next start replays them`);
       return;
     }
-    for (let i = 0; i < tries && (this.backlog > 0 || this.totals.size > 0); i++) {
+    for (let i = 0; i < tries && (this.backlog > 0 || this.totals.size > 0 || this.capped.size > 0); i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
       await this.flush();
     }
-    if (this.backlog > 0 || this.totals.size > 0) {
+    if (this.backlog > 0 || this.totals.size > 0 || this.capped.size > 0) {
       metrics().clicks.givenUp.inc({ reason: "shutdown" }, this.backlog);
       this.log(
         `[clicks] gave up on ${this.backlog} click events at shutdown (and ${this.uncountedClicks} clicks on link counters): the database did not take them`,
@@ -145,6 +195,8 @@ export class ClickPipeline {
       this.failed = [];
       this.hits = [];
       this.totals = new Map();
+      this.capped = new Map();
+      this.heldHits.clear();
     }
   }
 
@@ -163,26 +215,32 @@ export class ClickPipeline {
       }
       return;
     }
-    if (!this.hits.length && !this.failed.length && !this.totals.size) return;
+    if (!this.hits.length && !this.failed.length && !this.totals.size && !this.capped.size) return;
     const hits = this.failed.length ? this.failed.concat(this.hits) : this.hits;
     const totals = this.totals;
+    const capped = this.capped;
     this.hits = [];
     this.failed = [];
     this.totals = new Map();
+    this.capped = new Map();
     const started = performance.now();
     try {
-      await this.writer.write({ id: randomUUID(), totals, events: await this.enrich(hits) });
+      const batch = { id: randomUUID(), totals, events: await this.enrich(hits), capped, held: this.heldIn(hits) };
+      this.written(batch, await this.writer.write(batch));
+      for (const h of hits) this.heldHits.delete(h);
       this.attempts = 0;
       metrics().clicks.flushDuration.observe({ result: "ok" }, (performance.now() - started) / 1000);
     } catch (e) {
       metrics().clicks.flushDuration.observe({ result: "error" }, (performance.now() - started) / 1000);
       for (const [id, n] of totals) this.totals.set(id, (this.totals.get(id) ?? 0) + n);
+      for (const [id, n] of capped) this.capped.set(id, (this.capped.get(id) ?? 0) + n);
       this.attempts++;
       const why = (e as Error).message;
       if (this.attempts >= this.maxAttempts) {
         metrics().clicks.givenUp.inc({ reason: "failed_writes" }, hits.length);
         this.log(`[analytics] gave up on ${hits.length} click events after ${this.attempts} failed writes: ${why}`);
         this.attempts = 0;
+        for (const h of hits) this.heldHits.delete(h);
       } else {
         this.log(`[analytics] writing ${hits.length} click events failed (${this.attempts} in a row), kept for the next try: ${why}`);
         this.failed = hits;
@@ -197,12 +255,16 @@ export class ClickPipeline {
    */
   private async flushThroughJournal(journal: ClickJournal): Promise<void> {
     let refused = false;
-    if (this.hits.length || this.totals.size) {
+    if (this.hits.length || this.totals.size || this.capped.size) {
       const hits = this.hits;
       const totals = this.totals;
+      const capped = this.capped;
+      const held = this.heldIn(hits);
       this.hits = [];
       this.totals = new Map();
-      const batch: ClickBatch = { id: randomUUID(), totals, events: await this.enrich(hits) };
+      this.capped = new Map();
+      for (const h of hits) this.heldHits.delete(h);
+      const batch: ClickBatch = { id: randomUUID(), totals, events: await this.enrich(hits), capped, held };
       if (journal.batches === 0) {
         if (await this.write(batch)) return;
         refused = true;
@@ -212,11 +274,29 @@ export class ClickPipeline {
     if (!refused) await this.replay(journal);
   }
 
+  /** The indexes of the held clicks among `hits` (addHeld), in order. */
+  private heldIn(hits: ClickHit[]): number[] {
+    if (!this.heldHits.size) return [];
+    const held: number[] = [];
+    for (let i = 0; i < hits.length; i++) if (this.heldHits.has(hits[i])) held.push(i);
+    return held;
+  }
+
+  /** A batch is in the database (or was given up): its held clicks are no longer pending, and the counts it left are seen. */
+  private written(batch: Pick<ClickBatch, "capped">, counts: Map<number, number> | void): void {
+    for (const [id, n] of batch.capped) {
+      const left = this.heldClicks(id) - n;
+      if (left > 0) this.pendingCapped.set(id, left);
+      else this.pendingCapped.delete(id);
+    }
+    if (counts) for (const [id, clicks] of counts) this.sawClicks(id, clicks);
+  }
+
   /** One transaction of the writer; false (logged once per outage) when the database refused it. */
   private async write(batch: ClickBatch): Promise<boolean> {
     const started = performance.now();
     try {
-      await this.writer.write(batch);
+      this.written(batch, await this.writer.write(batch));
       metrics().clicks.flushDuration.observe({ result: "ok" }, (performance.now() - started) / 1000);
       return true;
     } catch (e) {
@@ -234,7 +314,9 @@ export class ClickPipeline {
 
   private async keep(journal: ClickJournal, batch: ClickBatch): Promise<void> {
     const kept: JournalBatch = { id: batch.id, totals: [...batch.totals], events: batch.events };
+    if (batch.capped.size) Object.assign(kept, { capped: [...batch.capped], held: batch.held });
     if (await journal.append(kept)) return;
+    this.written(batch, undefined); // given up: its held clicks will never be counted
     const clicks = kept.totals.reduce((n, [, c]) => n + c, 0);
     metrics().clicks.givenUp.inc({ reason: "journal_full" }, batch.events.length);
     this.log(
@@ -245,10 +327,18 @@ export class ClickPipeline {
   private async replay(journal: ClickJournal): Promise<void> {
     let replayed = 0;
     for (let batch = await journal.oldest(); batch; batch = await journal.oldest()) {
-      if (!(await this.write({ id: batch.id, totals: new Map(batch.totals), events: batch.events }))) {
+      const again: ClickBatch = {
+        id: batch.id,
+        totals: new Map(batch.totals),
+        events: batch.events,
+        capped: new Map(batch.capped ?? []),
+        held: batch.held ?? [],
+      };
+      if (!(await this.write(again))) {
         if (!refusesContent(this.lastRefusal)) return;
         // the database answered and will never take this batch: set it aside, or it would block every later one
         const file = await journal.setAsideOldest();
+        this.written(again, undefined);
         metrics().clicks.givenUp.inc({ reason: "failed_writes" }, batch.events.length);
         this.log(
           `[clicks] the database refuses a journaled batch of ${batch.events.length} click events (${(this.lastRefusal as Error).message}): set aside as ${file}`,

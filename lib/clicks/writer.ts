@@ -1,10 +1,12 @@
 import { inPgTransaction } from "../db/pg-transaction.ts";
 import type pg from "pg";
 import { VisitorSalts } from "../analytics/ingest/visitor.ts";
+import type { ClickEvent } from "../analytics/model.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
+import { log } from "../log/index.ts";
 import type { Config } from "../config/index.ts";
 import { claimClickBatch, pruneClickBatches } from "./batches.ts";
-import { addLinkClicks } from "./counters.ts";
+import { addCappedClicks, addLinkClicks } from "./counters.ts";
 import { oweClickedDeliveries } from "./deliveries.ts";
 import { ClickJournal, journalFolder } from "./journal.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
@@ -26,15 +28,19 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
   return {
     saltFor: (day) => salts.saltFor(day),
     async write(batch: ClickBatch) {
-      if (!batch.totals.size && !batch.events.length) return;
+      if (!batch.totals.size && !batch.events.length && !batch.capped.size) return;
       // partitions first, on the store's own connection: no connection is held idle meanwhile
       await events.prepare(batch.events);
+      let counts: Map<number, number> | undefined;
       try {
         await inPgTransaction(pool, async (client) => {
           if (!(await claimClickBatch(client, batch.id))) return;
           await addLinkClicks(client, batch.totals);
-          await events.insertIn(client, batch.events);
-          await oweClickedDeliveries(client, batch.events);
+          const capped = await addCappedClicks(client, batch.capped);
+          const stored = withinCaps(batch, capped);
+          await events.insertIn(client, stored);
+          await oweClickedDeliveries(client, stored);
+          counts = new Map([...capped].map(([id, c]) => [id, c.clicks]));
         });
       } catch (e) {
         events.forgetPartitions();
@@ -44,8 +50,34 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
         prunedAt = Date.now();
         await pruneClickBatches(pool).catch(() => {}); // tried again in an hour; nothing depends on it
       }
+      return counts;
     },
   };
+}
+
+/**
+ * The batch's events but the held clicks (pipeline.ts addHeld) beyond what their link's counter
+ * took (`capped`: added per link; a link deleted meanwhile keeps its events, as uncapped ones do):
+ * a click let through during an outage that another process's clicks had already made one too
+ * many is neither counted nor stored, so counted clicks never exceed the cap.
+ */
+function withinCaps(batch: ClickBatch, capped: Map<number, { added: number }>): ClickEvent[] {
+  if (!batch.held.length) return batch.events;
+  const taken = new Map<number, number>();
+  const beyond = new Set<number>();
+  for (const i of batch.held) {
+    const linkId = batch.events[i].linkId;
+    const room = capped.get(linkId)?.added ?? Infinity;
+    const n = taken.get(linkId) ?? 0;
+    if (n < room) taken.set(linkId, n + 1);
+    else beyond.add(i);
+  }
+  if (!beyond.size) return batch.events;
+  log("clicks").warn(
+    { clicks: beyond.size },
+    "clicks on capped links let through while the database could not count them were beyond their caps when written: not counted, not stored",
+  );
+  return batch.events.filter((_, i) => !beyond.has(i));
 }
 
 /**

@@ -8,7 +8,7 @@ import { RESERVED_PATHS } from "../links/short-code.ts";
 import { metrics, type RedirectOutcome } from "../metrics/index.ts";
 import type pg from "pg";
 import { DomainTable, LinkCache } from "./cache.ts";
-import { countCappedClick, readClicks } from "../clicks/counters.ts";
+import { countCappedClick, databaseUnreachable, readClicks } from "../clicks/counters.ts";
 import type { ClickPipeline } from "../clicks/pipeline.ts";
 import { withDenylist } from "./denylist.ts";
 import { notFoundPage, pathPage, writeDomainPage, type DomainPage } from "./domain-pages.ts";
@@ -226,7 +226,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
         clicks.add(hitOf(req, link, to, now, true), false);
         return redirect(res, location);
       }
-      readClicks(pool, link.id).then(
+      cappedCount(link).then(
         (stored) => {
           if (stored === null || stored >= link.maxClicks!) return sendBlocked(res, link, "cap_reached", false);
           clicks.add(hitOf(req, link, to, now, true), false);
@@ -241,17 +241,39 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
       redirect(res, location, "redirect", to.setCookie);
       return;
     }
+    const capReached = () => {
+      link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
+      sendBlocked(res, link, "cap_reached", false);
+    };
+    // the database cannot count it now, or its count lacks clicks this process holds: decided from
+    // what the process knows, and held for the batch that adds it (lib/clicks/pipeline.ts addHeld)
+    const held = () =>
+      clicks.addHeld(hitOf(req, link, to, now, false), link.maxClicks!, link.clicks)
+        ? redirect(res, location, "redirect", to.setCookie)
+        : capReached();
+    if (clicks.heldClicks(link.id) > 0) return held();
     countCappedClick(pool, link.id).then(
       (counted) => {
-        if (counted) {
-          clicks.add(hitOf(req, link, to, now, false), false); // counted by countCappedClick
-          redirect(res, location, "redirect", to.setCookie);
-        } else {
-          link.clicks = Math.max(link.clicks, link.maxClicks!); // remembered until the link changes
-          sendBlocked(res, link, "cap_reached", false);
-        }
+        if (counted === null) return capReached();
+        clicks.sawClicks(link.id, counted);
+        clicks.add(hitOf(req, link, to, now, false), false); // counted by countCappedClick
+        redirect(res, location, "redirect", to.setCookie);
       },
-      (e) => fail(res, e),
+      (e) => (databaseUnreachable(e) ? held() : fail(res, e)),
+    );
+  }
+
+  /**
+   * A capped link's count for a visit that does not count (a bot, HEAD): the stored count plus the
+   * clicks this process holds for it; while the database cannot be asked, the count the process knows.
+   */
+  function cappedCount(link: RedirectLink): Promise<number | null> {
+    return readClicks(pool, link.id).then(
+      (stored) => (stored === null ? null : stored + clicks.heldClicks(link.id)),
+      (e) => {
+        if (!databaseUnreachable(e)) throw e;
+        return clicks.knownClicks(link.id, link.clicks);
+      },
     );
   }
 
@@ -284,7 +306,7 @@ export async function createShortLinkHandler({ pool, databaseUrl, clicks }: Shor
     ).location;
     if (destination === null) return send(res, 404, "not_found", head);
     if (link.maxClicks === null) return redirect(res, destination);
-    readClicks(pool, link.id).then(
+    cappedCount(link).then(
       (stored) => {
         if (stored === null || stored >= link.maxClicks!) sendBlocked(res, link, "cap_reached", true);
         else redirect(res, destination);

@@ -22,7 +22,7 @@ export { claimDueDeliveries, startBuiltInScheduler } from "./scheduler.ts";
 export { dispatchDeliveries, handOffToInngest, sweepUnhandedDeliveries } from "./handoff.ts";
 export { pruneDeliveryLog } from "./retention.ts";
 export { endpointUrlHint } from "./guard.ts";
-export { endpointBacklogs, type EndpointBacklog } from "./pacing.ts";
+export { endpointBacklogs, type ClickBacklog, type EndpointBacklog } from "./backlog.ts";
 export { startWebhookJobs } from "./jobs.ts";
 export { verifyWebhookSignature, signatureHeader, computeSignature } from "./verify.ts";
 export { MAX_ATTEMPTS, OUTCOME_TEXT, userAgent, type AttemptOutcome } from "./rules.ts";

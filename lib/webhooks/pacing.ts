@@ -1,4 +1,4 @@
-import { database, db } from "../db/client.ts";
+import { database } from "../db/client.ts";
 import { planOf, plans, webhookRatePerSecond } from "../plans/index.ts";
 import { shared } from "../registry.ts";
 
@@ -140,16 +140,4 @@ function takeTurn(slot: SendSlot): Promise<number> {
   });
   turns.set(slot.endpointId, mine);
   return mine;
-}
-
-export type EndpointBacklog = { count: number; oldestDueAt: Date | null };
-
-/** Per endpoint of the workspace: its deliveries due now and not yet sent, and since when the oldest is due. */
-export async function endpointBacklogs(workspaceId: number, now = new Date()): Promise<Map<number, EndpointBacklog>> {
-  const rows = await db().$queryRaw<{ endpointId: number; count: number; oldest: Date }[]>`
-    SELECT d."endpointId", count(*)::int AS count, min(d."nextAttemptAt") AS oldest
-      FROM "Delivery" d JOIN "WebhookEndpoint" e ON e.id = d."endpointId"
-     WHERE e."workspaceId" = ${workspaceId} AND d.status = 'pending' AND NOT d."isTest" AND d."nextAttemptAt" <= ${now}
-     GROUP BY d."endpointId"`;
-  return new Map(rows.map((r) => [r.endpointId, { count: r.count, oldestDueAt: r.oldest }]));
 }

@@ -154,7 +154,9 @@ export type SlottedClaim = ClaimedDelivery & { slotAt: number; intervalMs: numbe
 
 // Due deliveries in due order, ties by id, the order they were written in (candidates, rows locked
 // for this statement only: a link.clicked backlog shares one nextAttemptAt, and without the tie-break
-// LIMIT took an arbitrary part of it first); of each endpoint
+// LIMIT took an arbitrary part of it first; the index on (status, nextAttemptAt, id), migration
+// *_delivery_due_order, hands them over in that order, so a claim reads its LIMIT rows instead of
+// sorting the whole backlog); of each endpoint
 // at most its room (ranked: this process's free places for it, else $9); those are held (claimed),
 // and their endpoints' send slots taken in the same statement, one slot per claim in due order.
 const CLAIM_DUE = `

@@ -1,16 +1,42 @@
-import { expect, test } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
 import { startReceiver } from "../support/https-receiver.ts";
 import { admin, appUrl, shot, signUp, testCa } from "./support.ts";
 
 // link.clicked on the Developers page: subscribe an endpoint (a real HTTPS receiver on loopback) to
-// the clicks of one folder, click a link of that folder and of another, see the one delivery.
+// the clicks of one folder, click a link of that folder and of another, see the one delivery. Then
+// the receiver stops answering and a burst of clicks outruns the endpoint's rate: the clicks still
+// behind its cursor show on the backlog line of the Developers page and of the endpoint's page.
 
 const FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0";
+
+/** The critical and serious axe violations on the page as it is now (desktop 1280x800, then phone 390x844). */
+async function axeAtBothSizes(page: Page): Promise<string[]> {
+  const found: string[] = [];
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    await page.setViewportSize(size);
+    const { violations } = await new AxeBuilder({ page })
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+      .options({ resultTypes: ["violations"] })
+      .analyze();
+    for (const v of violations.filter((v) => v.impact === "critical" || v.impact === "serious"))
+      found.push(`${size.width}x${size.height}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+  return found;
+}
 
 test("subscribe an endpoint to link.clicked for one folder, click a link of it, see the delivery in the log", async ({
   page,
 }, testInfo) => {
-  const receiver = await startReceiver({ tls: testCa().issue(["localhost"]), respond: () => ({ status: 200, body: "ok" }) });
+  let hang = false;
+  const receiver = await startReceiver({
+    tls: testCa().issue(["localhost"]),
+    respond: () => (hang ? { hang: true } : { status: 200, body: "ok" }),
+  });
   try {
     const { slug } = await signUp(page);
     await admin("workspace:plan", { slug, plan: "team" });
@@ -55,6 +81,25 @@ test("subscribe an endpoint to link.clicked for one folder, click a link of it, 
     }).toPass({ timeout: 20_000 });
     await expect(delivery.getByText("link.clicked")).toBeVisible();
     await shot(page, testInfo, "developers-link-clicked-log");
+
+    // The receiver stops answering: a second's worth of the plan's rate (50 on Team) is written as
+    // deliveries that wait on it, the rest of a burst of 300 clicks stays behind the cursor, counted.
+    hang = true;
+    const endpointPath = new URL(page.url()).pathname;
+    for (let i = 0; i < 300; i += 25)
+      await Promise.all(
+        Array.from({ length: 25 }, () => page.request.get(inFolder.short, { maxRedirects: 0, headers: { "User-Agent": FIREFOX } })),
+      );
+    const clicksLine = page.getByTestId("endpoint-click-backlog");
+    await expect(async () => {
+      await page.goto(`/w/${slug}/developers`);
+      await expect(clicksLine).toHaveText(/^Backlog: [\d,]+ clicks? not yet delivered, the oldest from \d+ s ago/, { timeout: 1000 });
+    }).toPass({ timeout: 20_000 });
+    expect(await axeAtBothSizes(page)).toEqual([]);
+    await shot(page, testInfo, "developers-link-clicked-backlog");
+    await page.goto(endpointPath);
+    await expect(clicksLine).toHaveText(/^Backlog: [\d,]+ clicks? not yet delivered/);
+    expect(await axeAtBothSizes(page)).toEqual([]);
   } finally {
     await receiver.stop();
   }

@@ -8,7 +8,8 @@ import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { createLink, createWorkspace } from "./redirects-helpers.ts";
 
 // The click pipeline's one flush: "Link".clicks and the click events of the same visits are written
-// in one transaction, so a failure in either part stores neither, and the retry stores both once.
+// in one transaction, so a failure in either part stores neither, and the retry stores both once;
+// a capped link's held clicks (an outage) are added at the cap, and those beyond it left out.
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: pg.Pool;
@@ -73,4 +74,20 @@ test("a capped link's click (counted on the request path) and a bot visit add ev
   pipeline.add({ ...clickHit(ws.id, capped.id, 1), bot: true }, false);
   await pipeline.flush();
   expect(await stored(capped.id)).toEqual({ clicks: 3, events: 2 });
+});
+
+test("held clicks of a capped link (let through while the database could not count them) are added at the cap; those beyond it are neither counted nor stored", async () => {
+  // 3 counted already, by another process during the same outage: this process knew none of them
+  const capped = await createLink(ws.id, { code: "pipe3", maxClicks: 5, clicks: 3 });
+  const pipeline = new ClickPipeline(postgresClickWriter(pool, new PostgresClickStore(pool)), { geo: () => null });
+  const letThrough = Array.from({ length: 6 }, (_, i) => pipeline.addHeld(clickHit(ws.id, capped.id, i), 5, 0));
+  expect(letThrough).toEqual([true, true, true, true, true, false]); // its own count: 0 + 5 held
+  expect(pipeline.heldClicks(capped.id)).toBe(5);
+  pipeline.add(clickHit(ws.id, capped.id, 9), false); // counted on the request path before: stored whatever the cap
+  await pipeline.flush();
+  // the counter took 2 of the 5 held; the first 2 held events are stored, with the one counted before
+  expect(await stored(capped.id)).toEqual({ clicks: 5, events: 3 });
+  expect(pipeline.heldClicks(capped.id)).toBe(0);
+  expect(pipeline.knownClicks(capped.id, 0)).toBe(5); // the count the write left
+  expect(pipeline.addHeld(clickHit(ws.id, capped.id, 10), 5, 0)).toBe(false);
 });

@@ -4,6 +4,7 @@ import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { log } from "../../log/index.ts";
 import { advanceCursor, ensureCursor, FEED_START, readClickEventsAfter, type FedClickEvent } from "../store/feed.ts";
+import type { ExportRow } from "../model.ts";
 import type { ClickHouseClient } from "./client.ts";
 
 // The sink: click events go from PostgreSQL (where the click flush commits them) to ClickHouse, in
@@ -19,25 +20,14 @@ import type { ClickHouseClient } from "./client.ts";
 
 export const SINK_CURSOR = "clickhouse";
 
-/** The row ClickHouse's click_event takes (schema.ts). */
-export type ClickHouseRow = {
+/**
+ * The row ClickHouse's click_event takes (schema.ts): the export's row (model.ts) with the time as
+ * ClickHouse's text, plus what only the sink writes.
+ */
+export type ClickHouseRow = Omit<ExportRow, "at"> & {
   at: string;
   workspace_id: number;
-  link_id: number;
-  domain: string;
-  target: string;
-  country: string | null;
-  city: string | null;
-  referrer_host: string | null;
-  referrer_url: string | null;
-  device: string;
-  browser: string | null;
-  os: string | null;
-  bot: boolean;
-  qr: boolean;
   visitor: string;
-  destination: string | null;
-  language: string | null;
   tx: string;
   seq: string;
   keep_days: number;

@@ -5,7 +5,7 @@ import { parseIdParam } from "@/lib/http/params";
 import { SELECTABLE_EVENT_TYPES } from "@/lib/events";
 import { ServiceError } from "@/lib/errors";
 import { planOf, webhooksAllowed } from "@/lib/plans";
-import { deliveryLog, endpointUrlHint, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
+import { deliveryLog, endpointBacklogs, endpointUrlHint, getEndpoint, logFilterSchema, type EndpointView } from "@/lib/webhooks";
 import { clickScopeInput } from "../format";
 import { ClickedSampleButton } from "./clicked-sample-button";
 import { Badge, Card, PageHeader } from "@/components/ui";
@@ -15,6 +15,7 @@ import { DeleteEndpointButton, EnabledSwitch } from "../endpoint-controls";
 import { EditEndpointForm } from "../endpoint-form";
 import { formatTime } from "../format";
 import { OwnersAndAdminsOnly } from "../owners-only";
+import { BacklogLine } from "../backlog-line";
 import { DeliveryLog } from "./delivery-log";
 import { SecretPanel } from "./secret-panel";
 import { TestButton } from "./test-button";
@@ -46,6 +47,7 @@ export default async function EndpointPage({ params, searchParams }: Props) {
     before: one(raw.before) || undefined,
   });
   const log = await deliveryLog(workspace.id, endpoint.id, filter);
+  const backlog = (await endpointBacklogs(workspace.id, { endpointId: endpoint.id })).get(endpoint.id);
   const plan = planOf(workspace.plan);
   const canSend = webhooksAllowed(plan);
 
@@ -113,6 +115,7 @@ export default async function EndpointPage({ params, searchParams }: Props) {
               <dt className="text-slate-500">Events failed in a row</dt>
               <dd>{endpoint.consecutiveFailures} of 20</dd>
             </dl>
+            <BacklogLine backlog={backlog} />
           </Card>
         </div>
       </div>
