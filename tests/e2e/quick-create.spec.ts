@@ -189,6 +189,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     await page.getByLabel("Short code (alias)").fill(taken);
     await expect(page.getByTestId("code-availability")).toHaveAttribute("data-status", "taken");
     await expect(qr.getByRole("img")).toHaveAttribute("alt", `QR code preview for ${appUrl}/${taken}`);
+    expect(await seriousViolations(page), "the builder with a taken code").toEqual([]);
 
     const prefix = page.getByTestId("short-prefix");
     await expect(prefix).toHaveText(`${host}/`);
@@ -212,6 +213,7 @@ for (const [name, viewport] of Object.entries(VIEWPORTS)) {
     await expect(page.getByTestId("builder-preview")).toBeVisible();
     await expect(page.getByLabel("Short code (alias)")).toHaveValue(taken);
     await expect(page.getByTestId("code-availability")).toHaveAttribute("data-status", "idle");
+    expect(await seriousViolations(page), "the builder editing a link").toEqual([]);
     await page.context().close();
   });
 }
