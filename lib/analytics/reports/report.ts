@@ -1,17 +1,38 @@
 import { realTimeNow } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
-import type { ClickStore } from "../model.ts";
-import { analyticsExportQuerySchema, type AnalyticsExportInput } from "./schemas.ts";
+import { DAY_MS, type ClickStore } from "../model.ts";
+import { analyticsExportQuerySchema, LIMIT_MAX, type AnalyticsExportInput } from "./schemas.ts";
 import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./service.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
 // same schema as the API, so a shared URL shows the same figures.
 
-export const PANELS = ["countries", "referrers", "devices", "browsers", "os", "links", "destinations", "languages"] as const;
+export const PANELS = [
+  "links",
+  "referrers",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "tags",
+  "countries",
+  "cities",
+  "devices",
+  "browsers",
+  "os",
+  "qr",
+  "destinations",
+  "languages",
+] as const;
 export type Panel = (typeof PANELS)[number];
 export const PANEL_ROWS = 8;
+/** "View all": one panel's rows, as many as the API answers (its limit's maximum). */
+export const PANEL_ROWS_ALL = LIMIT_MAX;
+
+export function isPanel(v: unknown): v is Panel {
+  return typeof v === "string" && (PANELS as readonly string[]).includes(v);
+}
 
 /** The parameters a page URL may carry (anything else is ignored). */
 const PAGE_KEYS = Object.keys(analyticsExportQuerySchema.shape);
@@ -41,12 +62,26 @@ export type AnalyticsReport = {
   total: AnalyticsAnswer;
   series: AnalyticsAnswer;
   panels: Partial<Record<Panel, AnalyticsAnswer>>;
+  /**
+   * The previous period of the same length, right before the range (same filters): its totals and
+   * its series in the same buckets, asked of the same service (null: the range reaches back past
+   * what the plan keeps, so there is no whole previous period to compare with).
+   */
+  previous: { total: AnalyticsAnswer; series: AnalyticsAnswer } | null;
+};
+
+export type ReportOptions = {
+  panels?: readonly Panel[];
+  /** rows per panel (default PANEL_ROWS) */
+  rows?: number;
+  now?: number;
+  store?: ClickStore;
 };
 
 export async function analyticsReport(
   workspace: AnalyticsWorkspace,
   params: PageParams,
-  options: { panels?: readonly Panel[]; now?: number; store?: ClickStore } = {},
+  options: ReportOptions = {},
 ): Promise<AnalyticsReport> {
   const now = options.now ?? realTimeNow();
   const panels = options.panels ?? PANELS;
@@ -57,10 +92,11 @@ export async function analyticsReport(
     const [total, series, ...tops] = await Promise.all([
       analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
       analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
-      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: PANEL_ROWS }, now, options.store)),
+      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
     ]);
     const rangeNotice = cutRangeNotice(input, series, retentionDays);
-    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice };
+    const previous = await previousPeriod(workspace, input, series, now, retentionDays, options.store);
+    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice, previous };
   };
   const retentionDays = analyticsRetentionDays(planOf(workspace.plan));
   try {
@@ -73,6 +109,39 @@ export async function analyticsReport(
     for (const k of ["link", "domain"]) if (params[k] && e.code === "validation") base[k] = params[k];
     return { ...(await run(base)), params: base, problem, retentionDays };
   }
+}
+
+/**
+ * The period of the same length right before the answered range, with the same filters and the
+ * same buckets: null when part of it is older than the plan keeps (a comparison with a period cut
+ * short would mislead).
+ */
+async function previousPeriod(
+  workspace: AnalyticsWorkspace,
+  input: AnalyticsExportInput,
+  series: AnalyticsAnswer,
+  now: number,
+  retentionDays: number,
+  store: ClickStore | undefined,
+): Promise<AnalyticsReport["previous"]> {
+  const start = Date.parse(series.start);
+  const end = Date.parse(series.end);
+  const length = end - start;
+  if (length <= 0 || start - length < now - retentionDays * DAY_MS) return null;
+  const asked = { ...input, interval: undefined, start: start - length, end: start };
+  const [total, previousSeries] = await Promise.all([
+    analytics(workspace, { ...asked, groupBy: "count" }, now, store),
+    analytics(workspace, { ...asked, groupBy: "timeseries", granularity: series.granularity }, now, store),
+  ]);
+  return { total, series: previousSeries };
+}
+
+/** The change from the previous period, as a page shows it ("+12 %", "-3 %", "new" from nothing, null: no previous period). */
+export function changeLabel(current: number, previous: number | undefined): string | null {
+  if (previous === undefined) return null;
+  if (previous === 0) return current === 0 ? "0 %" : "new";
+  const pct = Math.round(((current - previous) / previous) * 100);
+  return `${pct > 0 ? "+" : ""}${pct} %`;
 }
 
 /** A sentence saying what is shown when the asked start or end was cut (service.ts resolveRange); null when neither was. */

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { PageHeader } from "@/components/ui";
-import { analyticsReport, pageParams } from "@/lib/analytics/reports/report";
+import { analyticsReport, isPanel, pageParams, PANEL_ROWS_ALL } from "@/lib/analytics/reports/report";
 import { workspacePage } from "@/lib/actions/workspace";
 
 export const metadata: Metadata = { title: "Analytics" };
@@ -15,14 +15,17 @@ export default async function AnalyticsPage({
 }) {
   const { slug } = await params;
   const { workspace } = await workspacePage(slug);
-  const report = await analyticsReport(workspace, pageParams(await searchParams));
+  const search = await searchParams;
+  // "View all" of one panel: that panel alone, with as many rows as the API answers
+  const all = isPanel(search.all) ? search.all : null;
+  const report = await analyticsReport(workspace, pageParams(search), all ? { panels: [all], rows: PANEL_ROWS_ALL } : {});
   return (
     <>
       <PageHeader
         title="Analytics"
         description="Clicks and unique visitors of your links. Bots are redirected but not counted; click a row to filter."
       />
-      <AnalyticsView report={report} basePath={`/w/${slug}/analytics`} exportPath={`/w/${slug}/analytics/export`} />
+      <AnalyticsView report={report} basePath={`/w/${slug}/analytics`} exportPath={`/w/${slug}/analytics/export`} viewAll={all} />
     </>
   );
 }
