@@ -3,7 +3,7 @@ import { UNKNOWN_LANGUAGE } from "@/lib/analytics/model";
 import { countryName } from "@/lib/analytics/reports/countries";
 import { dateInZone, withParams } from "@/lib/analytics/reports/page-url";
 import { INTERVALS } from "@/lib/analytics/reports/schemas";
-import { changeLabel, PANEL_ROWS, type AnalyticsReport, type Panel } from "@/lib/analytics/reports/report";
+import { changeLabel, type AnalyticsReport, type Panel } from "@/lib/analytics/reports/report";
 import { Card, secondaryButtonClass } from "@/components/ui";
 import { CustomRange } from "./custom-range";
 import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
@@ -263,7 +263,7 @@ export function AnalyticsView({
       </Card>
 
       {viewAll ? (
-        <div className="space-y-3" data-testid="view-all">
+        <div className="space-y-3" data-testid="view-all" data-panels-range={`${rangeStart}/${rangeEnd}`}>
           {!readOnly && (
             <Link href={href({ all: null })} className="text-sm font-medium text-brand-700 hover:underline">
               ← All panels
@@ -272,7 +272,7 @@ export function AnalyticsView({
           <TopPanel panel={viewAll} rows={(report.panels[viewAll]?.data ?? []) as Row[]} href={panelHref} all />
         </div>
       ) : (
-        <div className="grid gap-6 md:grid-cols-2">
+        <div className="grid gap-6 md:grid-cols-2" data-panels-range={`${rangeStart}/${rangeEnd}`}>
           {(Object.keys(report.panels) as Panel[]).map((panel) => (
             <TopPanel key={panel} panel={panel} rows={(report.panels[panel]?.data ?? []) as Row[]} href={panelHref} />
           ))}
@@ -319,7 +319,7 @@ function TopPanel({
   all?: boolean;
 }) {
   const max = Math.max(1, ...rows.map((r) => r.clicks));
-  const more = !all && href && rows.length >= PANEL_ROWS;
+  const more = !all && href && rows.length > 0;
   return (
     <Card
       title={PANEL_TITLE[panel]}

@@ -5,10 +5,14 @@
 //   - Links:      a full load of /w/<slug>/links  vs  Overview -> a click on "Links" in the sidebar
 //   - Analytics:  a full load of /w/<slug>/analytics  vs  Overview -> a click on "Analytics"
 //   - Range:      a full load of /analytics?interval=7d  vs  on Analytics, a click on "7 days"
+//   - Custom:     on Analytics, From and To filled in, then a click on "Apply range" to the panels
+//                 answering that range (a new range each run, so no answer is reused)
 // Each time runs from the navigation's start (a full load) or the click (in-app) to the page's content
 // in the document: the links list, the analytics total, the new range. For the in-app cases also the
-// RSC request alone (from its start to the end of its answer). Prints medians and the slowest; never
-// passes or fails.
+// RSC request alone (from its start to the end of its answer). Prints medians, 90th percentiles and the
+// slowest; never passes or fails. To compare the Analytics page before and after a change, run it
+// against a build of each and compare the printed lines of the same run (the machine's load moves
+// every figure).
 import type { Page, Request } from "@playwright/test";
 import { launchChromium, sampleLinks, seedThroughApp } from "./app-seed.ts";
 
@@ -86,13 +90,14 @@ async function inApp(page: Page, link: string, ready: string): Promise<Sample> {
   return { ms, rscMs: rsc.length ? Math.max(...rsc) : null };
 }
 
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.ceil(q * xs.length) - 1];
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const fmt = (xs: number[]) =>
-  xs.length
-    ? `median ${median(xs).toFixed(0).padStart(5)} ms, max ${Math.max(...xs)
-        .toFixed(0)
-        .padStart(5)} ms`
-    : "—";
+const ms = (x: number) => `${x.toFixed(0).padStart(5)} ms`;
+const fmt = (xs: number[]) => (xs.length ? `median ${ms(median(xs))}, p90 ${ms(quantile(xs, 0.9))}, max ${ms(Math.max(...xs))}` : "—");
+
+/** "YYYY-MM-DD", `days` before today (UTC: the page's default time zone). */
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+const CUSTOM_FORM = 'form[aria-label="Custom range"]';
 
 const browser = await launchChromium();
 const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -106,6 +111,7 @@ const results: Record<string, { full: number[]; inApp: number[]; rsc: number[] }
   Links: { full: [], inApp: [], rsc: [] },
   Analytics: { full: [], inApp: [], rsc: [] },
   "Analytics range": { full: [], inApp: [], rsc: [] },
+  "Custom range": { full: [], inApp: [], rsc: [] },
 };
 const add = (name: string, kind: "full" | "inApp", s: Sample) => {
   results[name][kind].push(s.ms);
@@ -124,6 +130,11 @@ for (let round = 0; round <= RUNS; round++) {
   const r5 = await fullLoad(page, `${w}/analytics?interval=7d`, READY.range7d);
   await page.goto(`${w}/analytics`);
   const r6 = await inApp(page, 'nav[aria-label="Time range"] a[href*="interval=7d"]', READY.range7d);
+  // the custom range: From and To typed, then timed from "Apply range" to the panels of that range
+  const from = daysAgo(10 + round);
+  await page.locator(`${CUSTOM_FORM} input`).nth(0).fill(from);
+  await page.locator(`${CUSTOM_FORM} input`).nth(1).fill(daysAgo(1));
+  const r7 = await inApp(page, `${CUSTOM_FORM} button[type="submit"]`, `[data-panels-range^="${from}T00:00:00.000Z/"]`);
   if (!keep) continue;
   add("Links", "full", r1);
   add("Links", "inApp", r2);
@@ -131,6 +142,7 @@ for (let round = 0; round <= RUNS; round++) {
   add("Analytics", "inApp", r4);
   add("Analytics range", "full", r5);
   add("Analytics range", "inApp", r6);
+  add("Custom range", "inApp", r7);
 }
 await browser.close();
 

@@ -76,6 +76,8 @@ export type ReportOptions = {
   rows?: number;
   now?: number;
   store?: ClickStore;
+  /** refuse (throw) parameters that cannot be answered instead of showing the defaults: a shared view must never widen */
+  strict?: boolean;
 };
 
 export async function analyticsReport(
@@ -102,7 +104,7 @@ export async function analyticsReport(
   try {
     return { ...(await run(params)), params, problem: null, retentionDays };
   } catch (e) {
-    if (!(e instanceof ServiceError)) throw e;
+    if (!(e instanceof ServiceError) || options.strict) throw e;
     const problem = e.code === "validation" ? e.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ") : e.message;
     // keep what identifies the page itself (a link page's link and domain)
     const base: PageParams = {};
