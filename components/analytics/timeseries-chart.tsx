@@ -100,27 +100,30 @@ export function TimeseriesChart({
           </span>
         )}
       </figcaption>
-      <table className="sr-only">
-        <caption>Clicks and visitors per {granularity}</caption>
-        <thead>
-          <tr>
-            <th>{granularity === "day" ? "Day" : "Hour"}</th>
-            <th>Clicks</th>
-            <th>Visitors</th>
-            {previous && <th>Clicks, previous period</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {points.map((p, i) => (
-            <tr key={p.start}>
-              <td>{p.start}</td>
-              <td>{p.clicks}</td>
-              <td>{p.visitors}</td>
-              {previous && <td>{previous[i]?.clicks ?? ""}</td>}
+      {/* a table is as wide as its columns whatever its own width says: the wrapper is what hides it */}
+      <div className="sr-only">
+        <table>
+          <caption>Clicks and visitors per {granularity}</caption>
+          <thead>
+            <tr>
+              <th>{granularity === "day" ? "Day" : "Hour"}</th>
+              <th>Clicks</th>
+              <th>Visitors</th>
+              {previous && <th>Clicks, previous period</th>}
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {points.map((p, i) => (
+              <tr key={p.start}>
+                <td>{p.start}</td>
+                <td>{p.clicks}</td>
+                <td>{p.visitors}</td>
+                {previous && <td>{previous[i]?.clicks ?? ""}</td>}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }
