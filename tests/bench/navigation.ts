@@ -131,10 +131,14 @@ for (let round = 0; round <= RUNS; round++) {
   await page.goto(`${w}/analytics`);
   const r6 = await inApp(page, 'nav[aria-label="Time range"] a[href*="interval=7d"]', READY.range7d);
   // the custom range: From and To typed, then timed from "Apply range" to the panels of that range
+  // (an app from before the custom range has no such form: that line prints "—")
   const from = daysAgo(10 + round);
-  await page.locator(`${CUSTOM_FORM} input`).nth(0).fill(from);
-  await page.locator(`${CUSTOM_FORM} input`).nth(1).fill(daysAgo(1));
-  const r7 = await inApp(page, `${CUSTOM_FORM} button[type="submit"]`, `[data-panels-range^="${from}T00:00:00.000Z/"]`);
+  let r7: Sample | null = null;
+  if (await page.locator(CUSTOM_FORM).count()) {
+    await page.locator(`${CUSTOM_FORM} input`).nth(0).fill(from);
+    await page.locator(`${CUSTOM_FORM} input`).nth(1).fill(daysAgo(1));
+    r7 = await inApp(page, `${CUSTOM_FORM} button[type="submit"]`, `[data-panels-range^="${from}T00:00:00.000Z/"]`);
+  }
   if (!keep) continue;
   add("Links", "full", r1);
   add("Links", "inApp", r2);
@@ -142,7 +146,7 @@ for (let round = 0; round <= RUNS; round++) {
   add("Analytics", "inApp", r4);
   add("Analytics range", "full", r5);
   add("Analytics range", "inApp", r6);
-  add("Custom range", "inApp", r7);
+  if (r7) add("Custom range", "inApp", r7);
 }
 await browser.close();
 
