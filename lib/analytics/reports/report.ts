@@ -3,7 +3,7 @@ import { ServiceError } from "../../errors.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { DAY_MS, type ClickStore } from "../model.ts";
 import { analyticsExportQuerySchema, LIMIT_MAX, type AnalyticsExportInput } from "./schemas.ts";
-import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./service.ts";
+import { analytics, resolveRange, seriesGranularity, type AnalyticsAnswer, type AnalyticsWorkspace, type Range } from "./service.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
@@ -91,13 +91,17 @@ export async function analyticsReport(
     const parsed = analyticsExportQuerySchema.safeParse(p);
     if (!parsed.success) throw ServiceError.validation(parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));
     const input = parsed.data;
-    const [total, series, ...tops] = await Promise.all([
-      analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
-      analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
-      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
+    // the range as the service resolves it, so the previous period is asked alongside the rest
+    const range = resolveRange(input, retentionDays, now);
+    const [[total, series, ...tops], previous] = await Promise.all([
+      Promise.all([
+        analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
+        analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
+        ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
+      ]),
+      previousPeriod(workspace, input, range, now, retentionDays, options.store),
     ]);
     const rangeNotice = cutRangeNotice(input, series, retentionDays);
-    const previous = await previousPeriod(workspace, input, series, now, retentionDays, options.store);
     return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice, previous };
   };
   const retentionDays = analyticsRetentionDays(planOf(workspace.plan));
@@ -121,19 +125,19 @@ export async function analyticsReport(
 async function previousPeriod(
   workspace: AnalyticsWorkspace,
   input: AnalyticsExportInput,
-  series: AnalyticsAnswer,
+  { start, end }: Range,
   now: number,
   retentionDays: number,
   store: ClickStore | undefined,
 ): Promise<AnalyticsReport["previous"]> {
-  const start = Date.parse(series.start);
-  const end = Date.parse(series.end);
   const length = end - start;
   if (length <= 0 || start - length < now - retentionDays * DAY_MS) return null;
   const asked = { ...input, interval: undefined, start: start - length, end: start };
+  // the current series' buckets (service.ts chooses them by the range's length, which is the same)
+  const granularity = seriesGranularity({ start: new Date(start), end: new Date(end) });
   const [total, previousSeries] = await Promise.all([
     analytics(workspace, { ...asked, groupBy: "count" }, now, store),
-    analytics(workspace, { ...asked, groupBy: "timeseries", granularity: series.granularity }, now, store),
+    analytics(workspace, { ...asked, groupBy: "timeseries", granularity }, now, store),
   ]);
   return { total, series: previousSeries };
 }
