@@ -1,14 +1,17 @@
 import Link from "next/link";
 import { UNKNOWN_LANGUAGE } from "@/lib/analytics/model";
 import { countryName } from "@/lib/analytics/reports/countries";
-import { withParams } from "@/lib/analytics/reports/page-url";
+import { dateInZone, withParams } from "@/lib/analytics/reports/page-url";
 import { INTERVALS } from "@/lib/analytics/reports/schemas";
-import type { AnalyticsReport, Panel } from "@/lib/analytics/reports/report";
+import { changeLabel, type AnalyticsReport, type Panel } from "@/lib/analytics/reports/report";
 import { Card, secondaryButtonClass } from "@/components/ui";
+import { CustomRange } from "./custom-range";
 import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 
-// The analytics of a workspace (or of one link): interval picker, bots toggle, active filters,
-// totals, the time series and top-N panels whose rows filter the page. Every state is in the URL.
+// The analytics of a workspace (or of one link, or a read-only share page): interval presets and a
+// custom range, bots toggle, active filters, totals with the previous period's, the time series and
+// top-N panels whose rows filter the page ("View all": one panel's rows up to the API's limit).
+// Every state is in the URL. Every figure comes from the report (reports/report.ts), never added up here.
 
 const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = {
   "24h": "24 hours",
@@ -20,34 +23,52 @@ const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = {
 };
 const PANEL_TITLE: Record<Panel, string> = {
   countries: "Countries",
+  cities: "Cities",
   referrers: "Referrers",
   devices: "Devices",
   browsers: "Browsers",
   os: "Operating systems",
   links: "Links",
+  tags: "Tags",
+  utm_source: "UTM source",
+  utm_medium: "UTM medium",
+  utm_campaign: "UTM campaign",
+  qr: "QR versus link",
   destinations: "Destinations",
   languages: "Languages",
 };
 const PANEL_COLUMN: Record<Panel, string> = {
   countries: "Country",
+  cities: "City",
   referrers: "Referrer",
   devices: "Device",
   browsers: "Browser",
   os: "Operating system",
   links: "Link",
+  tags: "Tag",
+  utm_source: "Source",
+  utm_medium: "Medium",
+  utm_campaign: "Campaign",
+  qr: "Visit",
   destinations: "Sent to",
   languages: "Language",
 };
 const FILTER_LABEL: Record<string, string> = {
   link: "Link",
   folder: "Folder",
+  tag: "Tag",
+  utm_source: "UTM source",
+  utm_medium: "UTM medium",
+  utm_campaign: "UTM campaign",
   country: "Country",
   city: "City",
   device: "Device",
   browser: "Browser",
   os: "OS",
   referrer: "Referrer",
-  qr: "QR scans",
+  qr: "Visit",
+  destination: "Sent to",
+  language: "Language",
 };
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const fmt = (n: number) => n.toLocaleString("en");
@@ -59,6 +80,10 @@ function rowFilter(panel: Panel, r: Row): { label: string; filter: Record<string
     case "countries":
       return r.country
         ? { label: String(r.name ?? r.country), filter: { country: String(r.country) } }
+        : { label: "Unknown", filter: null };
+    case "cities":
+      return r.city
+        ? { label: r.country ? `${r.city}, ${r.country}` : String(r.city), filter: { city: String(r.city) } }
         : { label: "Unknown", filter: null };
     case "referrers":
       return r.referrer
@@ -76,18 +101,28 @@ function rowFilter(panel: Panel, r: Row): { label: string; filter: Record<string
         ? { label: `${l.domain}/${l.code}`, filter: { link: l.code, domain: l.domain ?? "" } }
         : { label: "Deleted link", filter: null };
     }
-    // neither is a filter of analytics: their rows are labels only
+    case "tags":
+      return { label: String(r.tag), filter: { tag: String(r.tag) } };
+    case "utm_source":
+    case "utm_medium":
+    case "utm_campaign":
+      return r.utm ? { label: String(r.utm), filter: { [panel]: String(r.utm) } } : { label: "None", filter: null };
+    case "qr":
+      return { label: r.qr ? "QR scan" : "Link click", filter: { qr: String(r.qr === true) } };
     case "destinations":
-      return { label: r.destination ? String(r.destination) : "Not recorded", filter: null };
+      return r.destination
+        ? { label: String(r.destination), filter: { destination: String(r.destination) } }
+        : { label: "Not recorded", filter: null };
     case "languages":
-      return { label: r.language === UNKNOWN_LANGUAGE ? "Unknown" : String(r.language), filter: null };
+      return { label: r.language === UNKNOWN_LANGUAGE ? "Unknown" : String(r.language), filter: { language: String(r.language) } };
   }
 }
 
 function chipLabel(key: string, value: string): string {
   if (key === "country") return countryName(value) ?? value;
   if (key === "referrer" && value === "(direct)") return "Direct or none";
-  if (key === "qr") return value === "true" ? "only" : "none";
+  if (key === "qr") return value === "true" ? "QR scans" : "link clicks";
+  if (key === "language" && value === UNKNOWN_LANGUAGE) return "Unknown";
   return value;
 }
 
@@ -97,22 +132,34 @@ export function AnalyticsView({
   exportPath,
   fixed = [],
   title = "Analytics",
+  viewAll = null,
+  readOnly = false,
 }: {
   report: AnalyticsReport;
   basePath: string;
-  exportPath: string;
+  /** the CSV download (null: none, e.g. a share page) */
+  exportPath: string | null;
   /** parameters that belong to the page itself (a link page's link and domain): never shown as removable */
   fixed?: string[];
   title?: string;
+  /** "View all" of one panel: only that panel, with all its rows (report.panels has just it) */
+  viewAll?: Panel | null;
+  /** a read-only share page: the view's filters and range are fixed, nothing links back into the workspace */
+  readOnly?: boolean;
 }) {
   const params = report.params;
   const own = Object.fromEntries(Object.entries(params).filter(([k]) => !fixed.includes(k)));
   const href = (changes: Record<string, string | null>) => withParams(basePath, own, changes);
-  const interval = params.start || params.end ? null : (params.interval ?? "30d");
+  const custom = Boolean(params.start || params.end);
+  const interval = custom ? null : (params.interval ?? "30d");
   const bots = params.bots ?? "exclude";
   const filters = Object.entries(own).filter(([k]) => k in FILTER_LABEL && k !== "domain");
   const series = (report.series.data ?? []) as SeriesPoint[];
-  const exportHref = withParams(exportPath, params);
+  const previousSeries = (report.previous?.series.data ?? null) as SeriesPoint[] | null;
+  const exportHref = exportPath ? withParams(exportPath, params) : null;
+  const { start: rangeStart, end: rangeEnd, timezone } = report.series;
+  const rangeText = `${dateInZone(Date.parse(rangeStart), timezone)} to ${dateInZone(Math.max(Date.parse(rangeStart), Date.parse(rangeEnd) - 1), timezone)}`;
+  const panelHref = readOnly ? null : href;
 
   return (
     <section aria-label={title} className="space-y-6">
@@ -126,92 +173,173 @@ export function AnalyticsView({
           Some parameters in the address were not understood ({report.problem}); showing the last 30 days instead.
         </div>
       )}
-      <div className="flex flex-wrap items-center justify-between gap-3">
-        <nav aria-label="Time range" className="flex flex-wrap gap-1">
-          {INTERVALS.map((i) => (
+      {!readOnly && (
+        <div className="flex flex-wrap items-end justify-between gap-3">
+          <div className="flex flex-wrap items-end gap-3">
+            <nav aria-label="Time range" className="flex flex-wrap gap-1">
+              {INTERVALS.map((i) => (
+                <Link
+                  key={i}
+                  href={href({ interval: i === "30d" ? null : i, start: null, end: null })}
+                  aria-current={interval === i ? "page" : undefined}
+                  className={`rounded-md px-3 py-1.5 text-sm font-medium ${interval === i ? "bg-brand-600 text-white" : "border border-slate-300 bg-white text-slate-700 hover:bg-slate-50"}`}
+                >
+                  {INTERVAL_LABEL[i]}
+                </Link>
+              ))}
+            </nav>
+            <CustomRange
+              key={`${rangeStart}/${rangeEnd}/${timezone}`}
+              basePath={basePath}
+              params={own}
+              start={rangeStart}
+              end={rangeEnd}
+              timezone={timezone}
+            />
+          </div>
+          <div className="flex flex-wrap gap-2">
             <Link
-              key={i}
-              href={href({ interval: i === "30d" ? null : i, start: null, end: null })}
-              aria-current={interval === i ? "page" : undefined}
-              className={`rounded-md px-3 py-1.5 text-sm font-medium ${interval === i ? "bg-brand-600 text-white" : "border border-slate-300 bg-white text-slate-700 hover:bg-slate-50"}`}
+              href={href({ bots: bots === "exclude" ? "include" : null })}
+              className={secondaryButtonClass}
+              aria-pressed={bots !== "exclude"}
+              role="button"
             >
-              {INTERVAL_LABEL[i]}
+              {bots === "exclude" ? "Include bots" : "People only"}
             </Link>
-          ))}
-        </nav>
-        <div className="flex flex-wrap gap-2">
-          <Link
-            href={href({ bots: bots === "exclude" ? "include" : null })}
-            className={secondaryButtonClass}
-            aria-pressed={bots !== "exclude"}
-            role="button"
-          >
-            {bots === "exclude" ? "Include bots" : "People only"}
-          </Link>
-          <a href={exportHref} download className={secondaryButtonClass}>
-            Export CSV
-          </a>
+            {exportHref && (
+              <a href={exportHref} download className={secondaryButtonClass} data-testid="export-csv">
+                Export CSV
+              </a>
+            )}
+          </div>
         </div>
-      </div>
+      )}
 
       {filters.length > 0 && (
         <ul aria-label="Filters" className="flex flex-wrap gap-2">
           {filters.map(([k, v]) => (
             <li key={k}>
-              <Link
-                href={href(k === "link" ? { link: null, domain: null } : { [k]: null })}
-                className="inline-flex items-center gap-1 rounded-full bg-brand-100 px-3 py-1 text-xs font-medium text-brand-700 hover:bg-brand-50"
-                aria-label={`Remove filter ${FILTER_LABEL[k]}: ${chipLabel(k, v)}`}
-              >
-                {FILTER_LABEL[k]}: {chipLabel(k, v)} <span aria-hidden>×</span>
-              </Link>
+              {readOnly ? (
+                <span className="inline-flex items-center gap-1 rounded-full bg-brand-100 px-3 py-1 text-xs font-medium text-brand-700">
+                  {FILTER_LABEL[k]}: {chipLabel(k, v)}
+                </span>
+              ) : (
+                <Link
+                  href={href(k === "link" ? { link: null, domain: null } : { [k]: null })}
+                  className="inline-flex items-center gap-1 rounded-full bg-brand-100 px-3 py-1 text-xs font-medium text-brand-700 hover:bg-brand-50"
+                  aria-label={`Remove filter ${FILTER_LABEL[k]}: ${chipLabel(k, v)}`}
+                >
+                  {FILTER_LABEL[k]}: {chipLabel(k, v)} <span aria-hidden>×</span>
+                </Link>
+              )}
             </li>
           ))}
         </ul>
       )}
 
       <Card title={title === "Analytics" ? "Clicks over time" : title}>
+        <p className="-mt-2 mb-3 text-xs text-slate-600" data-testid="range-shown">
+          {rangeText} ({timezone}){report.previous ? ", compared with the period of the same length before it" : ""}
+        </p>
         <div className="mb-4 flex flex-wrap gap-8">
-          <div>
-            <p className="text-2xl font-semibold" data-testid="total-clicks">
-              {fmt(report.total.clicks ?? 0)}
-            </p>
-            <p className="text-xs text-slate-500">
-              {bots === "only" ? "bot visits" : bots === "include" ? "clicks and bot visits" : "clicks"}
-            </p>
-          </div>
-          <div>
-            <p className="text-2xl font-semibold" data-testid="total-visitors">
-              {fmt(report.total.visitors ?? 0)}
-            </p>
-            <p className="text-xs text-slate-500">unique visitors (per day)</p>
-          </div>
+          <Headline
+            testId="total-clicks"
+            value={report.total.clicks ?? 0}
+            previous={report.previous?.total.clicks}
+            label={bots === "only" ? "bot visits" : bots === "include" ? "clicks and bot visits" : "clicks"}
+          />
+          <Headline
+            testId="total-visitors"
+            value={report.total.visitors ?? 0}
+            previous={report.previous?.total.visitors}
+            label="visitors"
+          />
         </div>
-        <TimeseriesChart points={series} timezone={report.series.timezone} granularity={report.series.granularity ?? "day"} />
-        <p className="mt-2 text-xs text-slate-500">
-          Times in {report.series.timezone}. Bots are {bots === "exclude" ? "not counted" : "included"}. Kept for {report.retentionDays}{" "}
-          days on your plan.
+        <TimeseriesChart points={series} previous={previousSeries} timezone={timezone} granularity={report.series.granularity ?? "day"} />
+        <p className="mt-2 text-xs text-slate-600">
+          Visitors: a visitor counts once a day, so someone who clicks on three days counts three times. Times in {timezone}. Bots are{" "}
+          {bots === "exclude" ? "not counted" : "included"}. Kept for {report.retentionDays} days on the plan.
         </p>
       </Card>
 
-      <div className="grid gap-6 md:grid-cols-2">
-        {(Object.keys(report.panels) as Panel[]).map((panel) => (
-          <TopPanel key={panel} panel={panel} rows={(report.panels[panel]?.data ?? []) as Row[]} href={href} />
-        ))}
-      </div>
+      {viewAll ? (
+        <div className="space-y-3" data-testid="view-all" data-panels-range={`${rangeStart}/${rangeEnd}`}>
+          {!readOnly && (
+            <Link href={href({ all: null })} className="text-sm font-medium text-brand-700 hover:underline">
+              ← All panels
+            </Link>
+          )}
+          <TopPanel panel={viewAll} rows={(report.panels[viewAll]?.data ?? []) as Row[]} href={panelHref} all />
+        </div>
+      ) : (
+        <div className="grid gap-6 md:grid-cols-2" data-panels-range={`${rangeStart}/${rangeEnd}`}>
+          {(Object.keys(report.panels) as Panel[]).map((panel) => (
+            <TopPanel key={panel} panel={panel} rows={(report.panels[panel]?.data ?? []) as Row[]} href={panelHref} />
+          ))}
+        </div>
+      )}
     </section>
   );
 }
 
-function TopPanel({ panel, rows, href }: { panel: Panel; rows: Row[]; href: (c: Record<string, string | null>) => string }) {
-  const max = Math.max(1, ...rows.map((r) => r.clicks));
+function Headline({ value, previous, label, testId }: { value: number; previous: number | undefined; label: string; testId: string }) {
+  const change = changeLabel(value, previous);
   return (
-    <Card title={PANEL_TITLE[panel]}>
+    <div>
+      <p className="text-2xl font-semibold" data-testid={testId}>
+        {fmt(value)}
+      </p>
+      <p className="text-xs text-slate-600">{label}</p>
+      {change !== null && (
+        <p className="mt-0.5 text-xs text-slate-700" data-testid={`${testId}-previous`}>
+          <span
+            className={
+              change.startsWith("-") ? "font-medium text-red-700" : change === "0 %" ? "font-medium" : "font-medium text-emerald-700"
+            }
+          >
+            {change}
+          </span>{" "}
+          vs {fmt(previous ?? 0)} before
+        </p>
+      )}
+    </div>
+  );
+}
+
+function TopPanel({
+  panel,
+  rows,
+  href,
+  all = false,
+}: {
+  panel: Panel;
+  rows: Row[];
+  /** null: rows are labels only (a share page) */
+  href: ((c: Record<string, string | null>) => string) | null;
+  all?: boolean;
+}) {
+  const max = Math.max(1, ...rows.map((r) => r.clicks));
+  const more = !all && href && rows.length > 0;
+  return (
+    <Card
+      title={PANEL_TITLE[panel]}
+      actions={
+        more ? (
+          <Link
+            href={href({ all: panel })}
+            className="text-sm font-medium text-brand-700 hover:underline"
+            aria-label={`View all: ${PANEL_TITLE[panel]}`}
+          >
+            View all
+          </Link>
+        ) : undefined
+      }
+    >
       {rows.length === 0 ? (
-        <p className="text-sm text-slate-500">No clicks in this range.</p>
+        <p className="text-sm text-slate-600">No clicks in this range.</p>
       ) : (
-        <table className="w-full table-fixed text-sm" aria-label={PANEL_TITLE[panel]}>
-          <thead className="text-xs text-slate-500">
+        <table className="w-full table-fixed text-sm" aria-label={PANEL_TITLE[panel]} data-panel={panel}>
+          <thead className="text-xs text-slate-600">
             <tr>
               <th className="pb-1 text-left font-medium">{PANEL_COLUMN[panel]}</th>
               <th className="w-16 pb-1 text-right font-medium">Clicks</th>
@@ -229,16 +357,16 @@ function TopPanel({ panel, rows, href }: { panel: Panel; rows: Row[]; href: (c: 
                       className="absolute inset-y-0.5 left-0 rounded bg-brand-50"
                       style={{ width: `${(r.clicks / max) * 100}%` }}
                     />
-                    {filter ? (
+                    {filter && href ? (
                       <Link
-                        href={href(filter)}
+                        href={href({ ...filter, all: null })}
                         className="relative text-slate-800 hover:text-brand-700 hover:underline"
                         title={`Filter by ${label}`}
                       >
                         {label}
                       </Link>
                     ) : (
-                      <span className="relative text-slate-600" title={label}>
+                      <span className="relative text-slate-700" title={label}>
                         {label}
                       </span>
                     )}

@@ -93,6 +93,14 @@ export type ClickFilters = {
   os?: string;
   referrer?: string;
   qr?: boolean;
+  /** links whose current URL carries this utm_source / utm_medium / utm_campaign value (decoded) */
+  utmSource?: string;
+  utmMedium?: string;
+  utmCampaign?: string;
+  /** the URL the visit was sent to, before forwarding (exact) */
+  destination?: string;
+  /** a language primary subtag (lower case); UNKNOWN_LANGUAGE selects the visits without one */
+  language?: string;
   bots: BotMode;
 };
 

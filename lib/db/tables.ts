@@ -83,6 +83,8 @@ export const TABLES: Record<string, TableOwner> = {
   "analytics.visitor_salt": { owner: "analytics" },
   // the click-event feed's readers and where each is (lib/analytics/store/feed.ts; lib/clicks/feed.ts is its entry)
   "analytics.click_cursor": { owner: "analytics" },
+  // saved Analytics views and their share links (lib/analytics/saved-views.ts)
+  SavedAnalyticsView: { owner: "analytics" },
   // migrations' own record
   _prisma_migrations: { owner: "db" },
 };

@@ -47,6 +47,7 @@ export const RESERVED_PATHS = new Set([
   "public",
   "account",
   "instance",
+  "share",
   "forgot-password",
   "reset-password",
   // files Next generates from app/ metadata conventions

@@ -24,6 +24,10 @@ export const PERMISSIONS = {
   /** Act on the Members page; lib/members checks members.manage / owners.manage per target. */
   "members.act": { role: "member", write: true, refusal: ADMIN_ONLY },
   "links.write": { role: "member", write: true, refusal: "Only members can change links." },
+  /** Save and delete Analytics views (lib/analytics/saved-views.ts). */
+  "analytics.views": { role: "member", write: true, refusal: "Only members can save views." },
+  /** Create and revoke read-only share links of saved views: they show figures to anyone with the URL. */
+  "analytics.share": { role: "admin", write: true, refusal: "Only owners and admins can share analytics views." },
   "workspace.manage": { role: "admin", write: true, refusal: ADMIN_ONLY },
   "members.manage": { role: "admin", write: true, refusal: ADMIN_ONLY },
   "keys.manage": { role: "admin", write: true, refusal: "Only owners and admins can create or revoke API keys." },

@@ -102,8 +102,8 @@ export class ClickHouseClickStore implements ClickStore {
         if (value === "exclude") parts.push("NOT bot");
         else if (value === "only") parts.push("bot");
       } else if (key === "linkId") parts.push(`link_id = ${p.add(value, "Int32")}`);
-      else if (key === "folder" || key === "tags")
-        parts.push(`link_id IN ${p.add(await this.linkIds(q.workspaceId, key, value), "Array(Int32)")}`);
+      else if (key in LINK_SETS)
+        parts.push(`link_id IN ${p.add(await this.linkIds(q.workspaceId, key as keyof typeof LINK_SETS, value), "Array(Int32)")}`);
       else if (key === "qr") parts.push(`qr = ${p.add(value, "Bool")}`);
       else {
         const dim = filterOf(key);
@@ -118,7 +118,7 @@ export class ClickHouseClickStore implements ClickStore {
     return { sql: `WHERE ${parts.join(" AND ")}`, params: p.values };
   }
 
-  private async linkIds(workspaceId: number, key: "folder" | "tags", value: unknown): Promise<number[]> {
+  private async linkIds(workspaceId: number, key: keyof typeof LINK_SETS, value: unknown): Promise<number[]> {
     const p = new Params();
     const ws = p.add(workspaceId);
     const sql = (LINK_SETS[key].ids as (v: unknown, p: Params, ws: string) => string)(value, p, ws);

@@ -1,17 +1,38 @@
 import { realTimeNow } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
-import type { ClickStore } from "../model.ts";
-import { analyticsExportQuerySchema, type AnalyticsExportInput } from "./schemas.ts";
-import { analytics, type AnalyticsAnswer, type AnalyticsWorkspace } from "./service.ts";
+import { DAY_MS, type ClickStore } from "../model.ts";
+import { analyticsExportQuerySchema, LIMIT_MAX, type AnalyticsExportInput } from "./schemas.ts";
+import { analytics, resolveRange, seriesGranularity, type AnalyticsAnswer, type AnalyticsWorkspace, type Range } from "./service.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
 // same schema as the API, so a shared URL shows the same figures.
 
-export const PANELS = ["countries", "referrers", "devices", "browsers", "os", "links", "destinations", "languages"] as const;
+export const PANELS = [
+  "links",
+  "referrers",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "tags",
+  "countries",
+  "cities",
+  "devices",
+  "browsers",
+  "os",
+  "qr",
+  "destinations",
+  "languages",
+] as const;
 export type Panel = (typeof PANELS)[number];
 export const PANEL_ROWS = 8;
+/** "View all": one panel's rows, as many as the API answers (its limit's maximum). */
+export const PANEL_ROWS_ALL = LIMIT_MAX;
+
+export function isPanel(v: unknown): v is Panel {
+  return typeof v === "string" && (PANELS as readonly string[]).includes(v);
+}
 
 /** The parameters a page URL may carry (anything else is ignored). */
 const PAGE_KEYS = Object.keys(analyticsExportQuerySchema.shape);
@@ -41,12 +62,28 @@ export type AnalyticsReport = {
   total: AnalyticsAnswer;
   series: AnalyticsAnswer;
   panels: Partial<Record<Panel, AnalyticsAnswer>>;
+  /**
+   * The previous period of the same length, right before the range (same filters): its totals and
+   * its series in the same buckets, asked of the same service (null: the range reaches back past
+   * what the plan keeps, so there is no whole previous period to compare with).
+   */
+  previous: { total: AnalyticsAnswer; series: AnalyticsAnswer } | null;
+};
+
+export type ReportOptions = {
+  panels?: readonly Panel[];
+  /** rows per panel (default PANEL_ROWS) */
+  rows?: number;
+  now?: number;
+  store?: ClickStore;
+  /** refuse (throw) parameters that cannot be answered instead of showing the defaults: a shared view must never widen */
+  strict?: boolean;
 };
 
 export async function analyticsReport(
   workspace: AnalyticsWorkspace,
   params: PageParams,
-  options: { panels?: readonly Panel[]; now?: number; store?: ClickStore } = {},
+  options: ReportOptions = {},
 ): Promise<AnalyticsReport> {
   const now = options.now ?? realTimeNow();
   const panels = options.panels ?? PANELS;
@@ -54,25 +91,63 @@ export async function analyticsReport(
     const parsed = analyticsExportQuerySchema.safeParse(p);
     if (!parsed.success) throw ServiceError.validation(parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })));
     const input = parsed.data;
-    const [total, series, ...tops] = await Promise.all([
-      analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
-      analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
-      ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: PANEL_ROWS }, now, options.store)),
+    // the range as the service resolves it, so the previous period is asked alongside the rest
+    const range = resolveRange(input, retentionDays, now);
+    const [[total, series, ...tops], previous] = await Promise.all([
+      Promise.all([
+        analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
+        analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
+        ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
+      ]),
+      previousPeriod(workspace, input, range, now, retentionDays, options.store),
     ]);
     const rangeNotice = cutRangeNotice(input, series, retentionDays);
-    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice };
+    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice, previous };
   };
   const retentionDays = analyticsRetentionDays(planOf(workspace.plan));
   try {
     return { ...(await run(params)), params, problem: null, retentionDays };
   } catch (e) {
-    if (!(e instanceof ServiceError)) throw e;
+    if (!(e instanceof ServiceError) || options.strict) throw e;
     const problem = e.code === "validation" ? e.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join(" ") : e.message;
     // keep what identifies the page itself (a link page's link and domain)
     const base: PageParams = {};
     for (const k of ["link", "domain"]) if (params[k] && e.code === "validation") base[k] = params[k];
     return { ...(await run(base)), params: base, problem, retentionDays };
   }
+}
+
+/**
+ * The period of the same length right before the answered range, with the same filters and the
+ * same buckets: null when part of it is older than the plan keeps (a comparison with a period cut
+ * short would mislead).
+ */
+async function previousPeriod(
+  workspace: AnalyticsWorkspace,
+  input: AnalyticsExportInput,
+  { start, end }: Range,
+  now: number,
+  retentionDays: number,
+  store: ClickStore | undefined,
+): Promise<AnalyticsReport["previous"]> {
+  const length = end - start;
+  if (length <= 0 || start - length < now - retentionDays * DAY_MS) return null;
+  const asked = { ...input, interval: undefined, start: start - length, end: start };
+  // the current series' buckets (service.ts chooses them by the range's length, which is the same)
+  const granularity = seriesGranularity({ start: new Date(start), end: new Date(end) });
+  const [total, previousSeries] = await Promise.all([
+    analytics(workspace, { ...asked, groupBy: "count" }, now, store),
+    analytics(workspace, { ...asked, groupBy: "timeseries", granularity }, now, store),
+  ]);
+  return { total, series: previousSeries };
+}
+
+/** The change from the previous period, as a page shows it ("+12 %", "-3 %", "new" from nothing, null: no previous period). */
+export function changeLabel(current: number, previous: number | undefined): string | null {
+  if (previous === undefined) return null;
+  if (previous === 0) return current === 0 ? "0 %" : "new";
+  const pct = Math.round(((current - previous) / previous) * 100);
+  return `${pct > 0 ? "+" : ""}${pct} %`;
 }
 
 /** A sentence saying what is shown when the asked start or end was cut (service.ts resolveRange); null when neither was. */

@@ -99,6 +99,21 @@ export const filterParams = {
     .transform((v) => v === "true")
     .optional()
     .describe("true: only QR-code scans; false: none."),
+  utm_source: filterText("Only links whose URL has this utm_source value (decoded, exact; the links' URLs now).").optional(),
+  utm_medium: filterText("Only links whose URL has this utm_medium value (decoded, exact; the links' URLs now).").optional(),
+  utm_campaign: filterText("Only links whose URL has this utm_campaign value (decoded, exact; the links' URLs now).").optional(),
+  destination: text()
+    .trim()
+    .min(1, "must not be empty")
+    .max(2048, "must be at most 2048 characters")
+    .optional()
+    .describe("Only visits sent to this URL (exact, as groupBy=destinations answers it)."),
+  language: text()
+    .trim()
+    .regex(/^[A-Za-z]{2,8}$/, `must be a language primary subtag such as en, or ${UNKNOWN_LANGUAGE}`)
+    .transform((v) => v.toLowerCase())
+    .optional()
+    .describe(`A language primary subtag such as en (as groupBy=languages answers it); ${UNKNOWN_LANGUAGE}: visits without one.`),
   bots: z
     .enum(BOT_MODES, { error: `must be one of ${BOT_MODES.join(", ")}` })
     .optional()

@@ -93,6 +93,11 @@ async function buildQuery(
     os: input.os,
     referrer: input.referrer,
     qr: input.qr,
+    utmSource: input.utm_source,
+    utmMedium: input.utm_medium,
+    utmCampaign: input.utm_campaign,
+    destination: input.destination,
+    language: input.language,
     bots: input.bots ?? "exclude",
   };
   // existence last (400 before 404/409): another workspace's link is 404, a code on several domains 409

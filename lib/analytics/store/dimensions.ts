@@ -1,4 +1,4 @@
-import { DIRECT, type BotMode, type ClickFilters, type GroupRow, type TopGroup } from "../model.ts";
+import { DIRECT, UNKNOWN_LANGUAGE, type BotMode, type ClickFilters, type GroupRow, type TopGroup } from "../model.ts";
 import type { Params } from "./sql-params.ts";
 
 // Every dimension a report groups or filters by, and how the store reads each: the one table to
@@ -92,16 +92,18 @@ export const DIMENSIONS = {
   },
   // filtered through LINK_SETS.linkId
   link: { group: "links", columns: ["link_id"], value: `link_id::text`, pair: false, decode: (v) => [Number(v)] },
-  // Not filters. Destinations are long URLs, many per workspace (every link's, its variants' and
-  // rules'): the day rows keep them unfiltered only, and per link (a link, folder or tag filter);
-  // grouped under a dimension filter they are read from the raw events (store/plan.ts). Languages
-  // are few: kept under every filter, like the pair dimensions. Null (not recorded) is kept as ''.
+  // Destinations are long URLs, many per workspace (every link's, its variants' and rules'): the
+  // day rows keep them unfiltered only, and per link (a link, folder or tag filter); grouped under
+  // a dimension filter they are read from the raw events (store/plan.ts). Languages are few: kept
+  // under every filter, like the pair dimensions. Null (not recorded) is kept as ''. As filters
+  // both are answered by the raw events (like a city): the rollups keep no rows under their values.
   destination: {
     group: "destinations",
     columns: ["destination"],
     value: `coalesce(destination, '')`,
     pair: false,
     perLink: `coalesce(destination, '')`,
+    filter: { column: "destination", rollup: false },
   },
   language: {
     group: "languages",
@@ -109,6 +111,7 @@ export const DIMENSIONS = {
     value: `coalesce(language, '')`,
     pair: true,
     perLink: `coalesce(language, '')`,
+    filter: { column: "language", normalize: (v) => v.toLowerCase(), none: UNKNOWN_LANGUAGE, rollup: false },
   },
 } as const satisfies Record<EventDim, DimensionSpec>;
 
@@ -133,7 +136,7 @@ export const LINK_GROUPS = {
 export type LinkGroup = keyof typeof LINK_GROUPS;
 
 /** The filters that select a set of links (by what the links are now). */
-export type LinkSetKey = "linkId" | "folder" | "tags";
+export type LinkSetKey = "linkId" | "folder" | "tags" | "utmSource" | "utmMedium" | "utmCampaign";
 type LinkSetSpec<V> = {
   /** a query of the ids of its links */
   ids: (v: V, p: Params, workspace: string) => string;
@@ -147,6 +150,16 @@ const folderIds = (v: string, p: Params, ws: string) =>
   `select id from "Link" where "workspaceId" = ${ws} and (folder = ${p.add(v)} or folder like ${p.add(likePrefix(v))})`;
 const tagIds = (v: string[], p: Params, ws: string) =>
   `select lt."linkId" from "LinkTag" lt join "Tag" t on t.id = lt."tagId" where t."workspaceId" = ${ws} and t."nameKey" = any(${p.add(v)}::text[])`;
+/**
+ * The spellings of a decoded UTM value as a URL may carry it: as typed, percent-encoded, and with
+ * "+" for spaces (the UTM groups merge these into one decoded row, reports/service.ts mergeDecoded).
+ */
+export function utmSpellings(v: string): string[] {
+  const encoded = encodeURIComponent(v);
+  return [...new Set([v, encoded, encoded.replace(/%20/g, "+"), v.replace(/ /g, "+")])];
+}
+const utmIds = (name: string) => (v: string, p: Params, ws: string) =>
+  `select l.id from "Link" l where l."workspaceId" = ${ws} and ${utmColumn(name)} = any(${p.add(utmSpellings(v))}::text[])`;
 
 export const LINK_SETS: { [K in LinkSetKey]: LinkSetSpec<NonNullable<ClickFilters[K]>> } = {
   linkId: {
@@ -156,10 +169,34 @@ export const LINK_SETS: { [K in LinkSetKey]: LinkSetSpec<NonNullable<ClickFilter
   },
   folder: { ids: folderIds, where: (v, p, ws) => `link_id in (${folderIds(v, p, ws)})`, visitorsPerLink: true },
   tags: { ids: tagIds, where: (v, p, ws) => `link_id in (${tagIds(v, p, ws)})`, visitorsPerLink: true },
+  utmSource: { ids: utmIds("utm_source"), where: (v, p, ws) => `link_id in (${utmIds("utm_source")(v, p, ws)})`, visitorsPerLink: true },
+  utmMedium: { ids: utmIds("utm_medium"), where: (v, p, ws) => `link_id in (${utmIds("utm_medium")(v, p, ws)})`, visitorsPerLink: true },
+  utmCampaign: {
+    ids: utmIds("utm_campaign"),
+    where: (v, p, ws) => `link_id in (${utmIds("utm_campaign")(v, p, ws)})`,
+    visitorsPerLink: true,
+  },
 };
 
 /** The filters in a WHERE clause in this order (the statements' text and parameter numbers as they always were). */
-export const WHERE_ORDER = ["linkId", "folder", "tags", "country", "city", "device", "browser", "os", "referrer", "qr", "bots"] as const;
+export const WHERE_ORDER = [
+  "linkId",
+  "folder",
+  "tags",
+  "country",
+  "city",
+  "device",
+  "browser",
+  "os",
+  "referrer",
+  "qr",
+  "utmSource",
+  "utmMedium",
+  "utmCampaign",
+  "destination",
+  "language",
+  "bots",
+] as const;
 type MissingFilter = Exclude<keyof ClickFilters, (typeof WHERE_ORDER)[number]>;
 type MissingGroup = Exclude<TopGroup, (typeof DIMENSIONS)[EventDim]["group"] | LinkGroup>;
 // the compiler names a filter or group that no table above answers

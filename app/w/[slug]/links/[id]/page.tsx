@@ -7,7 +7,7 @@ import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { CopyButton } from "@/components/copy-button";
 import { QrDesigner } from "@/components/qr-designer";
 import { qrUrl } from "@/lib/analytics/ingest/qr";
-import { analyticsReport, pageParams } from "@/lib/analytics/reports/report";
+import { analyticsReport, isPanel, pageParams, PANEL_ROWS_ALL, type Panel } from "@/lib/analytics/reports/report";
 import { analytics } from "@/lib/analytics/reports/service";
 import { MAX_VARIANTS } from "@/lib/links/routing-schema";
 import { Badge, buttonClass, Card } from "@/components/ui";
@@ -26,6 +26,9 @@ export const metadata: Metadata = { title: "Link" };
 
 const when = (unix: number | null) => formatDateTime(fromUnixSeconds(unix));
 
+/** The analytics panels of one link (the workspace's others, links, tags and UTM values, are one row here). */
+const LINK_PANELS: Panel[] = ["countries", "cities", "referrers", "devices", "browsers", "os", "qr", "languages", "destinations"];
+
 export default async function LinkPage({
   params,
   searchParams,
@@ -37,11 +40,13 @@ export default async function LinkPage({
   const { workspace } = await workspacePage(slug);
   const link = await linkById(workspace.id, parseIdParam(id) ?? 0);
   if (!link) notFound();
+  const search = await searchParams;
+  const all = isPanel(search.all) && LINK_PANELS.includes(search.all) ? search.all : null;
   const [report, tags, logoVersion] = await Promise.all([
     analyticsReport(
       workspace,
-      { ...pageParams(await searchParams), link: link.code, domain: link.domain },
-      { panels: ["countries", "referrers", "devices", "browsers", "os"] },
+      { ...pageParams(search), link: link.code, domain: link.domain },
+      all ? { panels: [all], rows: PANEL_ROWS_ALL } : { panels: LINK_PANELS },
     ),
     link.tags.length ? listTags(workspace) : Promise.resolve([]),
     workspaceLogoVersion(workspace.id),
@@ -169,6 +174,7 @@ export default async function LinkPage({
             exportPath={`/w/${slug}/analytics/export`}
             fixed={["link", "domain"]}
             title="Clicks"
+            viewAll={all}
           />
           {link.variants && perDestination && <VariantFigures variants={link.variants} answer={perDestination} />}
           <Card title="Details">
