@@ -68,7 +68,8 @@ export const CLICKHOUSE_STEPS: ClickHouseStep[] = [
       ) ENGINE = AggregatingMergeTree
       PARTITION BY toYYYYMM(day)
       ORDER BY day
-      TTL day + toIntervalDay(keep_days)`,
+      TTL day + toIntervalDay(keep_days)
+      SETTINGS non_replicated_deduplication_window = 10000`,
       `CREATE MATERIALIZED VIEW IF NOT EXISTS click_day_events_mv TO click_day_events AS
         SELECT toDate(at) AS day, count() AS events, max(keep_days) AS keep_days FROM click_event GROUP BY day`,
       // the events stored before this step (later ones arrive through the view)
