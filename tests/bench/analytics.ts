@@ -31,7 +31,9 @@ const CH_BATCH = Number(process.env.BENCH_CH_BATCH ?? 20_000);
 // chdb's connection hands an insert to ClickHouse as one SQL text (its SQL parser, not the HTTP
 // body parser of a server), about 12,000 events/s here: past BENCH_CH_SINK_EVENTS (default 2
 // million) the table is doubled inside ClickHouse (INSERT ... SELECT with new visitor keys and feed
-// positions) until it holds BENCH_CH_EVENTS; the output says how many came which way.
+// positions; the copied rows are the first by seq, which runs 1..n without gaps) until it holds
+// BENCH_CH_EVENTS; the output says how many came which way. Then ClickHouse's daily rollups are
+// built, as the app's job does (lib/analytics/clickhouse/rollup-build.ts).
 const CH_SINK_EVENTS = Math.min(CH_EVENTS, Number(process.env.BENCH_CH_SINK_EVENTS ?? 2_000_000));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const LINKS = 1000;
@@ -386,17 +388,34 @@ async function clickHouseRun(pgUrl: string, workspace: { id: number; slug: strin
       await ch.client.command({
         query: `INSERT INTO click_event SELECT at, workspace_id, link_id, domain, target, country, city, referrer_host, referrer_url,
                   device, browser, os, bot, qr, visitor + ${copy} * 1000000000000, destination, language, tx, seq + ${have}, keep_days
-                FROM click_event ORDER BY seq LIMIT ${n}`,
+                FROM click_event WHERE seq <= ${n}`,
         clickhouse_settings: { insert_deduplicate: 0 },
       });
       have += n;
       console.log(`  doubled inside ClickHouse to ${have} events (${((performance.now() - t) / 1000).toFixed(1)} s)`);
     }
     await ch.client.command({ query: "OPTIMIZE TABLE click_event FINAL" });
+    // the daily rollups, as the app's job builds them (lib/analytics/clickhouse/rollup-build.ts)
+    const { buildPendingClickHouseDays } = await import("../../lib/analytics/clickhouse/rollup-build.ts");
+    const tb = performance.now();
+    const builtDays = await buildPendingClickHouseDays(ch.client);
+    console.log(`ClickHouse: daily rollups built for ${builtDays} days in ${((performance.now() - tb) / 1000).toFixed(1)} s`);
+    console.log(
+      `load average: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
     const store = new ClickHouseClickStore(ch.client, pool, new PostgresClickStore(pool));
     const label = `CH ${CH_EVENTS >= 1e6 ? `${CH_EVENTS / 1e6}M` : CH_EVENTS}`;
     const rows = await timeQueries(workspace, store, label, pgRows);
     summarize(rows, `ClickHouse (${CH_EVENTS} events)`, 300);
+    console.log(
+      `load average: ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")}`,
+    );
     if (pgRows.length) summarize(pgRows, `PostgreSQL (${EVENTS} events)`);
   } finally {
     await pool.end();

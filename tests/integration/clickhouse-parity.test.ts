@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ClickHouseClickStore } from "../../lib/analytics/clickhouse/source.ts";
+import { buildPendingClickHouseDays } from "../../lib/analytics/clickhouse/rollup-build.ts";
 import { migrateClickHouse } from "../../lib/analytics/clickhouse/schema.ts";
 import { sinkOnce } from "../../lib/analytics/clickhouse/sink.ts";
 import type { ClickStore } from "../../lib/analytics/model.ts";
@@ -14,7 +15,8 @@ import { seedEvents, seedWorkspace, storeEvents, type Seeded } from "../clickhou
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // The same seeded events, stored in PostgreSQL (with its daily rollups built, as the hourly job
-// does) and copied to a real ClickHouse (chdb) by the sink, give the same answers from both stores
+// does) and copied to a real ClickHouse (chdb) by the sink (with ClickHouse's daily rollups built,
+// as its job does: the plans read them, asserted below), give the same answers from both stores
 // for every groupBy (the schema's own list), interval, filter, time zone and the CSV export,
 // through the service the API calls.
 
@@ -31,7 +33,7 @@ let pool: pg.Pool;
 let ch: EmbeddedClickHouse;
 let seeded: Seeded;
 let postgres: ClickStore;
-let clickhouse: ClickStore;
+let clickhouse: ClickHouseClickStore;
 
 describe.skipIf(missing)("ClickHouse answers as PostgreSQL does", () => {
   beforeAll(async () => {
@@ -44,6 +46,7 @@ describe.skipIf(missing)("ClickHouse answers as PostgreSQL does", () => {
     await storeEvents(pool, seedEvents(seeded, 3000, NOW, 420));
     await buildPendingRollups(pool, NOW);
     while ((await sinkOnce(pool, ch.client, 1500)) > 0);
+    await buildPendingClickHouseDays(ch.client, NOW);
     const pgStore = new PostgresClickStore(pool);
     postgres = pgStore;
     clickhouse = new ClickHouseClickStore(ch.client, pool, pgStore);
@@ -150,6 +153,42 @@ describe.skipIf(missing)("ClickHouse answers as PostgreSQL does", () => {
           expect(a.granularity).toBe(granularity);
           expect((a.data ?? []).filter((r) => r.clicks > 0).length, `${timezone} ${granularity} buckets with clicks`).toBeGreaterThan(3);
         }
+    },
+    SLOW,
+  );
+
+  test(
+    "ClickHouse's plans read its rollups, as PostgreSQL's read its own",
+    async () => {
+      const year = {
+        workspaceId: seeded.workspace.id,
+        start: new Date(NOW - 365 * 86_400_000),
+        end: new Date(NOW),
+        filters: { bots: "exclude" },
+      };
+      const cases: [string, Parameters<ClickHouseClickStore["plan"]>[0], string][] = [
+        ["count", { kind: "count", query: year } as never, "day-rollup"],
+        ["days in UTC", { kind: "timeseries", query: year, unit: "day", timezone: "UTC" } as never, "day-rollup"],
+        ["countries", { kind: "top", query: year, group: "countries", limit: 10 } as never, "day-rollup"],
+        ["tags", { kind: "top", query: year, group: "tags", limit: 10 } as never, "day-rollup"],
+        [
+          "links of a country",
+          { kind: "top", query: { ...year, filters: { bots: "exclude", country: "US" } }, group: "links", limit: 10 } as never,
+          "link-day-rollup",
+        ],
+        [
+          "a folder's devices",
+          { kind: "top", query: { ...year, filters: { bots: "exclude", folder: "promo" } }, group: "devices", limit: 10 } as never,
+          "link-day-rollup",
+        ],
+        ["days in New York", { kind: "timeseries", query: year, unit: "day", timezone: "America/New_York" } as never, "events"],
+      ];
+      for (const [name, q, source] of cases) {
+        const { plan } = await clickhouse.plan(q);
+        expect(plan.source, name).toBe(source);
+        if (plan.source !== "events") expect(plan.days.length, `${name}: days read from the rollups`).toBeGreaterThan(300);
+        expect(await clickhouse.query(q), name).toEqual(await postgres.query(q));
+      }
     },
     SLOW,
   );

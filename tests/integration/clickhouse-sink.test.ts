@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CLICKHOUSE_STEPS, migrateClickHouse } from "../../lib/analytics/clickhouse/schema.ts";
 import { insertBatch, sinkOnce, SINK_CURSOR, toClickHouseRow } from "../../lib/analytics/clickhouse/sink.ts";
+import { buildPendingClickHouseDays, builtClickHouseDays } from "../../lib/analytics/clickhouse/rollup-build.ts";
 import { prunePostgresCopy, startClickHouseAnalytics } from "../../lib/analytics/clickhouse/runtime.ts";
 import { ClickHouseClickStore } from "../../lib/analytics/clickhouse/source.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
@@ -108,6 +109,11 @@ describe.skipIf(missing)("the ClickHouse sink", () => {
     );
     expect(stored.n).toBe(3000);
     expect(copied).toEqual({ n: 3000, places: 3000 });
+    // the rollups' day counts (a materialized view) saw each event once too: a repeat dropped by
+    // the deduplication is not counted
+    const [counted] = await chRows(`SELECT toUInt32(sum(events)) AS n FROM click_day_events`);
+    const [all] = await chRows(`SELECT toUInt32(count()) AS n FROM click_event`);
+    expect(counted.n).toBe(all.n);
     // the same events, field for field (a sample of them in commit order)
     const { events: fed } = await readClickEventsAfter(pool, FEED_START, 50);
     const sample = await chRows(
@@ -117,6 +123,47 @@ describe.skipIf(missing)("the ClickHouse sink", () => {
     );
     expect(sample).toEqual(fed.map((e) => ({ at: String(e.at), link_id: e.linkId, country: e.country, visitor: e.visitor })));
   }, 180_000);
+
+  test("a batch sent again after its days were built: counted once, the days still answered from the rollups", async () => {
+    await migrateClickHouse(ch.client); // applied already when the file runs whole
+    const ws = await seedWorkspace(pool, "rpt", 2);
+    const now = Date.now();
+    const events = seedEvents(ws, 60, now - 6 * DAY, 4, 9);
+    const rows = events.map((e, i) => toClickHouseRow({ ...e, position: { tx: "7", seq: String(1_000_000 + i) } }, 365));
+    const days = [...new Set(events.map((e) => Math.floor(e.at / DAY)))];
+    const countsOf = async () =>
+      chRows(
+        `SELECT toInt32(day) AS d, toUInt32(sum(events)) AS n FROM click_day_events WHERE toInt32(day) IN (${days.join(",")}) GROUP BY d ORDER BY d`,
+      );
+    await insertBatch(ch.client, rows, "repeat-1");
+    const before = await countsOf();
+    await buildPendingClickHouseDays(ch.client, now);
+    const built = await builtClickHouseDays(ch.client, Math.min(...days), Math.max(...days) + 1);
+    for (const d of days) expect(built.get(d), `day ${d} built`).toBeGreaterThan(0n);
+    const clicksOf = async () =>
+      chRows(`SELECT toUInt32(sum(clicks)) AS n FROM click_day WHERE workspace_id = ${ws.workspace.id} AND fdim = '' AND dim = 'total'`);
+    expect(await clicksOf()).toEqual([{ n: 60 }]);
+    // the sink sends the same batch again (its answer was lost): ClickHouse drops it, the view does not fire
+    await insertBatch(ch.client, rows, "repeat-1");
+    expect(await countsOf()).toEqual(before);
+    expect(await builtClickHouseDays(ch.client, Math.min(...days), Math.max(...days) + 1)).toEqual(built);
+    expect(await buildPendingClickHouseDays(ch.client, now)).toBe(0);
+    expect(await clicksOf()).toEqual([{ n: 60 }]);
+    // a late event of one of those days (another batch): that day is read from the events until built again
+    const [late] = seedEvents(ws, 1, days[0] * DAY + 3_600_000, 0.01, 10);
+    await insertBatch(ch.client, [toClickHouseRow({ ...late, position: { tx: "7", seq: "2000000" } }, 365)], "repeat-late");
+    expect((await builtClickHouseDays(ch.client, days[0], days[0] + 1)).has(days[0])).toBe(false);
+    expect(await buildPendingClickHouseDays(ch.client, now)).toBe(1);
+    expect((await builtClickHouseDays(ch.client, days[0], days[0] + 1)).has(days[0])).toBe(true);
+    expect(await clicksOf()).toEqual([{ n: 61 }]);
+    // two different batches whose day counts look alike (one event each, same day): both counted
+    const [a, b] = seedEvents(ws, 2, days[1] * DAY + 7_200_000, 0.01, 12);
+    const dayCount = async () => (await countsOf()).find((r) => r.d === days[1])?.n;
+    const had = await dayCount();
+    await insertBatch(ch.client, [toClickHouseRow({ ...a, position: { tx: "7", seq: "2000001" } }, 365)], "alike-a");
+    await insertBatch(ch.client, [toClickHouseRow({ ...b, position: { tx: "7", seq: "2000002" } }, 365)], "alike-b");
+    expect(await dayCount()).toBe(Number(had) + 2);
+  });
 
   test("retention: rows past their plan's retention are dropped by TTL, whole old partitions with them", async () => {
     const now = Date.now();

@@ -18,6 +18,9 @@ export function createClickHouse(target: ClickHouseTarget): ClickHouseClient {
     clickhouse_settings: {
       // 64-bit figures come back as numbers where a statement casts them; keys stay exact as strings
       output_format_json_quote_64bit_integers: 1,
+      // a repeated insert (the sink's retry, same token) is dropped by the materialized views'
+      // tables too, not only by click_event (schema.ts step 2: click_day_events counts each event once)
+      deduplicate_blocks_in_dependent_materialized_views: 1,
     },
   });
 }

@@ -5,17 +5,30 @@ import { setShared } from "../../registry.ts";
 import type { PostgresClickStore } from "../store/click-store.ts";
 import { ensureCursor, FEED_START, pruneFedClickEvents } from "../store/feed.ts";
 import { createClickHouse, type ClickHouseClient, type ClickHouseTarget } from "./client.ts";
+import { buildPendingClickHouseDays } from "./rollup-build.ts";
 import { migrateClickHouse } from "./schema.ts";
 import { SINK_CURSOR, startClickHouseSink } from "./sink.ts";
 import { ClickHouseClickStore } from "./source.ts";
 
 // ClickHouse in a process (lib/runtime.ts calls this when CLICKHOUSE_URL is set): the report store
 // (lib/analytics/store/instance.ts reportStore answers from it), and in a process that runs the
-// background jobs, the schema migration, the sink and the pruning of PostgreSQL's copy.
+// background jobs, the schema migration, the sink, the daily rollups' builds and the pruning of
+// PostgreSQL's copy.
 
 export type ClickHouseAnalytics = { client: ClickHouseClient; store: ClickHouseClickStore };
 
 const PRUNE_EVERY_MS = 60 * 60_000;
+const BUILD_EVERY_MS = 10 * 60_000;
+/** one builder of ClickHouse's rollups at a time across processes (a transaction-scoped advisory lock) */
+const BUILD_LOCK = 72120420;
+
+/** Builds ClickHouse's pending rollup days if no other process is (clickhouse/rollup-build.ts). Returns the days built. */
+export async function buildClickHouseRollups(pool: pg.Pool, client: ClickHouseClient, now = Date.now()): Promise<number> {
+  return inPgTransaction(pool, async (q) => {
+    const { rows } = await q.query<{ ok: boolean }>(`select pg_try_advisory_xact_lock($1) as ok`, [BUILD_LOCK]);
+    return rows[0].ok ? buildPendingClickHouseDays(client, now) : 0;
+  });
+}
 const PRUNE_BATCH = 50_000;
 /** at most this many batches per run: the rest waits for the next hour */
 const PRUNE_BATCHES = 40;
@@ -49,6 +62,16 @@ export async function startClickHouseAnalytics(
     // the schema first (retried until ClickHouse answers), then the sink; nothing blocks the start
     let stopped = false;
     let stopSink: (() => Promise<void>) | undefined;
+    // the rollups: after the schema (the days stored before step 2 are built then), then every few minutes
+    let building: Promise<unknown> = Promise.resolve();
+    const build = () =>
+      (building = building.then(() =>
+        stopped
+          ? 0
+          : buildClickHouseRollups(pool, client)
+              .then((n) => n && log("analytics").info({ days: n }, `ClickHouse rollups built for ${n} days`))
+              .catch((e) => log("analytics").warn({ err: e }, "building ClickHouse's rollups failed; the next run tries again")),
+      ));
     const started = (async () => {
       for (let attempt = 0; !stopped; attempt++) {
         try {
@@ -61,11 +84,16 @@ export async function startClickHouseAnalytics(
         }
       }
       if (!stopped) stopSink = startClickHouseSink(pool, client, { intervalMs: opts.sinkIntervalMs });
+      if (!stopped) void build();
     })();
+    const buildTimer = setInterval(() => void build(), BUILD_EVERY_MS);
+    buildTimer.unref();
+    stops.push(() => clearInterval(buildTimer));
     stops.push(async () => {
       stopped = true;
       await started;
       await stopSink?.();
+      await building;
     });
     const prune = () =>
       prunePostgresCopy(pool, opts.keepMs)

@@ -12,6 +12,15 @@ import type { ClickHouseClient } from "./client.ts";
 // - (tx, seq) is the event's place in PostgreSQL's feed: the sink's insert token names a batch by
 //   its first and last place, and non_replicated_deduplication_window makes a retried insert of the
 //   same batch a no-op (a replicated table deduplicates by the same token through Keeper).
+//
+// Step 2, the daily rollups (clickhouse/rollups.ts builds and reads them; store/plan.ts chooses
+// them): click_day and click_day_link hold the same rows as PostgreSQL's tables of those names
+// (one UTC day's figures per dimension value, with visitors counted exactly), each day's rows
+// tagged with the build that wrote them. click_day_events counts the stored events per UTC day
+// through a materialized view (it fires only for blocks actually inserted: a deduplicated repeat
+// of a batch counts nothing), and click_day_built records each build with the count it read: a day
+// is answered from its build only while the two counts agree (a late event makes them differ until
+// the day is built again). TTLs follow the events' retention (keep_days, the longest of the day's).
 
 export type ClickHouseStep = { version: number; name: string; statements: string[] };
 
@@ -46,6 +55,66 @@ export const CLICKHOUSE_STEPS: ClickHouseStep[] = [
       ORDER BY (workspace_id, at, link_id)
       TTL toDateTime(at) + toIntervalDay(keep_days)
       SETTINGS non_replicated_deduplication_window = 10000, ttl_only_drop_parts = 1`,
+    ],
+  },
+  {
+    version: 2,
+    name: "daily_rollups",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS click_day_events (
+        day       Date,
+        events    SimpleAggregateFunction(sum, UInt64),
+        keep_days SimpleAggregateFunction(max, UInt16)
+      ) ENGINE = AggregatingMergeTree
+      PARTITION BY toYYYYMM(day)
+      ORDER BY day
+      TTL day + toIntervalDay(keep_days)
+      SETTINGS non_replicated_deduplication_window = 10000`,
+      `CREATE MATERIALIZED VIEW IF NOT EXISTS click_day_events_mv TO click_day_events AS
+        SELECT toDate(at) AS day, count() AS events, max(keep_days) AS keep_days FROM click_event GROUP BY day`,
+      // the events stored before this step (later ones arrive through the view)
+      `INSERT INTO click_day_events SELECT toDate(at) AS day, count() AS events, max(keep_days) AS keep_days FROM click_event GROUP BY day`,
+      `CREATE TABLE IF NOT EXISTS click_day_built (
+        day       Date,
+        build     UInt64,
+        events    UInt64,
+        keep_days UInt16
+      ) ENGINE = MergeTree
+      ORDER BY (day, build)
+      TTL day + toIntervalDay(keep_days)`,
+      `CREATE TABLE IF NOT EXISTS click_day (
+        workspace_id Int32,
+        day          Date,
+        bot          Bool,
+        fdim         LowCardinality(String),
+        fvalue       String,
+        dim          LowCardinality(String),
+        value        String,
+        clicks       UInt64,
+        visitors     UInt64,
+        build        UInt64,
+        keep_days    UInt16
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (workspace_id, fdim, fvalue, dim, day, value)
+      TTL day + toIntervalDay(keep_days)
+      SETTINGS ttl_only_drop_parts = 1`,
+      `CREATE TABLE IF NOT EXISTS click_day_link (
+        workspace_id Int32,
+        day          Date,
+        bot          Bool,
+        fdim         LowCardinality(String),
+        fvalue       String,
+        link_id      Int32,
+        clicks       UInt64,
+        visitors     UInt64,
+        build        UInt64,
+        keep_days    UInt16
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (workspace_id, fdim, fvalue, day, link_id)
+      TTL day + toIntervalDay(keep_days)
+      SETTINGS ttl_only_drop_parts = 1`,
     ],
   },
 ];

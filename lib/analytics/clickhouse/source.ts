@@ -21,19 +21,21 @@ import {
   visitorsPerLink,
   WHERE_ORDER,
 } from "../store/dimensions.ts";
-import { compareKeys } from "../store/execute.ts";
+import { answerWith, compareKeys, type StoreReaders } from "../store/execute.ts";
 import { readLinkGroups } from "../store/link-groups.ts";
+import { planSource, rollupWindow, type SourcePlan } from "../store/plan.ts";
 import { Params } from "../store/sql-params.ts";
 import type { PostgresClickStore } from "../store/click-store.ts";
 import type { ClickHouseClient } from "./client.ts";
+import { builtClickHouseDays } from "./rollup-build.ts";
+import { ClickHouseRollupReader } from "./rollup-read.ts";
 import { clickHouseTime } from "./sink.ts";
 
 // Reports and exports answered from ClickHouse (CLICKHOUSE_URL set): the same questions
 // (model.ts StoreQuery) and the same answers as the PostgreSQL store, read from ClickHouse's
-// click_event (schema.ts). Every shape is read from the raw events here (store/plan.ts chooses
-// between PostgreSQL's events and rollups only): a column store scans a workspace's range in its
-// sort order, so no rollup or materialized view is kept (docs/clickhouse.md has the figures). What
-// the links are now (their folder and tags for a filter, their tags and UTM values for a group)
+// click_event (schema.ts) and its daily rollups (click_day, click_day_link: rollup-build.ts), as
+// the same plan function chooses for PostgreSQL (store/plan.ts planSource, given ClickHouse's built
+// days) and added up the same way (store/execute.ts answerWith). What the links are now (their folder and tags for a filter, their tags and UTM values for a group)
 // is PostgreSQL's: the filter's link ids are read there first, and per-link figures are grouped
 // there (the same statement as the rollups use, store/link-groups.ts). Writes and the visitor
 // salts stay with PostgreSQL (the click flush commits there; sink.ts copies the events over).
@@ -79,12 +81,25 @@ export class ClickHouseClickStore implements ClickStore {
     return this.postgres.pruneVisitorSalts(keepFromDay);
   }
 
+  /** The report's plan (store/plan.ts planSource over ClickHouse's built days), and each built day's build. */
+  async plan(q: StoreQuery): Promise<{ plan: SourcePlan; builds: Map<number, bigint> }> {
+    const window = rollupWindow(q);
+    if (!window) return { plan: { source: "events" }, builds: new Map() };
+    const builds = await builtClickHouseDays(this.ch, window.first, window.last);
+    return { plan: planSource(q, new Set(builds.keys())), builds };
+  }
+
   async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
-    type A = StoreAnswer<Q["kind"]>;
-    const where = await this.where(q.query);
-    if (q.kind === "count") return (await this.totals(q.query, where)) as A;
-    if (q.kind === "timeseries") return (await this.timeseries(q.query, where, q.unit, q.timezone)) as A;
-    return (await this.top(q.query, where, q.group, q.limit)) as A;
+    const { plan, builds } = await this.plan(q);
+    const rolled = new ClickHouseRollupReader(this.ch, this.pool, builds);
+    const readers: StoreReaders = {
+      totals: async (cq) => this.totals(cq, await this.where(cq)),
+      timeseries: async (cq, unit, timezone) => this.timeseries(cq, await this.where(cq), unit, timezone),
+      top: async (cq, group, limit) => this.top(cq, await this.where(cq), group, limit),
+      rolledTotals: (cq, p, perDay) => rolled.totals(cq, p, perDay),
+      rolledGroups: (cq, group, p) => rolled.groups(cq, group, p),
+    };
+    return answerWith(readers, q, plan);
   }
 
   /** The query's conditions; a link, folder or tag filter becomes the ids of its links (read in PostgreSQL). */

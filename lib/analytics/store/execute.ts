@@ -18,21 +18,47 @@ import type { Queryable } from "../../db/queryable.ts";
 
 // Answering a report as its plan says (store/plan.ts decides): from the raw events alone, or from
 // the rollups for the plan's built days and the raw events for the intervals around them, added up.
+// The adding up is the same for every store (PostgreSQL's and ClickHouse's): a store gives its
+// readers of the raw events and of its rollups (StoreReaders).
 
-export async function answer<Q extends StoreQuery>(db: Queryable, q: Q, plan: SourcePlan): Promise<StoreAnswer<Q["kind"]>> {
+/** What a store reads: the raw events of an interval, and its rollups' built days as a plan says. */
+export type StoreReaders = {
+  totals(q: ClickQuery): Promise<Totals>;
+  timeseries(q: ClickQuery, unit: "hour" | "day", timezone: string): Promise<Bucket[]>;
+  top(q: ClickQuery, group: TopGroup, limit: number): Promise<GroupRow[]>;
+  /** the built days' totals, in all or per day (a totals plan) */
+  rolledTotals(q: ClickQuery, plan: RollupPlan, perDay: boolean): Promise<RollupRow[]>;
+  /** the built days' groups (a groups plan) */
+  rolledGroups(q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]>;
+};
+
+/** PostgreSQL's readers (store/events-read.ts, the rollup readers). */
+export const postgresReaders = (db: Queryable): StoreReaders => ({
+  totals: (q) => queryTotals(db, q),
+  timeseries: (q, unit, timezone) => queryTimeseries(db, q, unit, timezone),
+  top: (q, group, limit) => queryTopGroups(db, q, group, limit),
+  rolledTotals: (q, plan, perDay) => rolledTotals(db, q, plan, perDay),
+  rolledGroups: (q, group, plan) => readRolledGroups(db, q, group, plan),
+});
+
+export function answer<Q extends StoreQuery>(db: Queryable, q: Q, plan: SourcePlan): Promise<StoreAnswer<Q["kind"]>> {
+  return answerWith(postgresReaders(db), q, plan);
+}
+
+export async function answerWith<Q extends StoreQuery>(r: StoreReaders, q: Q, plan: SourcePlan): Promise<StoreAnswer<Q["kind"]>> {
   type A = StoreAnswer<Q["kind"]>;
   if (plan.source !== "events") {
-    if (q.kind === "count") return (await rollupTotals(db, q.query, plan)) as A;
-    if (q.kind === "timeseries") return (await rollupDays(db, q.query, plan)) as A;
-    if (q.kind === "top") return (await rollupTopGroups(db, q.query, q.group, q.limit, plan)) as A;
+    if (q.kind === "count") return (await rollupTotals(r, q.query, plan)) as A;
+    if (q.kind === "timeseries") return (await rollupDays(r, q.query, plan)) as A;
+    if (q.kind === "top") return (await rollupTopGroups(r, q.query, q.group, q.limit, plan)) as A;
   }
   switch (q.kind) {
     case "count":
-      return queryTotals(db, q.query) as Promise<A>;
+      return r.totals(q.query) as Promise<A>;
     case "timeseries":
-      return queryTimeseries(db, q.query, q.unit, q.timezone) as Promise<A>;
+      return r.timeseries(q.query, q.unit, q.timezone) as Promise<A>;
     default:
-      return queryTopGroups(db, q.query, q.group, q.limit) as Promise<A>;
+      return r.top(q.query, q.group, q.limit) as Promise<A>;
   }
 }
 
@@ -46,8 +72,8 @@ function rolledTotals(db: Queryable, q: ClickQuery, plan: RollupPlan, perDay: bo
   throw new Error(`a ${plan.read} plan has no totals`);
 }
 
-async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
-  const [rolled, ...raws] = await Promise.all([rolledTotals(db, q, plan, false), ...plan.raw.map((r) => queryTotals(db, part(q, r)))]);
+async function rollupTotals(r: StoreReaders, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
+  const [rolled, ...raws] = await Promise.all([r.rolledTotals(q, plan, false), ...plan.raw.map((i) => r.totals(part(q, i)))]);
   const out = { clicks: 0, visitors: 0 };
   for (const t of [...rolled, ...raws]) {
     out.clicks += t.clicks;
@@ -57,10 +83,10 @@ async function rollupTotals(db: Queryable, q: ClickQuery, plan: RollupPlan): Pro
 }
 
 /** Day buckets in UTC: the rollup's days and the raw parts' buckets, every day of the range present. */
-async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
+async function rollupDays(r: StoreReaders, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
   const [rolled, ...raws] = await Promise.all([
-    rolledTotals(db, q, plan, true),
-    ...plan.raw.map((r) => queryTimeseries(db, part(q, r), "day", "UTC")),
+    r.rolledTotals(q, plan, true),
+    ...plan.raw.map((i) => r.timeseries(part(q, i), "day", "UTC")),
   ]);
   const byDay = new Map<number, Totals>();
   const add = (day: number, t: Totals) => {
@@ -69,7 +95,7 @@ async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promi
     b.visitors += t.visitors;
     byDay.set(day, b);
   };
-  for (const r of rolled) add(r.day, r);
+  for (const row of rolled) add(row.day, row);
   for (const list of raws) for (const b of list) add(utcDay(b.start.getTime()), b);
   const out: Bucket[] = [];
   for (let d = utcDay(q.start.getTime()); d * DAY_MS < q.end.getTime(); d++)
@@ -77,7 +103,7 @@ async function rollupDays(db: Queryable, q: ClickQuery, plan: RollupPlan): Promi
   return out;
 }
 
-const decoded = (group: TopGroup, rows: { value: string; clicks: number; visitors: number }[]): GroupRow[] =>
+export const decoded = (group: TopGroup, rows: { value: string; clicks: number; visitors: number }[]): GroupRow[] =>
   rows.map((r) => ({ key: decodeValue(group, r.value), clicks: r.clicks, visitors: r.visitors }));
 
 async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]> {
@@ -98,19 +124,19 @@ async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, p
   }
 }
 
-async function rollupTopGroups(db: Queryable, q: ClickQuery, group: TopGroup, limit: number, plan: RollupPlan): Promise<GroupRow[]> {
+async function rollupTopGroups(r: StoreReaders, q: ClickQuery, group: TopGroup, limit: number, plan: RollupPlan): Promise<GroupRow[]> {
   const [rolled, ...raws] = await Promise.all([
-    readRolledGroups(db, q, group, plan),
-    ...plan.raw.map((r) => queryTopGroups(db, part(q, r), group, 1_000_000)),
+    r.rolledGroups(q, group, plan),
+    ...plan.raw.map((i) => r.top(part(q, i), group, 1_000_000)),
   ]);
   const byKey = new Map<string, GroupRow>();
-  for (const r of [...rolled, ...raws.flat()]) {
-    const id = JSON.stringify(r.key);
+  for (const row of [...rolled, ...raws.flat()]) {
+    const id = JSON.stringify(row.key);
     const seen = byKey.get(id);
     if (seen) {
-      seen.clicks += r.clicks;
-      seen.visitors += r.visitors;
-    } else byKey.set(id, { ...r });
+      seen.clicks += row.clicks;
+      seen.visitors += row.visitors;
+    } else byKey.set(id, { ...row });
   }
   // as the raw query orders: clicks, visitors, then each key column with "none" last
   return [...byKey.values()].sort((a, b) => b.clicks - a.clicks || b.visitors - a.visitors || compareKeys(a.key, b.key)).slice(0, limit);

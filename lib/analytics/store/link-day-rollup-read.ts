@@ -146,7 +146,7 @@ export async function readLinkSetValues(
 
 // Per country, the clicks without a city: the country's rows less its cities' (a visitor's address
 // has one place, so visitors subtract as clicks do).
-function withoutCity(cities: { value: string; clicks: number; visitors: number }[], countries: typeof cities): typeof cities {
+export function withoutCity(cities: { value: string; clicks: number; visitors: number }[], countries: typeof cities): typeof cities {
   const rest = new Map(countries.map((c) => [c.value, { ...c, value: `\t${c.value}` }]));
   for (const c of cities) {
     const r = rest.get(c.value.slice(c.value.indexOf("\t") + 1));

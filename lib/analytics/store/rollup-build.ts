@@ -14,7 +14,7 @@ import type { Queryable } from "../../db/queryable.ts";
 // (), every dimension alone, every pair of PAIR_DIMS of which one at least is a filter (a pair of
 // two others, such as city and language, would keep no row)
 const filters = FILTER_DIMS as readonly string[];
-const GROUPING_SETS = [
+export const GROUPING_SETS = [
   "()",
   ...ROLLUP_DIMS.map((d) => `(${d})`),
   ...PAIR_DIMS.flatMap((a, i) =>
