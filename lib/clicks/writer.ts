@@ -4,7 +4,7 @@ import { VisitorSalts } from "../analytics/ingest/visitor.ts";
 import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import type { Config } from "../config/index.ts";
 import { claimClickBatch, pruneClickBatches } from "./batches.ts";
-import { addLinkClicks } from "./counters.ts";
+import { addLinkClicks, stampLastClicks } from "./counters.ts";
 import { oweClickedDeliveries } from "./deliveries.ts";
 import { ClickJournal, journalFolder } from "./journal.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
@@ -33,6 +33,7 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
         await inPgTransaction(pool, async (client) => {
           if (!(await claimClickBatch(client, batch.id))) return;
           await addLinkClicks(client, batch.totals);
+          await stampLastClicks(client, batch.events);
           await events.insertIn(client, batch.events);
           await oweClickedDeliveries(client, batch.events);
         });

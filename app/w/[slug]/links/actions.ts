@@ -6,6 +6,10 @@ import { idSchema } from "@/lib/ids";
 import { linkTrends, TREND_MAX_LINKS } from "@/lib/analytics/reports/link-trends";
 import {
   bulkCreateLinks,
+  bulkEditLinks,
+  bulkEditLinksSchema,
+  linksPageQuerySchema,
+  listLinksPage,
   createLink,
   createLinkSchema,
   deleteLink,
@@ -85,6 +89,31 @@ export const listLinksAction = workspaceAction(
     const page = await listLinks(workspace, parsed);
     return { links: page.links.map((l) => toApiLink(l, l.host)), nextCursor: page.nextCursor };
   },
+);
+
+/** A row of the Links page: the API link object and the last click (unix seconds, null: never). */
+export type ListedLink = ApiLink & { lastClickedOn: number | null };
+export type LinksListPage = { links: ListedLink[]; total: number; capped: boolean; page: number; size: number };
+
+/** A numbered, sorted page of the Links page (lib/links/list-page.ts). */
+export const listLinksPageAction = workspaceAction(
+  { permission: "workspace.view", schema: z.unknown(), fields: [] },
+  async ({ workspace }, input): Promise<LinksListPage> => {
+    const page = await listLinksPage(workspace, parseLinkInput(linksPageQuerySchema, input));
+    return {
+      ...page,
+      links: page.links.map((l) => ({
+        ...toApiLink(l, l.host),
+        lastClickedOn: l.lastClickedAt ? Math.floor(l.lastClickedAt.getTime() / 1000) : null,
+      })),
+    };
+  },
+);
+
+/** The bulk bar's delete, move, activate/deactivate and expiry (lib/links/bulk-edit.ts). */
+export const bulkEditLinksAction = workspaceAction(
+  { permission: "links.write", schema: z.unknown(), revalidate: { path: "/links", layout: true }, fields: [] },
+  ({ workspace }, input) => bulkEditLinks(workspace, parseLinkInput(bulkEditLinksSchema, input)),
 );
 
 export type ImportRowResult = { row: number; status: number; short?: string; id?: number; error?: ErrorBody };
