@@ -2,6 +2,30 @@
 import { useState } from "react";
 import { useToast } from "./toast";
 
+/** Puts `value` on the clipboard; false when the browser allowed neither way. */
+export async function copyText(value: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(value);
+    return true;
+  } catch {
+    const ta = document.createElement("textarea");
+    ta.value = value;
+    ta.setAttribute("readonly", "");
+    ta.style.position = "fixed";
+    ta.style.opacity = "0";
+    document.body.appendChild(ta);
+    ta.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+    return ok;
+  }
+}
+
 /** Copies `value` to the clipboard; falls back to selecting a hidden textarea on plain http. */
 export function CopyButton({
   value,
@@ -19,25 +43,7 @@ export function CopyButton({
   const [copied, setCopied] = useState(false);
   const toast = useToast();
   async function copy() {
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(value);
-      ok = true;
-    } catch {
-      const ta = document.createElement("textarea");
-      ta.value = value;
-      ta.setAttribute("readonly", "");
-      ta.style.position = "fixed";
-      ta.style.opacity = "0";
-      document.body.appendChild(ta);
-      ta.select();
-      try {
-        ok = document.execCommand("copy");
-      } catch {
-        ok = false;
-      }
-      ta.remove();
-    }
+    const ok = await copyText(value);
     if (ok) {
       setCopied(true);
       setTimeout(() => setCopied(false), 1500);
