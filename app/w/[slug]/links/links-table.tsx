@@ -210,7 +210,7 @@ export function LinksTable({
           />
         </div>
         {query.isFetching && <Spinner label="Loading" />}
-        <div className="min-w-0 flex-1 sm:w-52 sm:flex-none">
+        <div className="min-w-0 flex-1 sm:w-44 sm:flex-none">
           <select
             aria-label="Sort links"
             value={sortChoiceOf(view).id}
@@ -228,7 +228,7 @@ export function LinksTable({
           </select>
         </div>
         {tags.length > 0 && (
-          <div className="min-w-0 flex-1 sm:w-40 sm:flex-none">
+          <div className="min-w-0 flex-1 sm:w-36 sm:flex-none">
             <select
               aria-label="Filter by tag"
               value={tag}
@@ -247,14 +247,6 @@ export function LinksTable({
         <a href={exportHref} download className={`${secondaryButtonClass} whitespace-nowrap`}>
           Export CSV
         </a>
-        <button
-          type="button"
-          className="hidden text-sm text-slate-600 underline underline-offset-2 hover:text-slate-900 md:inline"
-          onClick={() => setHelpOpen(true)}
-          aria-keyshortcuts="?"
-        >
-          Shortcuts
-        </button>
       </div>
       {tag && (
         <p className="text-sm text-slate-600">
@@ -351,6 +343,17 @@ export function LinksTable({
         />
       )}
 
+      <p className="hidden text-xs text-slate-600 md:block">
+        Press{" "}
+        <button
+          type="button"
+          className="underline underline-offset-2 hover:text-slate-900"
+          onClick={() => setHelpOpen(true)}
+          aria-keyshortcuts="?"
+        >
+          ? for keyboard shortcuts
+        </button>
+      </p>
       <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
       <ConfirmAction
         open={deleting !== null}

@@ -1,21 +1,12 @@
 "use client";
 import { inputClass, secondaryButtonClass } from "@/components/ui";
+import { pageNumbers } from "./list-view";
 
 // The links list's footer: "1–25 of 312" (the count stops at the service's cap: "of 10,000+"),
 // the page size, previous / next and the page numbers around the current one.
 
 export const PAGE_SIZES = [25, 50, 100] as const;
 export type PageSize = (typeof PAGE_SIZES)[number];
-
-/** Page numbers to show: the first, the last, and two either side of the current; null is a gap. */
-export function pageNumbers(page: number, last: number): (number | null)[] {
-  const out: (number | null)[] = [];
-  for (let p = 1; p <= last; p++) {
-    if (p === 1 || p === last || Math.abs(p - page) <= 2) out.push(p);
-    else if (out[out.length - 1] !== null) out.push(null);
-  }
-  return out;
-}
 
 export function ListPager({
   page,

@@ -14,3 +14,17 @@ export const SORT_CHOICES = [
 
 export const sortChoiceOf = (view: Pick<ListView, "sort" | "order">) =>
   SORT_CHOICES.find((c) => c.sort === view.sort && c.order === view.order) ?? SORT_CHOICES[0];
+
+/**
+ * Page numbers to show: the first, the last and two either side of the current; null is a gap of
+ * two pages or more (a gap of one shows that page instead).
+ */
+export function pageNumbers(page: number, last: number): (number | null)[] {
+  const near = (p: number) => p === 1 || p === last || Math.abs(p - page) <= 2;
+  const out: (number | null)[] = [];
+  for (let p = 1; p <= last; p++) {
+    if (near(p) || (near(p - 1) && near(p + 1))) out.push(p);
+    else if (out[out.length - 1] !== null) out.push(null);
+  }
+  return out;
+}
