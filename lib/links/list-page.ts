@@ -9,16 +9,20 @@ import { hostOf, linkWithHost, type LinkWithHost } from "./serialize.ts";
 
 // The Links page's list: sorted by created, clicks or last click, in numbered pages of 25, 50 or
 // 100, with a count of the matches. Every read is bounded: the count stops at LIST_COUNT_CAP (the
-// page says "10,000+"), and a page past the cap is refused, so the offset never exceeds the cap.
+// page says "10,000+"), and a page past the last is answered with the last, so the offset never
+// exceeds the cap.
 // Each sort is read in the order of an index of "Link" (prisma/migrations/20261127191000_link_list_sorts):
 //   created    (workspaceId, createdAt DESC, id DESC)
 //   clicks     (workspaceId, clicks DESC, id DESC)
 //   last click (workspaceId, lastClickedAt DESC NULLS LAST, id DESC): never-clicked links last
 //              when newest first, first when oldest first
-// With the workspace's condition alone, PostgreSQL walks the index (forward for desc, backward for
-// asc) and stops after offset + size rows (Index Scan, no Sort node); a search or folder filter
-// filters that walk. The API's GET /api/v1/links stays newest first with cursors (list.ts), as
-// the contract has it.
+// Measured (EXPLAIN on PostgreSQL 18, 200k links over 20 workspaces of 10k): a first page with the
+// workspace's condition alone is an Index Scan (Backward for asc) with LIMIT 25 and no Sort node;
+// a page near the cap (offset 9,975) is a Bitmap Index Scan of the workspace's rows and a top-N
+// sort, bounded by the cap like the offset. A search or folder filter filters those walks. The
+// count reads at most cap + 1 rows. The price: the click flush's updates of clicks and
+// lastClickedAt now touch these two indexes (no HOT update), once per link per flush. The API's GET /api/v1/links stays newest first with cursors
+// (list.ts), as the contract has it.
 
 export const LIST_SORTS = ["created", "clicks", "lastClick"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
