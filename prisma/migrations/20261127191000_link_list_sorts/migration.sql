@@ -6,3 +6,12 @@
 ALTER TABLE "Link" ADD COLUMN "lastClickedAt" TIMESTAMPTZ(3);
 CREATE INDEX "Link_workspaceId_clicks_id_idx" ON "Link"("workspaceId", "clicks" DESC, "id" DESC);
 CREATE INDEX "Link_workspaceId_lastClickedAt_id_idx" ON "Link"("workspaceId", "lastClickedAt" DESC NULLS LAST, "id" DESC);
+
+-- The flush stamps "lastClickedAt" on every clicked link, like clicks: that must not notify the
+-- redirect caches either (20261122081500_redirects_notify), or each flush would empty them.
+DROP TRIGGER "Link_notify_update" ON "Link";
+CREATE TRIGGER "Link_notify_update" AFTER UPDATE ON "Link"
+  FOR EACH ROW
+  WHEN ((to_jsonb(OLD) - 'clicks' - 'updatedAt' - 'lastClickedAt') IS DISTINCT FROM (to_jsonb(NEW) - 'clicks' - 'updatedAt' - 'lastClickedAt')
+        OR NEW."clicks" < OLD."clicks")
+  EXECUTE FUNCTION linkhop_notify_link();
