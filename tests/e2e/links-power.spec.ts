@@ -187,8 +187,10 @@ test.describe("desktop", () => {
     // typing in a field is typing, not a shortcut
     await page.keyboard.type("jk");
     await expect(page.locator("[data-current]")).toHaveCount(0);
+    await expect(page.getByText("No links match")).toBeVisible();
     await search.fill("");
     await search.blur();
+    await expect(rows(page)).toHaveCount(25);
 
     await page.keyboard.press("j");
     await expect(rows(page).nth(0)).toHaveAttribute("data-current", "true");
