@@ -11,11 +11,14 @@ const COLOR_CLASS: Record<string, string> = {
   pink: "bg-pink-50 text-pink-700 ring-pink-200",
 };
 
-export function TagChip({ name, color = "gray" }: { name: string; color?: string }) {
+// Each pair (text-700 or -800 on -50, slate-700 on -100) is above 4.5:1 contrast. `narrow`: a
+// phone row's chip, kept short so it stays whole beside the destination's host.
+export function TagChip({ name, color = "gray", narrow }: { name: string; color?: string; narrow?: boolean }) {
   return (
     <span
       data-tag={name}
-      className={`inline-flex max-w-[10rem] items-center truncate rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${COLOR_CLASS[color] ?? COLOR_CLASS.gray}`}
+      title={name}
+      className={`inline-block ${narrow ? "max-w-[6rem]" : "max-w-[10rem]"} shrink-0 truncate rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset ${COLOR_CLASS[color] ?? COLOR_CLASS.gray}`}
     >
       {name}
     </span>

@@ -1,3 +1,4 @@
+import type { ClickEvent } from "../analytics/model.ts";
 import type { Queryable } from "../db/queryable.ts";
 
 // The one writer of "Link".clicks: a capped link is counted on the request path (countCappedClick,
@@ -89,4 +90,24 @@ export async function addCappedClicks(q: Queryable, capped: Map<number, number>)
 export function databaseUnreachable(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return typeof code !== "string" || !/^\d\d[0-9A-Z]{3}$/.test(code) || /^(08|53|57)/.test(code);
+}
+
+/**
+ * Stamps "Link"."lastClickedAt" with the newest counted click (bots are not clicks) of each link in
+ * a batch, inside the flush's transaction; never moves it back (a replayed journal batch is older).
+ * The Links page sorts by it (lib/links/list-page.ts).
+ */
+export async function stampLastClicks(q: Queryable, events: readonly Pick<ClickEvent, "linkId" | "at" | "bot">[]): Promise<void> {
+  const newest = new Map<number, number>();
+  for (const e of events) if (!e.bot && (newest.get(e.linkId) ?? -Infinity) < e.at) newest.set(e.linkId, e.at);
+  if (!newest.size) return;
+  const rows = [...newest].sort((a, b) => a[0] - b[0]);
+  await q.query({
+    name: "clicks_stamp_last_click",
+    text: `update "Link" as l
+               set "lastClickedAt" = greatest(l."lastClickedAt", to_timestamp(b.at / 1000.0))
+               from unnest($1::int[], $2::float8[]) as b(id, at)
+               where l.id = b.id`,
+    values: [rows.map((r) => r[0]), rows.map((r) => r[1])],
+  });
 }

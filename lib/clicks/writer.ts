@@ -6,7 +6,7 @@ import type { PostgresClickStore } from "../analytics/store/click-store.ts";
 import { log } from "../log/index.ts";
 import type { Config } from "../config/index.ts";
 import { claimClickBatch, pruneClickBatches } from "./batches.ts";
-import { addCappedClicks, addLinkClicks } from "./counters.ts";
+import { addCappedClicks, addLinkClicks, stampLastClicks } from "./counters.ts";
 import { oweClickedDeliveries } from "./deliveries.ts";
 import { ClickJournal, journalFolder } from "./journal.ts";
 import { ClickPipeline, type ClickBatch, type ClickWriter } from "./pipeline.ts";
@@ -38,6 +38,7 @@ export function postgresClickWriter(pool: pg.Pool, events: ClickEventTable): Cli
           await addLinkClicks(client, batch.totals);
           const capped = await addCappedClicks(client, batch.capped);
           const stored = withinCaps(batch, capped);
+          await stampLastClicks(client, stored);
           await events.insertIn(client, stored);
           await oweClickedDeliveries(client, stored);
           counts = new Map([...capped].map(([id, c]) => [id, c.clicks]));

@@ -47,7 +47,7 @@ export const TABLES: Record<string, TableOwner> = {
     owner: "links",
     others: {
       "lib/clicks/counters.ts":
-        "the clicks counter, added by the click flush and taken per click under a click cap (the redirect's hot path)",
+        "the clicks counter, added by the click flush and taken per click under a click cap (the redirect's hot path), and the last click's time, stamped by the flush",
       "lib/auth/delete-account.ts": "the links of the workspaces deleted with the account, in the same transaction",
     },
   },

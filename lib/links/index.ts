@@ -9,6 +9,17 @@ export { getLink, getLinkCountingRate, type LinkWorkspace, type LinkRef } from "
 export { updateLink, type UpdateResult } from "./update.ts";
 export { deleteLink } from "./delete.ts";
 export { listLinks, listLinksCountingRate, encodeCursor, decodeCursor, type LinksPage } from "./list.ts";
+export {
+  listLinksPage,
+  linksPageQuerySchema,
+  LIST_SORTS,
+  LIST_PAGE_SIZES,
+  LIST_COUNT_CAP,
+  type LinksPageQuery,
+  type LinksListPage,
+  type ListSort,
+} from "./list-page.ts";
+export { bulkEditLinks, bulkEditLinksSchema, BULK_EDIT_MAX, type BulkEditLinksInput, type BulkEditResult } from "./bulk-edit.ts";
 export { reserveLinkAllowance } from "./allowance.ts";
 export { spendLinkCreateBudget } from "./app-budget.ts";
 export { exportLinksCsv, exportBatches, exportFileName, EXPORT_BATCH } from "./export.ts";

@@ -27,6 +27,7 @@ const LINK_COLUMNS = [
   "targeting",
   "routing",
   "clicks",
+  "lastClickedAt",
   "createdAt",
   "updatedAt",
 ] as const satisfies readonly (keyof Link)[];

@@ -6,6 +6,7 @@ import { hasFeature, planOf } from "../plans/index.ts";
 import { listTags } from "../tags/index.ts";
 import { usableDomains } from "./link-domain.ts";
 import { tagNamesOf } from "./link-tags.ts";
+import { linksPageQuerySchema, type LinksPageQuery } from "./list-page.ts";
 import { listLinksQuerySchema } from "./schemas.ts";
 import { hostOf, toApiLink, type ApiLink } from "./serialize.ts";
 import { listUtmTemplates } from "./utm-templates.ts";
@@ -86,4 +87,19 @@ export type LinksPageFilters = { q: string; folder: string; tag: string };
 export function parseLinksPageFilters(searchParams: Record<string, unknown>): LinksPageFilters {
   const f = linksPageFilters.parse(searchParams);
   return { q: f.q ?? "", folder: f.folder ?? "", tag: f.tag?.[0] ?? "" };
+}
+
+const number = (v: unknown) => (typeof firstValue(v) === "string" && /^\d{1,6}$/.test(firstValue(v) as string) ? Number(firstValue(v)) : v);
+const shape = linksPageQuerySchema.shape;
+/** The Links page's sort and page from its URL (?sort=clicks&order=desc&page=2&size=50); a bad value is its default. */
+const linksPageView = z.object({
+  sort: z.preprocess(firstValue, shape.sort).catch("created"),
+  order: z.preprocess(firstValue, shape.order).catch("desc"),
+  page: z.preprocess(number, shape.page).catch(1),
+  size: z.preprocess(number, shape.size).catch(25),
+});
+export type LinksPageView = Pick<LinksPageQuery, "sort" | "order" | "page" | "size">;
+
+export function parseLinksPageView(searchParams: Record<string, unknown>): LinksPageView {
+  return linksPageView.parse(searchParams);
 }

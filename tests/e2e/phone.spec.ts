@@ -35,6 +35,7 @@ test("the workspace pages fit a phone screen", async ({ page }, testInfo) => {
     expect(overflow, `${name} is wider than the screen by ${overflow}px`).toBeLessThanOrEqual(0);
     await shot(page, testInfo, `phone-${name}`);
   }
-  // The workspace navigation is there on a phone too.
+  // The workspace navigation is there on a phone too, behind Menu.
+  await page.getByRole("button", { name: "Menu" }).tap();
   await expect(page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Links" })).toBeVisible();
 });

@@ -219,6 +219,7 @@ describe("serializers", () => {
     targeting: { ios: "https://i.x" },
     routing: null,
     clicks: 12,
+    lastClickedAt: null,
     createdAt: new Date("2026-11-22T08:00:00.500Z"),
     updatedAt: new Date(),
   };

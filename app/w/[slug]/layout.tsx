@@ -7,6 +7,7 @@ import { unverifiedEmailOf } from "@/lib/auth/verification";
 import { isInstanceAdmin } from "@/lib/instance";
 import { workspacePage } from "@/lib/actions/workspace";
 import { NavLinks } from "./nav-links";
+import { NavMenu } from "./nav-menu";
 import { WorkspaceSwitcher } from "./workspace-switcher";
 
 export const dynamic = "force-dynamic";
@@ -29,27 +30,27 @@ export default async function WorkspaceLayout({ children, params }: { children: 
   return (
     <div className="min-h-screen md:flex">
       <aside className="border-b border-slate-200 bg-white md:sticky md:top-0 md:h-screen md:w-60 md:shrink-0 md:border-b-0 md:border-r">
-        <div className="flex items-center justify-between gap-2 p-4">
-          <Link href={`/w/${slug}`} className="text-lg font-bold tracking-tight text-brand-600">
-            Linkhop
-          </Link>
-          <div className="flex gap-3 md:hidden">
+        <NavMenu
+          top={
+            <Link href={`/w/${slug}`} className="text-lg font-bold tracking-tight text-brand-600">
+              Linkhop
+            </Link>
+          }
+        >
+          <div className="px-4 pb-3">
+            <WorkspaceSwitcher current={slug} workspaces={all.map((w) => ({ slug: w.slug, name: w.name }))} />
+            <p className="mt-1 text-xs text-slate-600">
+              {plan.name} plan · {role}
+              {!workspace.active && <span className="ml-1 font-medium text-red-600">· inactive</span>}
+            </p>
+          </div>
+          <NavLinks slug={slug} canManage={can("webhooks.view")} />
+          <div className="flex gap-4 p-4 md:absolute md:bottom-0">
             <AccountLinks>{instanceLink}</AccountLinks>
           </div>
-        </div>
-        <div className="px-4 pb-3">
-          <WorkspaceSwitcher current={slug} workspaces={all.map((w) => ({ slug: w.slug, name: w.name }))} />
-          <p className="mt-1 text-xs text-slate-500">
-            {plan.name} plan · {role}
-            {!workspace.active && <span className="ml-1 font-medium text-red-600">· inactive</span>}
-          </p>
-        </div>
-        <NavLinks slug={slug} canManage={can("webhooks.view")} />
-        <div className="hidden gap-4 p-4 md:absolute md:bottom-0 md:flex">
-          <AccountLinks>{instanceLink}</AccountLinks>
-        </div>
+        </NavMenu>
       </aside>
-      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-6 md:px-8 md:py-8">
+      <main id="main" tabIndex={-1} className="mx-auto w-full max-w-6xl flex-1 px-4 py-4 md:px-8 md:py-8">
         {!workspace.active && (
           <div
             role="status"

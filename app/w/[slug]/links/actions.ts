@@ -4,13 +4,16 @@ import { workspaceAction } from "@/lib/actions/workspace";
 import { errorBody, type ErrorBody } from "@/lib/api/error-body";
 import { idSchema } from "@/lib/ids";
 import { linkTrends, TREND_MAX_LINKS } from "@/lib/analytics/reports/link-trends";
+import { listedPage } from "./listed-link";
 import {
   bulkCreateLinks,
+  bulkEditLinks,
+  bulkEditLinksSchema,
+  linksPageQuerySchema,
+  listLinksPage,
   createLink,
   createLinkSchema,
   deleteLink,
-  listLinks,
-  listLinksQuerySchema,
   parseLinkInput,
   spendLinkCreateBudget,
   toApiLink,
@@ -56,35 +59,28 @@ export const deleteLinkAction = workspaceAction(
   },
 );
 
-export type LinksPage = { links: ApiLink[]; nextCursor: string | null };
-
-const listQuery = z.object({
-  q: z.string().optional(),
-  folder: z.string().optional(),
-  tag: z.array(z.string()).optional(),
-  cursor: z.string().optional(),
-  size: z.number().int().min(1).max(100).optional(),
-});
-
 /** Clicks per day over the last two weeks of the links shown (the list's sparklines). */
 export const linkTrendsAction = workspaceAction(
   { permission: "workspace.view", schema: z.object({ ids: z.array(idSchema).max(TREND_MAX_LINKS) }), fields: [] },
   ({ workspace }, { ids }) => linkTrends(workspace, ids),
 );
 
-export const listLinksAction = workspaceAction(
-  { permission: "workspace.view", schema: listQuery, fields: [] },
-  async ({ workspace }, query): Promise<LinksPage> => {
-    const parsed = parseLinkInput(listLinksQuerySchema, {
-      ...(query.q ? { q: query.q } : {}),
-      ...(query.folder ? { folder: query.folder } : {}),
-      ...(query.tag?.length ? { tag: query.tag } : {}),
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-      size: String(query.size ?? 25),
-    });
-    const page = await listLinks(workspace, parsed);
-    return { links: page.links.map((l) => toApiLink(l, l.host)), nextCursor: page.nextCursor };
+/** A row of the Links page: the API link object and the last click (unix seconds, null: never). */
+export type ListedLink = ApiLink & { lastClickedOn: number | null };
+export type LinksListPage = { links: ListedLink[]; total: number; capped: boolean; page: number; size: number };
+
+/** A numbered, sorted page of the Links page (lib/links/list-page.ts). */
+export const listLinksPageAction = workspaceAction(
+  { permission: "workspace.view", schema: z.unknown(), fields: [] },
+  async ({ workspace }, input): Promise<LinksListPage> => {
+    return listedPage(await listLinksPage(workspace, parseLinkInput(linksPageQuerySchema, input)));
   },
+);
+
+/** The bulk bar's delete, move, activate/deactivate and expiry (lib/links/bulk-edit.ts). */
+export const bulkEditLinksAction = workspaceAction(
+  { permission: "links.write", schema: z.unknown(), revalidate: { path: "/links", layout: true }, fields: [] },
+  ({ workspace }, input) => bulkEditLinks(workspace, parseLinkInput(bulkEditLinksSchema, input)),
 );
 
 export type ImportRowResult = { row: number; status: number; short?: string; id?: number; error?: ErrorBody };

@@ -4,19 +4,22 @@ import { useToast } from "@/components/toast";
 import { buttonClass, inputClass, secondaryButtonClass } from "@/components/ui";
 import { retagLinksAction } from "./campaign-actions";
 
-// The bar shown while links are selected: add a tag to all of them, or remove one.
+// The bar shown while links are selected: add a tag to all of them, or remove one; `children` are
+// the other bulk actions (bulk-actions.tsx).
 export function BulkTagBar({
   slug,
   ids,
   tags,
   onDone,
   onClear,
+  children,
 }: {
   slug: string;
   ids: number[];
   tags: { name: string }[];
   onDone: () => void;
   onClear: () => void;
+  children?: React.ReactNode;
 }) {
   const [name, setName] = useState("");
   const [pending, setPending] = useState(false);
@@ -68,6 +71,7 @@ export function BulkTagBar({
       <button type="button" className={secondaryButtonClass} disabled={pending} onClick={() => run("remove")}>
         Remove tag
       </button>
+      {children}
       <button type="button" className="text-slate-600 underline" onClick={onClear}>
         Clear selection
       </button>

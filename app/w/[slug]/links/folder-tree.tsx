@@ -65,7 +65,7 @@ export function FolderTree({
           </svg>
           <span className="truncate">{label}</span>
         </span>
-        <span className="text-xs text-slate-500">{count}</span>
+        <span className="text-xs text-slate-600">{count}</span>
       </Link>
     );
   };
@@ -95,7 +95,7 @@ export function FolderTree({
         <div className="mt-1">{tree}</div>
       </details>
       <div className="hidden rounded-lg border border-slate-200 bg-white p-2 lg:block">
-        <p className="px-2 pb-1 pt-1 text-xs font-semibold uppercase tracking-wide text-slate-500">Folders</p>
+        <p className="px-2 pb-1 pt-1 text-xs font-semibold uppercase tracking-wide text-slate-600">Folders</p>
         {tree}
       </div>
     </nav>

@@ -1,25 +1,27 @@
 "use client";
-import { useInfiniteQuery, useQuery, useQueryClient } from "@tanstack/react-query";
-import { formatDate, fromUnixSeconds } from "@/components/dates";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
-import type { ApiLink } from "@/lib/links";
-import { CopyButton } from "@/components/copy-button";
+import { useEffect, useRef, useState } from "react";
 import { ConfirmAction } from "@/components/confirm-action";
 import { Spinner } from "@/components/progress";
-import { useToast } from "@/components/toast";
-import { SiteMark } from "@/components/site-mark";
-import { Sparkline } from "@/components/sparkline";
+import { useShortcuts } from "@/components/shortcuts";
 import { TagChip } from "@/components/tag-chip";
-import { Badge, inputClass, secondaryButtonClass } from "@/components/ui";
-import { deleteLinkAction, linkTrendsAction, listLinksAction, type LinksPage } from "./actions";
+import { useToast } from "@/components/toast";
+import { inputClass, secondaryButtonClass } from "@/components/ui";
+import { deleteLinkAction, linkTrendsAction, listLinksPageAction, type LinksListPage, type ListedLink } from "./actions";
+import { BulkActions } from "./bulk-actions";
 import { BulkTagBar } from "./bulk-tag-bar";
-import { linkState } from "./link-state";
+import { LinkRow, ROW_COLUMNS } from "./link-row";
+import { ListPager, type PageSize } from "./list-pager";
+import { ShortcutsDialog } from "./shortcuts-dialog";
+import { SORT_CHOICES, sortChoiceOf, type ListView } from "./list-view";
 
-// The links table: search, folder and tag filters, newest first, keyset pages ("Show more" asks for
-// the links after the last one shown, so new links never shift what is already on screen). Rows can
-// be selected to add or remove a tag on all of them; "Export CSV" downloads the current filter.
+// The links list: search, tag filter, sort (created, clicks, last click; both ways), numbered pages
+// of 25/50/100 with the count, all kept in the address (?q=&sort=clicks&order=desc&page=2&size=50)
+// so a reload or a shared URL shows the same list. Rows can be selected (checkbox or X) for the bulk
+// bar: tags, move, activate/deactivate, expiry, delete. Keyboard: / search, J/K cursor, X select,
+// Enter open, Esc clear, ? the list of shortcuts. "Export CSV" downloads the current filter.
 
 export type TagOption = { name: string; color: string };
 
@@ -37,54 +39,75 @@ export function LinksTable({
   folder,
   tag,
   tags,
+  folders,
   initialQuery,
+  initialView,
   initial,
-  pageSize,
 }: {
   slug: string;
   folder: string;
   tag: string;
   tags: TagOption[];
+  folders: string[];
   initialQuery: string;
-  initial: LinksPage;
-  pageSize: number;
+  initialView: ListView;
+  initial: LinksListPage;
 }) {
   const [text, setText] = useState(initialQuery);
+  const [view, setView] = useState<ListView>(initialView);
   const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [cursor, setCursor] = useState(-1);
+  const [deleting, setDeleting] = useState<ListedLink | null>(null);
+  const [bulkDeleteOpen, setBulkDeleteOpen] = useState(false);
+  const [helpOpen, setHelpOpen] = useState(false);
   const q = useDebounced(text.trim(), 250);
-  const [deleting, setDeleting] = useState<ApiLink | null>(null);
+  const search = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
   const router = useRouter();
   const toast = useToast();
   const client = useQueryClient();
 
-  useEffect(() => {
-    // Keep the search in the address so it survives reloads and can be shared.
-    const url = new URL(window.location.href);
-    if (q) url.searchParams.set("q", q);
-    else url.searchParams.delete("q");
-    window.history.replaceState(window.history.state, "", url);
-  }, [q]);
+  // a new search starts at page 1
+  const [lastQ, setLastQ] = useState(q);
+  if (q !== lastQ) {
+    setLastQ(q);
+    setView((v) => ({ ...v, page: 1 }));
+  }
 
-  const query = useInfiniteQuery({
-    queryKey: ["links", slug, folder, tag, q],
-    queryFn: async ({ pageParam }) => {
-      const r = await listLinksAction(slug, { q, folder, tag: tag ? [tag] : [], cursor: pageParam ?? undefined, size: pageSize });
+  useEffect(() => {
+    // Keep the search, sort and page in the address so they survive reloads and can be shared.
+    const url = new URL(window.location.href);
+    const set = (name: string, value: string, fallback: string) =>
+      value === fallback ? url.searchParams.delete(name) : url.searchParams.set(name, value);
+    set("q", q, "");
+    set("sort", view.sort, "created");
+    set("order", view.order, "desc");
+    set("page", String(view.page), "1");
+    set("size", String(view.size), "25");
+    window.history.replaceState(window.history.state, "", url);
+  }, [q, view]);
+
+  const isInitial =
+    q === initialQuery &&
+    view.sort === initialView.sort &&
+    view.order === initialView.order &&
+    view.page === initialView.page &&
+    view.size === initialView.size;
+  const query = useQuery({
+    queryKey: ["links", slug, folder, tag, q, view.sort, view.order, view.page, view.size],
+    queryFn: async () => {
+      const r = await listLinksPageAction(slug, { q: q || undefined, folder: folder || undefined, tag: tag ? [tag] : undefined, ...view });
       if (!r.ok) throw new Error(r.error);
       return r.data;
     },
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.nextCursor,
-    initialData: q === initialQuery ? { pages: [initial], pageParams: [null] } : undefined,
+    initialData: isInitial ? initial : undefined,
+    placeholderData: keepPreviousData,
     staleTime: 5_000,
   });
 
-  async function deleteLink(link: ApiLink) {
-    const r = await deleteLinkAction(slug, { id: link.id });
-    if (!r.ok) throw new Error(r.error);
-    return r.data;
-  }
-
-  const links = query.data?.pages.flatMap((p) => p.links) ?? [];
+  const links = query.data?.links ?? [];
+  // the server may show the last page instead of one past it
+  const page = query.data?.page ?? view.page;
   // The trends come after the list, in one request per set of links shown: the list never waits.
   const shownIds = links.map((l) => l.id);
   const trends = useQuery({
@@ -96,6 +119,48 @@ export function LinksTable({
     enabled: shownIds.length > 0,
     staleTime: 60_000,
   });
+
+  const refresh = () => {
+    setSelected(new Set());
+    client.invalidateQueries({ queryKey: ["links", slug] });
+    router.refresh();
+  };
+  const toggle = (id: number) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const moveCursor = (by: number) => {
+    if (links.length === 0) return;
+    const next = Math.min(links.length - 1, Math.max(0, cursor + by));
+    setCursor(next);
+    listRef.current?.querySelectorAll("li")[next]?.scrollIntoView({ block: "nearest" });
+  };
+  const atCursor = cursor >= 0 ? links[cursor] : undefined;
+
+  useShortcuts({
+    "/": () => search.current?.focus(),
+    j: () => moveCursor(1),
+    k: () => moveCursor(-1),
+    x: () => {
+      if (!atCursor) return false;
+      toggle(atCursor.id);
+    },
+    Enter: (e) => {
+      // Enter on a focused control (a link, a button) keeps its own meaning
+      if (!atCursor || (e.target as HTMLElement).closest("a, button, input, select")) return false;
+      router.push(`/w/${slug}/links/${atCursor.id}`);
+    },
+    Escape: () => {
+      if (selected.size === 0 && cursor < 0) return false;
+      setSelected(new Set());
+      setCursor(-1);
+    },
+    "?": () => setHelpOpen(true),
+  });
+
   const colorOf = new Map(tags.map((t) => [t.name.toLowerCase(), t.color]));
   const filterHref = (next: { tag?: string }) => {
     const p = new URLSearchParams();
@@ -107,19 +172,17 @@ export function LinksTable({
     return s ? `?${s}` : "";
   };
   const exportHref = `/w/${slug}/links/export${filterHref({})}`;
-  const toggle = (id: number) =>
-    setSelected((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
   const allShown = links.length > 0 && links.every((l) => selected.has(l.id));
+  const showLastClick = view.sort === "lastClick";
+  const changeView = (next: Partial<ListView>) => {
+    setCursor(-1);
+    setView((v) => ({ ...v, ...next }));
+  };
 
   return (
     <div className="min-w-0 space-y-3">
-      {/* On a phone the search takes the whole line; the tag filter and Export go below it. */}
-      <div className="flex flex-wrap items-center gap-3">
+      {/* On a phone the search takes the whole line; sort, tag filter and Export share the next. */}
+      <div className="flex flex-wrap items-center gap-2 sm:gap-3">
         <div className="relative min-w-0 flex-1 basis-full sm:basis-0">
           <svg
             aria-hidden
@@ -133,17 +196,39 @@ export function LinksTable({
             <path d="M14 14l4 4" />
           </svg>
           <input
+            ref={search}
             type="search"
             aria-label="Search links"
+            aria-keyshortcuts="/"
             placeholder="Search by URL, code or title"
             value={text}
             onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Escape" && text === "") e.currentTarget.blur();
+            }}
             className={`${inputClass} pl-9`}
           />
         </div>
         {query.isFetching && <Spinner label="Loading" />}
+        <div className="min-w-0 flex-1 sm:w-44 sm:flex-none">
+          <select
+            aria-label="Sort links"
+            value={sortChoiceOf(view).id}
+            onChange={(e) => {
+              const choice = SORT_CHOICES.find((c) => c.id === e.target.value)!;
+              changeView({ sort: choice.sort, order: choice.order, page: 1 });
+            }}
+            className={inputClass}
+          >
+            {SORT_CHOICES.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </div>
         {tags.length > 0 && (
-          <div className="w-40 shrink-0">
+          <div className="min-w-0 flex-1 sm:w-36 sm:flex-none">
             <select
               aria-label="Filter by tag"
               value={tag}
@@ -175,17 +260,16 @@ export function LinksTable({
         </p>
       )}
       {selected.size > 0 && (
-        <BulkTagBar
-          slug={slug}
-          ids={[...selected]}
-          tags={tags}
-          onDone={() => {
-            setSelected(new Set());
-            client.invalidateQueries({ queryKey: ["links", slug] });
-            router.refresh();
-          }}
-          onClear={() => setSelected(new Set())}
-        />
+        <BulkTagBar slug={slug} ids={[...selected]} tags={tags} onDone={refresh} onClear={() => setSelected(new Set())}>
+          <BulkActions
+            slug={slug}
+            ids={[...selected]}
+            folders={folders}
+            onDone={refresh}
+            deleteOpen={bulkDeleteOpen}
+            setDeleteOpen={setBulkDeleteOpen}
+          />
+        </BulkTagBar>
       )}
       {folder && (
         <p className="text-sm text-slate-600">
@@ -214,7 +298,7 @@ export function LinksTable({
       ) : (
         <div className="overflow-hidden rounded-lg border border-slate-200 bg-white shadow-sm">
           <div
-            className={`hidden ${ROW_COLUMNS} gap-3 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 md:grid`}
+            className={`hidden ${ROW_COLUMNS} gap-3 border-b border-slate-200 bg-slate-50 px-4 py-2 text-xs font-medium uppercase tracking-wide text-slate-600 md:grid`}
           >
             <input
               type="checkbox"
@@ -225,18 +309,20 @@ export function LinksTable({
             />
             <span>Link</span>
             <span className="text-right">Clicks</span>
-            <span>Created</span>
+            <span>{showLastClick ? "Last click" : "Created"}</span>
             <span className="sr-only">Actions</span>
           </div>
-          <ul aria-label="Links" className="divide-y divide-slate-100">
-            {links.map((l) => (
+          <ul ref={listRef} aria-label="Links" className="divide-y divide-slate-100">
+            {links.map((l, i) => (
               <LinkRow
                 key={l.id}
                 slug={slug}
                 link={l}
                 colorOf={colorOf}
                 trend={trends.data?.[l.id]}
+                showLastClick={showLastClick}
                 selected={selected.has(l.id)}
+                current={i === cursor}
                 onSelect={() => toggle(l.id)}
                 onDelete={() => setDeleting(l)}
               />
@@ -245,24 +331,42 @@ export function LinksTable({
         </div>
       )}
 
-      <div className="flex items-center justify-between text-sm text-slate-600">
-        <span>{links.length > 0 && `Showing ${links.length} link${links.length === 1 ? "" : "s"}, newest first`}</span>
-        {query.hasNextPage && (
-          <button type="button" className={secondaryButtonClass} disabled={query.isFetchingNextPage} onClick={() => query.fetchNextPage()}>
-            {query.isFetchingNextPage ? "Loading…" : "Show more"}
-          </button>
-        )}
-      </div>
+      {query.data && query.data.total > 0 && (
+        <ListPager
+          page={page}
+          size={view.size as PageSize}
+          total={query.data.total}
+          capped={query.data.capped}
+          shown={links.length}
+          onPage={(p) => changeView({ page: p })}
+          onSize={(size) => changeView({ size, page: 1 })}
+        />
+      )}
 
+      <p className="hidden text-xs text-slate-600 md:block">
+        Press{" "}
+        <button
+          type="button"
+          className="underline underline-offset-2 hover:text-slate-900"
+          onClick={() => setHelpOpen(true)}
+          aria-keyshortcuts="?"
+        >
+          ? for keyboard shortcuts
+        </button>
+      </p>
+      <ShortcutsDialog open={helpOpen} onClose={() => setHelpOpen(false)} />
       <ConfirmAction
         open={deleting !== null}
         setOpen={(open) => !open && setDeleting(null)}
-        action={() => deleteLink(deleting!)}
+        action={async () => {
+          const r = await deleteLinkAction(slug, { id: deleting!.id });
+          if (!r.ok) throw new Error(r.error);
+          return r.data;
+        }}
         onDone={(r) => {
           toast(`Deleted ${r.short}`);
           setDeleting(null);
-          client.invalidateQueries({ queryKey: ["links", slug] });
-          router.refresh();
+          refresh();
         }}
         title="Delete this link?"
         confirmLabel="Delete link"
@@ -273,121 +377,5 @@ export function LinksTable({
         </p>
       </ConfirmAction>
     </div>
-  );
-}
-
-const iconButton =
-  "inline-flex shrink-0 items-center gap-1 rounded-md border border-slate-300 bg-white px-1.5 py-1 text-xs font-medium text-slate-600 hover:bg-slate-50 hover:text-slate-900";
-
-// Checkbox, link (short link, tags, title; the destination below), clicks with the two-week trend,
-// created, actions. Row links are not prefetched: a list of 25 would ask the server for 50 pages
-// each time it is shown. The folder is the tree's business (Dub and Bitly show none in the row either). The short link is
-// never cut (it is what people copy); the destination takes the rest of the line.
-/** Tags shown in a row (the rest as "+N"); the link's page lists them all. */
-const MAX_ROW_TAGS = 2;
-const ROW_COLUMNS = "md:grid-cols-[1.25rem_minmax(0,1fr)_6.5rem_5.5rem_4rem]";
-
-function LinkRow({
-  slug,
-  link,
-  colorOf,
-  trend,
-  selected,
-  onSelect,
-  onDelete,
-}: {
-  slug: string;
-  link: ApiLink;
-  colorOf: Map<string, string>;
-  /** clicks per day, the last 14 days */
-  trend?: number[];
-  selected: boolean;
-  onSelect: () => void;
-  onDelete: () => void;
-}) {
-  const state = linkState(link);
-  const shortText = link.short.replace(/^https?:\/\//, "");
-  return (
-    <li className={`grid grid-cols-[1.25rem_minmax(0,1fr)] gap-x-2 gap-y-1 px-4 py-2 ${ROW_COLUMNS} md:items-center md:gap-x-3`}>
-      <input type="checkbox" aria-label={`Select ${shortText}`} checked={selected} onChange={onSelect} className="mt-1 h-4 w-4 md:mt-0" />
-      <div className="min-w-0">
-        <div className="flex min-w-0 items-center gap-2">
-          <SiteMark url={link.url} />
-          <Link
-            href={`/w/${slug}/links/${link.id}`}
-            prefetch={false}
-            data-short-link
-            className="shrink-0 whitespace-nowrap font-medium text-brand-700 hover:underline"
-          >
-            {shortText}
-          </Link>
-          <CopyButton value={link.short} label="Copy" what="Short URL" iconOnly className={iconButton} />
-          {state.tone !== "green" && <Badge tone={state.tone}>{state.label}</Badge>}
-          {link.hasPassword && (
-            <span title="Password protected" aria-label="Password protected" className="shrink-0 text-slate-500">
-              <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="currentColor">
-                <path d="M6 8V6a4 4 0 1 1 8 0v2h1a1 1 0 0 1 1 1v8a1 1 0 0 1-1 1H5a1 1 0 0 1-1-1V9a1 1 0 0 1 1-1zm2 0h4V6a2 2 0 1 0-4 0z" />
-              </svg>
-            </span>
-          )}
-          {link.tags.length > 0 && (
-            <span className="flex shrink-0 gap-1" aria-label="Tags">
-              {link.tags.slice(0, MAX_ROW_TAGS).map((t) => (
-                <TagChip key={t} name={t} color={colorOf.get(t.toLowerCase())} />
-              ))}
-              {link.tags.length > MAX_ROW_TAGS && (
-                <span className="text-xs text-slate-600" title={link.tags.slice(MAX_ROW_TAGS).join(", ")}>
-                  +{link.tags.length - MAX_ROW_TAGS}
-                </span>
-              )}
-            </span>
-          )}
-          {link.title && <span className="min-w-0 truncate text-sm text-slate-600">{link.title}</span>}
-        </div>
-        <p className="mt-0.5 truncate pl-7 text-xs text-slate-600" title={link.url} data-destination>
-          → {link.url}
-        </p>
-      </div>
-      <div className="col-start-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-xs text-slate-600 md:contents md:text-sm">
-        <span className="flex items-center gap-2 md:justify-end">
-          {trend && (
-            <Sparkline values={trend} label={`${trend.reduce((a, b) => a + b, 0).toLocaleString("en")} clicks in the last 14 days`} />
-          )}
-          <span>
-            <span className="font-medium text-slate-900">{link.clicks.toLocaleString("en")}</span>
-            <span className="md:hidden"> clicks</span>
-          </span>
-        </span>
-        <span className="whitespace-nowrap md:text-xs">
-          <time dateTime={new Date(link.createdOn * 1000).toISOString()}>{formatDate(fromUnixSeconds(link.createdOn))}</time>
-        </span>
-      </div>
-      <div className="col-start-2 flex gap-1 md:col-start-auto md:justify-end">
-        <Link
-          href={`/w/${slug}/links/${link.id}/edit`}
-          prefetch={false}
-          className={iconButton}
-          aria-label={`Edit ${shortText}`}
-          title="Edit"
-        >
-          <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
-            <path d="M13.5 3.5l3 3L7 16H4v-3z" />
-          </svg>
-          <span className="md:hidden">Edit</span>
-        </Link>
-        <button
-          type="button"
-          className={`${iconButton} hover:text-red-700`}
-          onClick={onDelete}
-          aria-label={`Delete ${shortText}`}
-          title="Delete"
-        >
-          <svg aria-hidden className="h-4 w-4" viewBox="0 0 20 20" fill="none" stroke="currentColor" strokeWidth="1.8">
-            <path d="M4 6h12M8 6V4h4v2M6 6l1 10h6l1-10" />
-          </svg>
-          <span className="md:hidden">Delete</span>
-        </button>
-      </div>
-    </li>
   );
 }

@@ -1,17 +1,16 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { listLinks, toApiLink } from "@/lib/links";
-import { buttonClass, PageHeader, secondaryButtonClass } from "@/components/ui";
+import { listLinksPage } from "@/lib/links";
+import { buttonClass, secondaryButtonClass } from "@/components/ui";
 import { listTags } from "@/lib/tags";
 import { workspacePage } from "@/lib/actions/workspace";
-import { folderCounts, parseLinksPageFilters } from "@/lib/links/views";
+import { folderCounts, parseLinksPageFilters, parseLinksPageView } from "@/lib/links/views";
 import { FolderTree } from "./folder-tree";
+import { listedPage } from "./listed-link";
 import { LinksTable } from "./links-table";
 import { QuickCreate } from "./quick-create";
 
 export const metadata: Metadata = { title: "Links" };
-
-const PAGE_SIZE = 25;
 
 export default async function LinksPage({
   params,
@@ -21,35 +20,38 @@ export default async function LinksPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { slug } = await params;
-  const { q, folder, tag } = parseLinksPageFilters(await searchParams);
+  const query = await searchParams;
+  const { q, folder, tag } = parseLinksPageFilters(query);
+  const view = parseLinksPageView(query);
   const { workspace } = await workspacePage(slug);
   const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
-    listLinks(workspace, { size: PAGE_SIZE, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }),
+    listLinksPage(workspace, { ...view, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }),
     listTags(workspace),
   ]);
   const total = folders.reduce((s, f) => s + f.count, 0);
   return (
     <>
       <QuickCreate slug={slug} />
-      <PageHeader
-        title="Links"
-        description={
-          total === 0
-            ? "Short links of this workspace."
-            : `${total.toLocaleString("en")} short link${total === 1 ? "" : "s"} in this workspace.`
-        }
-        actions={
-          <div className="flex gap-2">
-            <Link href={`/w/${slug}/links/import`} className={secondaryButtonClass}>
-              Import CSV
-            </Link>
-            <Link href={`/w/${slug}/links/new${folder ? `?folder=${encodeURIComponent(folder)}` : ""}`} className={buttonClass}>
-              New link
-            </Link>
-          </div>
-        }
-      />
+      {/* The page's header in one line on a phone too (the description from sm up), so the list starts high. */}
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-3 md:mb-6 md:items-end md:gap-4">
+        <div>
+          <h1 className="text-2xl font-semibold tracking-tight">Links</h1>
+          <p className="mt-1 hidden text-sm text-slate-600 sm:block">
+            {total === 0
+              ? "Short links of this workspace."
+              : `${total.toLocaleString("en")} short link${total === 1 ? "" : "s"} in this workspace.`}
+          </p>
+        </div>
+        <div className="flex gap-2">
+          <Link href={`/w/${slug}/links/import`} className={secondaryButtonClass}>
+            Import CSV
+          </Link>
+          <Link href={`/w/${slug}/links/new${folder ? `?folder=${encodeURIComponent(folder)}` : ""}`} className={buttonClass}>
+            New link
+          </Link>
+        </div>
+      </div>
       {total === 0 ? (
         <div className="rounded-lg border border-dashed border-slate-300 bg-white px-6 py-14 text-center">
           <svg
@@ -75,16 +77,20 @@ export default async function LinksPage({
         </div>
       ) : (
         <div className="grid gap-6 lg:grid-cols-[11rem_minmax(0,1fr)]">
-          <FolderTree slug={slug} folders={folders} current={folder} q={q} />
+          {/* on a phone the folders come after the list */}
+          <div className="order-last lg:order-none">
+            <FolderTree slug={slug} folders={folders} current={folder} q={q} />
+          </div>
           <LinksTable
-            key={`${folder}\u0000${q}\u0000${tag}`}
+            key={`${folder}\u0000${tag}`}
             slug={slug}
             folder={folder}
             tag={tag}
             tags={tags.map((t) => ({ name: t.name, color: t.color }))}
+            folders={folders.map((f) => f.folder).filter(Boolean)}
             initialQuery={q}
-            pageSize={PAGE_SIZE}
-            initial={{ links: first.links.map((l) => toApiLink(l, l.host)), nextCursor: first.nextCursor }}
+            initialView={{ ...view, page: first.page }}
+            initial={listedPage(first)}
           />
         </div>
       )}
