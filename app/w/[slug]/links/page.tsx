@@ -8,6 +8,7 @@ import { folderCounts, parseLinksPageFilters, parseLinksPageView } from "@/lib/l
 import { FolderTree } from "./folder-tree";
 import { listedPage } from "./listed-link";
 import { LinksTable } from "./links-table";
+import { NewLinkButton } from "./new-link-button";
 import { QuickCreate } from "./quick-create";
 
 export const metadata: Metadata = { title: "Links" };
@@ -47,9 +48,7 @@ export default async function LinksPage({
           <Link href={`/w/${slug}/links/import`} className={secondaryButtonClass}>
             Import CSV
           </Link>
-          <Link href={`/w/${slug}/links/new${folder ? `?folder=${encodeURIComponent(folder)}` : ""}`} className={buttonClass}>
-            New link
-          </Link>
+          <NewLinkButton href={`/w/${slug}/links/new${folder ? `?folder=${encodeURIComponent(folder)}` : ""}`} />
         </div>
       </div>
       {total === 0 ? (

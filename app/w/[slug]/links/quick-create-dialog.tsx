@@ -19,6 +19,7 @@ import { LinkRuleFields } from "./link-rule-fields";
 import { LinkScheduleFields } from "./link-schedule-fields";
 import { LinkTargetingFields } from "./link-targeting-fields";
 import { LinkVariantFields } from "./link-variant-fields";
+import { OPEN_QUICK_CREATE } from "./new-link-button";
 import { CreatedRowHighlight } from "./quick-create-highlight";
 import { useLinkEditor, type Saved } from "./use-link-editor";
 
@@ -54,12 +55,16 @@ export function QuickCreateDialog({ slug, ctx }: { slug: string; ctx: LinkFormCo
       e.preventDefault();
       setState((s) => ({ open: true, opened: s.opened + 1, url }));
     };
+    // the page's "New link" button (new-link-button.tsx), on a phone the only way in
+    const onAsk = () => setState((s) => ({ open: true, opened: s.opened + 1, url: "" }));
     document.addEventListener("keydown", onKey);
     document.addEventListener("paste", onPaste);
+    document.addEventListener(OPEN_QUICK_CREATE, onAsk);
     setListening(true);
     return () => {
       document.removeEventListener("keydown", onKey);
       document.removeEventListener("paste", onPaste);
+      document.removeEventListener(OPEN_QUICK_CREATE, onAsk);
     };
   }, []);
 
