@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { admin } from "./support.ts";
+import { admin, seriousViolations } from "./support.ts";
 import { seedWorkspace, signIn, type Role, type SeededWorkspace } from "./workspace-seed.ts";
 
 // axe-core over every page of the app, signed in as owner, admin and member, at desktop (1280x800)
@@ -69,25 +68,13 @@ const SIGNED_OUT_PAGES: [string, string][] = [
   ["forgot password", "/forgot-password"],
 ];
 
-/** The critical and serious violations on the page as it is now, one line each. */
-async function violations(page: Page, name: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    // only violations are read: axe skips collecting the (many) passing nodes
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  return violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}: ${v.help}`);
-}
-
 async function scan(page: Page, pages: [string, string][], who: string): Promise<string[]> {
   const found: string[] = [];
   for (const [name, path] of pages) {
     await page.goto(path);
     await expect(page.getByRole("heading", { level: 1 }).first()).toBeVisible();
     if (!(await page.title()).trim()) found.push(`${name} (${who}): the document has no title`);
-    const problems = await violations(page, `${name} (${who})`);
+    const problems = await seriousViolations(page, `${name} (${who})`);
     // printed at once too, so a run stopped by its time limit still lists what it found
     for (const p of problems) console.log(p);
     found.push(...problems);

@@ -1,11 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import pg from "pg";
 import type { ClickEvent } from "../../lib/analytics/model.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
-import { admin, appUrl, dataDir, signUp } from "./support.ts";
+import { admin, appUrl, dataDir, seriousViolations, signUp } from "./support.ts";
 
 // Campaign analytics in the browser, desktop and phone, on one workspace seeded in beforeAll: clicks
 // through the real redirect (UTM values in the links' URLs, tags, QR scans by the QR marker,
@@ -47,12 +46,7 @@ function e2eDatabase(): pg.Pool {
 }
 
 async function axe(p: Page, name: string) {
-  const { violations } = await new AxeBuilder({ page: p })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  const bad = violations.filter((v) => v.impact === "critical" || v.impact === "serious");
-  expect(bad.map((v) => `${name}: ${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  expect(await seriousViolations(p, name)).toEqual([]);
 }
 
 const total = (p: Page) => p.getByTestId("total-clicks");

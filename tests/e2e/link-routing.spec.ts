@@ -1,7 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, request, test, type Page } from "@playwright/test";
 import { startReceiver } from "../support/https-receiver.ts";
-import { admin, signUp, testCa } from "./support.ts";
+import { admin, seriousViolations, signUp, testCa } from "./support.ts";
 
 // Link routing in the link form (issue 35): the rules with their "what would this visitor get"
 // tester, the A/B split editor and its per-variant figures after real visits, the preview card
@@ -53,13 +52,7 @@ test("rules: add two, test a visitor matching the second, reorder and see the an
 
   // axe over the form with every routing section open (rules, a split, the preview card)
   await page.getByTestId("routing-variants").getByRole("button", { name: "Split traffic" }).click();
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  const bad = await seriousViolations(page);
   expect(bad, bad.join("\n")).toEqual([]);
   await page.getByTestId("routing-variants").getByRole("button", { name: "Stop splitting" }).click();
 

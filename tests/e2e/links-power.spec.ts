@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { admin, appUrl, PASSWORD, uniqueEmail } from "./support.ts";
+import { admin, appUrl, PASSWORD, seriousViolations, uniqueEmail } from "./support.ts";
 import { BROWSER_UA, signIn } from "./workspace-seed.ts";
 
 // The Links list built for campaigns (issue 36, items 3 and 6): sorts, counted pages with a page
@@ -67,13 +66,7 @@ const shownCodes = (page: Page) =>
   rows(page).evaluateAll((els) => els.map((el) => el.querySelector("[data-short-link]")?.textContent?.split("/").pop()));
 
 async function axe(page: Page, what: string) {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  const bad = violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${what}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  const bad = await seriousViolations(page, what);
   expect(bad, bad.join("\n")).toEqual([]);
 }
 

@@ -1,7 +1,6 @@
 import fs from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type BrowserContextOptions, type Page } from "@playwright/test";
-import { admin, appUrl, shot, signUp } from "./support.ts";
+import { admin, appUrl, seriousViolations, shot, signUp } from "./support.ts";
 import { BROWSER_UA } from "./workspace-seed.ts";
 
 // The QR designer on a link's page (colours, a refused pair, the workspace logo, PNG and SVG of
@@ -45,16 +44,7 @@ test.beforeAll(async ({ browser }) => {
   await page.close();
 });
 
-/** The critical and serious axe violations of the page as it is now. */
-async function axe(page: Page, name: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  return violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${name}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}: ${v.help}`);
-}
+const axe = seriousViolations;
 
 /** The SVG text the QR image shows. */
 async function shownSvg(page: Page): Promise<string> {

@@ -1,6 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
-import { admin, appUrl, signUp } from "./support.ts";
+import { admin, appUrl, seriousViolations, signUp } from "./support.ts";
 
 // Quick create on the Links page (C, or pasting an address outside a field), and the link builder
 // in two columns, at desktop (1280x800) and phone (390x844) sizes. One Pro workspace (custom codes
@@ -44,16 +43,6 @@ async function open(browser: Browser, viewport: { width: number; height: number 
 async function linksPage(page: Page, workspace: string) {
   await page.goto(`/w/${workspace}/links`);
   await page.locator('[data-quick-create="ready"]').waitFor({ state: "attached" });
-}
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-    .options({ resultTypes: ["violations"] })
-    .analyze();
-  return violations
-    .filter((v) => v.impact === "critical" || v.impact === "serious")
-    .map((v) => `${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}: ${v.help}`);
 }
 
 /** Pastes `text` the way a person does: into the clipboard, then Ctrl+V where the focus is. */

@@ -1,5 +1,6 @@
 // Helpers for the Playwright specs: sign-up, screenshots kept as artifacts, the admin CLI against
 // the e2e app's database, and what the loopback SMTP/DNS servers (tests/e2e/services.ts) caught.
+import AxeBuilder from "@axe-core/playwright";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -116,4 +117,19 @@ export function testCa() {
   const dir = process.env.E2E_CA_DIR;
   if (!dir) throw new Error("E2E_CA_DIR is unset: run the specs through playwright.config.ts");
   return createTestCa(dir);
+}
+
+/**
+ * The critical and serious axe violations of the page as it is now, one line each (prefixed with
+ * `label` when given): every spec's accessibility check (0 of them is the bar). Only violations
+ * are collected: axe then skips the many passing nodes.
+ */
+export async function seriousViolations(page: Page, label?: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+    .options({ resultTypes: ["violations"] })
+    .analyze();
+  return violations
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map((v) => `${label ? `${label}: ` : ""}${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}: ${v.help}`);
 }

@@ -1,7 +1,6 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { startReceiver } from "../support/https-receiver.ts";
-import { admin, appUrl, shot, signUp, testCa } from "./support.ts";
+import { admin, appUrl, seriousViolations, shot, signUp, testCa } from "./support.ts";
 
 // link.clicked on the Developers page: subscribe an endpoint (a real HTTPS receiver on loopback) to
 // the clicks of one folder, click a link of that folder and of another, see the one delivery. Then
@@ -18,12 +17,7 @@ async function axeAtBothSizes(page: Page): Promise<string[]> {
     { width: 390, height: 844 },
   ]) {
     await page.setViewportSize(size);
-    const { violations } = await new AxeBuilder({ page })
-      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
-      .options({ resultTypes: ["violations"] })
-      .analyze();
-    for (const v of violations.filter((v) => v.impact === "critical" || v.impact === "serious"))
-      found.push(`${size.width}x${size.height}: ${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    found.push(...(await seriousViolations(page, `${size.width}x${size.height}`)));
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   return found;
