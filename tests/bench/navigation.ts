@@ -210,7 +210,6 @@ for (let round = 0; round <= RUNS; round++) {
 }
 await browser.close();
 
-
 console.log(`\n${RUNS} runs each, from the action to the content on screen (1280x800, Chromium):`);
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name.padEnd(16)} full load ${fmt(r.full)}   in-app ${fmt(r.inApp)}   (RSC request ${fmt(r.rsc)})`);
