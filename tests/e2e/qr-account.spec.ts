@@ -159,11 +159,14 @@ test("Account page inside the workspace layout, in sections; /account leads ther
     });
     const page = await context.newPage();
     await page.goto(`/w/${slug}/links`);
+    // a phone folds the navigation and the account links behind Menu
+    if (name === "phone") await page.getByRole("button", { name: "Menu" }).tap();
     await page.getByRole("link", { name: "Account" }).filter({ visible: true }).first().click();
     await expect(page).toHaveURL(new RegExp(`/w/${slug}/account$`));
     await expect(page.getByRole("heading", { name: "Your account", level: 1 })).toBeVisible();
-    // the workspace's own navigation is around it
-    await expect(page.getByRole("navigation", { name: "Workspace" })).toBeVisible();
+    // the workspace's own navigation is around it (folded behind Menu on a phone)
+    if (name === "phone") await expect(page.getByRole("button", { name: "Menu" })).toBeVisible();
+    else await expect(page.getByRole("navigation", { name: "Workspace" })).toBeVisible();
     const sections = page.getByRole("navigation", { name: "Account sections" }).getByRole("link");
     await expect(sections).toHaveText(["Profile and email", "Password", "Second factor", "Sessions", "Delete account"]);
     for (const heading of ["Email address", "Password", "Second factor", "Sessions", "Delete account"])
