@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Suspense } from "react";
 import { UNKNOWN_LANGUAGE } from "@/lib/analytics/model";
 import { countryName } from "@/lib/analytics/reports/countries";
 import { dateInZone, withParams } from "@/lib/analytics/reports/page-url";
@@ -12,6 +13,7 @@ import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 // custom range, bots toggle, active filters, totals with the previous period's, the time series and
 // top-N panels whose rows filter the page ("View all": one panel's rows up to the API's limit).
 // Every state is in the URL. Every figure comes from the report (reports/report.ts), never added up here.
+// A streamed report's panels follow the totals and the series (Suspense) as their queries answer.
 
 const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = {
   "24h": "24 hours",
@@ -272,11 +274,18 @@ export function AnalyticsView({
           <TopPanel panel={viewAll} rows={(report.panels[viewAll]?.data ?? []) as Row[]} href={panelHref} all />
         </div>
       ) : (
-        <div className="grid gap-6 md:grid-cols-2" data-panels-range={`${rangeStart}/${rangeEnd}`}>
-          {(Object.keys(report.panels) as Panel[]).map((panel) => (
-            <TopPanel key={panel} panel={panel} rows={(report.panels[panel]?.data ?? []) as Row[]} href={panelHref} />
-          ))}
-        </div>
+        <PanelGrid panels={report.panels} range={`${rangeStart}/${rangeEnd}`} href={panelHref} />
+      )}
+      {!viewAll && report.panelsLater && (
+        <Suspense
+          fallback={
+            <p className="text-sm text-slate-600" aria-busy="true" data-testid="panels-loading">
+              Loading the panels…
+            </p>
+          }
+        >
+          <StreamedPanels later={report.panelsLater} range={`${rangeStart}/${rangeEnd}`} href={panelHref} />
+        </Suspense>
       )}
     </section>
   );
@@ -304,6 +313,34 @@ function Headline({ value, previous, label, testId }: { value: number; previous:
       )}
     </div>
   );
+}
+
+type PanelHref = ((c: Record<string, string | null>) => string) | null;
+
+/** The top-N panels; `range` ("start/end") says which range they answer (the benchmark waits for it). */
+function PanelGrid({ panels, range, href }: { panels: AnalyticsReport["panels"]; range: string; href: PanelHref }) {
+  const names = Object.keys(panels) as Panel[];
+  if (!names.length) return null;
+  return (
+    <div className="grid gap-6 md:grid-cols-2" data-panels-range={range}>
+      {names.map((panel) => (
+        <TopPanel key={panel} panel={panel} rows={(panels[panel]?.data ?? []) as Row[]} href={href} />
+      ))}
+    </div>
+  );
+}
+
+/** The panels of a streamed report (report.ts streamPanels): rendered when their queries answer. */
+async function StreamedPanels({
+  later,
+  range,
+  href,
+}: {
+  later: NonNullable<AnalyticsReport["panelsLater"]>;
+  range: string;
+  href: PanelHref;
+}) {
+  return <PanelGrid panels={await later} range={range} href={href} />;
 }
 
 function TopPanel({

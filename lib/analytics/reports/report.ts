@@ -63,6 +63,11 @@ export type AnalyticsReport = {
   series: AnalyticsAnswer;
   panels: Partial<Record<Panel, AnalyticsAnswer>>;
   /**
+   * With `streamPanels`: the panels, still being answered (`panels` is then empty), so the page
+   * can show the totals and the series without waiting for every panel's query.
+   */
+  panelsLater: Promise<Partial<Record<Panel, AnalyticsAnswer>>> | null;
+  /**
    * The previous period of the same length, right before the range (same filters): its totals and
    * its series in the same buckets, asked of the same service (null: the range reaches back past
    * what the plan keeps, so there is no whole previous period to compare with).
@@ -78,6 +83,8 @@ export type ReportOptions = {
   store?: ClickStore;
   /** refuse (throw) parameters that cannot be answered instead of showing the defaults: a shared view must never widen */
   strict?: boolean;
+  /** answer with the totals, the series and the previous period first, the panels in `panelsLater` */
+  streamPanels?: boolean;
 };
 
 export async function analyticsReport(
@@ -93,16 +100,28 @@ export async function analyticsReport(
     const input = parsed.data;
     // the range as the service resolves it, so the previous period is asked alongside the rest
     const range = resolveRange(input, retentionDays, now);
-    const [[total, series, ...tops], previous] = await Promise.all([
-      Promise.all([
-        analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
-        analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
-        ...panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
-      ]),
+    // the totals, the series and the previous period are asked first (the pool serves in order),
+    // then the panels, awaited here only when they are not streamed
+    const head = Promise.all([
+      analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
+      analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
       previousPeriod(workspace, input, range, now, retentionDays, options.store),
     ]);
+    // streamed, the panels start once the head has answered: on two cores their 14 queries would
+    // otherwise share the machine with the head's and delay what the page shows first
+    const asked = (options.streamPanels ? head.then(() => undefined) : Promise.resolve())
+      .then(() =>
+        Promise.all(
+          panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
+        ),
+      )
+      .then((tops) => Object.fromEntries(panels.map((g, i) => [g, tops[i]])) as Partial<Record<Panel, AnalyticsAnswer>>);
+    // a streamed panels' failure is the page's error when it is rendered, never an unhandled rejection
+    asked.catch(() => {});
+    const [total, series, previous] = await head;
     const rangeNotice = cutRangeNotice(input, series, retentionDays);
-    return { input, total, series, panels: Object.fromEntries(panels.map((g, i) => [g, tops[i]])), rangeNotice, previous };
+    const later = options.streamPanels ? asked : null;
+    return { input, total, series, panels: later ? {} : await asked, panelsLater: later, rangeNotice, previous };
   };
   const retentionDays = analyticsRetentionDays(planOf(workspace.plan));
   try {

@@ -21,7 +21,8 @@ export default async function AnalyticsPage({
   // "View all" of one panel: that panel alone, with as many rows as the API answers
   const all = isPanel(search.all) ? search.all : null;
   const [report, views] = await Promise.all([
-    analyticsReport(workspace, pageParams(search), all ? { panels: [all], rows: PANEL_ROWS_ALL } : {}),
+    // the totals and the series first; the 14 panels stream in as their queries answer
+    analyticsReport(workspace, pageParams(search), all ? { panels: [all], rows: PANEL_ROWS_ALL } : { streamPanels: true }),
     listSavedViews(workspace),
   ]);
   return (
