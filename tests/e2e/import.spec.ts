@@ -125,7 +125,7 @@ test("import 250 links from a CSV file", async ({ page }, testInfo) => {
     await page.getByRole("link", { name: "View links" }).click();
     await expect(page.getByRole("navigation", { name: "Folders" }).getByRole("link", { name: new RegExp(tag) })).toContainText("247");
     await expect(page.getByRole("list", { name: "Links" }).getByRole("listitem")).toHaveCount(25);
-    await page.getByRole("button", { name: "Show more" }).click();
+    await page.getByLabel("Per page").selectOption("50");
     await expect(page.getByRole("list", { name: "Links" }).getByRole("listitem")).toHaveCount(50);
     await shot(page, testInfo, "links-after-import");
 

@@ -31,7 +31,7 @@ test("import preview: every row a page at a time, the problem rows on their own;
   await expect(table.locator("tbody tr")).toHaveCount(2);
   await expect(table.locator("tbody tr").nth(0)).toContainText("ftp://example.com/7");
   await expect(table.locator("tbody tr").nth(1)).toContainText("ftp://example.com/55");
-  await expect(table.locator("tbody tr").nth(0)).toContainText("url: must be an absolute http or https URL");
+  await expect(table.locator("tbody tr").nth(0)).toContainText("Row 7: 'ftp://example.com/7' is not a web address (use http or https)");
   await shot(page, testInfo, "import-preview-problems");
 
   await page.getByRole("button", { name: "Import 58 links" }).click();
