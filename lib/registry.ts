@@ -31,6 +31,7 @@ export type SharedName =
   | "key-touches" // lib/keys: when this process last wrote each key's lastUsedAt
   | "api-key-cache" // lib/keys/cache.ts: key lookups kept while notifications keep them exact
   | "exports-running" // lib/analytics: CSV exports streaming now
+  | "shared-reports" // lib/analytics/shared-report-cache.ts: share links' reports, kept a minute
   | "clickhouse" // lib/analytics/clickhouse: the ClickHouse client and report store (set by the runtime when CLICKHOUSE_URL is set)
   | "password-hashing"; // lib/auth/hash-gate.ts: password hashes running and waiting
 

@@ -3,6 +3,7 @@ import { notFound } from "next/navigation";
 import { AnalyticsView } from "@/components/analytics/analytics-view";
 import { analyticsReport } from "@/lib/analytics/reports/report";
 import { findSharedView } from "@/lib/analytics/saved-views";
+import { keptSharedReport } from "@/lib/analytics/shared-report-cache";
 import { ServiceError } from "@/lib/errors";
 
 // A saved Analytics view shared read-only (lib/analytics/saved-views.ts): no sign-in, the view's
@@ -17,7 +18,9 @@ export default async function SharedAnalyticsPage({ params }: { params: Promise<
   const shared = await findSharedView(token);
   if (!shared) notFound();
   // strict: parameters that no longer answer (the view's link was deleted) are a 404, never the workspace's defaults
-  const report = await analyticsReport(shared.workspace, shared.view.params, { strict: true }).catch((e: unknown) => {
+  // kept a minute per view (shared-report-cache.ts): the page is public, with no rate budget in front of it
+  const compute = () => analyticsReport(shared.workspace, shared.view.params, { strict: true });
+  const report = await keptSharedReport(shared.view, shared.workspace, compute).catch((e: unknown) => {
     if (e instanceof ServiceError) notFound();
     throw e;
   });
