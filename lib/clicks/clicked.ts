@@ -1,7 +1,6 @@
 import type pg from "pg";
 import { clickedCursorEndpoints, readWorkspaceClicksAfter } from "../analytics/store/clicked-feed.ts";
 import { inPgTransaction } from "../db/pg-transaction.ts";
-import { inClickScope } from "../events/click-scope.ts";
 import { handOffAfterCommit, serializeEnvelope } from "../events/index.ts";
 import { clickedEndpoints, recordClickedDeliveries, type ClickedEndpoint, type ClickedEvent } from "../events/sql.ts";
 import { log } from "../log/index.ts";
@@ -81,25 +80,18 @@ export class ClickedReader {
       if (!rows[0].got) return [];
       const cursor = await readCursor(client, name);
       if (!cursor) return []; // no click since it subscribed
-      const read = await readWorkspaceClicksAfter(client, ep.workspace.id, cursor, READ_MAX);
+      const read = await readWorkspaceClicksAfter(client, ep.workspace.id, ep, cursor, room);
       const links = await clickedLinks(client, [...new Set(read.clicks.map((c) => c.linkId))]);
       const events: ClickedEvent[] = [];
-      let next = read.next;
-      let passed = 0;
       for (const c of read.clicks) {
-        if (events.length === room) {
-          next = read.clicks[passed - 1].position; // the room is full: the rest waits behind the cursor
-          break;
-        }
-        passed++;
         const link = links.get(c.linkId);
-        if (!link || !inClickScope(ep, link)) continue; // deleted since, or outside the scope
+        if (!link) continue; // deleted since the read: in no scope now
         const id = clickedEventId(c.position);
         const data = { click: clickData(c, clickId(c.position)), link: link.object };
         events.push({ id, at: c.at, body: serializeEnvelope(id, "link.clicked", new Date(c.at), ep.workspace, data) });
       }
       const ids = await recordClickedDeliveries(client, ep.workspace.id, ep.endpointId, events);
-      if (passed || this.idleDue(ep.endpointId, cursor, next)) await advanceCursor(client, name, next);
+      if (read.examined !== 0 || this.idleDue(ep.endpointId, cursor, read.next)) await advanceCursor(client, name, read.next);
       return ids;
     });
   }
