@@ -104,7 +104,7 @@ export class ClickedReader {
         events.push({ id, at: c.at, body: serializeEnvelope(id, "link.clicked", new Date(c.at), ep.workspace, data) });
       }
       const ids = await recordClickedDeliveries(client, ep.workspace.id, ep.endpointId, events);
-      if (read.examined !== 0 || this.idleDue(ep.endpointId, cursor, read.next)) await advanceCursor(client, name, read.next);
+      if (!read.idle || this.idleDue(ep.endpointId, cursor, read.next)) await advanceCursor(client, name, read.next);
       return ids;
     });
   }

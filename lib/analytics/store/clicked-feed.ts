@@ -27,10 +27,10 @@ type Row = Omit<ExportRow, "domain" | "bot" | "destination" | "language"> & { tx
 export const CLICKED_EXAMINE_MAX = 20_000;
 
 /**
- * What one read returns: the clicks to write, where the cursor may move, and how many feed rows it
- * examined (null when the room filled: the rows after the last click were not counted).
+ * What one read returns: the clicks to write, where the cursor may move, and whether the read
+ * examined no row (nothing of the workspace after the cursor below the horizon).
  */
-export type ClickedRead = { clicks: FedClick[]; next: FeedPosition; examined: number | null };
+export type ClickedRead = { clicks: FedClick[]; next: FeedPosition; idle: boolean };
 
 /**
  * Up to `room` counted clicks (never bots) of `workspaceId` after `after` whose link is in `scope`
@@ -66,19 +66,20 @@ export async function readWorkspaceClicksAfter(
     values: [workspaceId, after.tx, after.seq, examine, room, ...clickScopeValues(scope)],
   });
   const clicks = rows.filter((r) => r.tx !== null).map(toClick);
-  if (clicks.length >= room) return { clicks, next: clicks[clicks.length - 1].position, examined: null };
-  // the room did not fill: every in-scope click of the window is returned; was the window full? The
-  // same horizon as the read above, so this statement sees the same rows (all below it have finished)
+  if (clicks.length >= room) return { clicks, next: clicks[clicks.length - 1].position, idle: false };
+  // the room did not fill, so every in-scope click of the window is returned: was the window full
+  // (its last row, the bound's), or empty? With the same horizon as the read above, this statement
+  // sees the same rows (every transaction below it had finished)
   const horizon = rows[0].horizon;
-  const last = await q.query<{ tx: string; seq: string; examined: number }>({
-    name: "analytics_clicked_examined",
-    text: `select w.tx::text as tx, w.seq::text as seq, count(*) over ()::int as examined
-             from (${window("$5::xid8")}) w order by w.tx desc, w.seq desc limit 1`,
+  const end = await q.query<{ any: boolean; tx: string | null; seq: string | null }>({
+    name: "analytics_clicked_window_end",
+    text: `select exists (select 1 from (${window("$5::xid8")}) w) as any, b.tx::text as tx, b.seq::text as seq
+             from (select 1) o left join lateral (select w.tx, w.seq from (${window("$5::xid8")}) w offset $4 - 1 limit 1) b on true`,
     values: [workspaceId, after.tx, after.seq, examine, horizon],
   });
-  const examined = last.rows[0]?.examined ?? 0;
-  if (examined >= examine) return { clicks, next: { tx: last.rows[0].tx, seq: last.rows[0].seq }, examined };
-  return { clicks, next: BigInt(horizon) > BigInt(after.tx) ? { tx: horizon, seq: "0" } : after, examined };
+  const { any, tx, seq } = end.rows[0];
+  if (tx !== null && seq !== null) return { clicks, next: { tx, seq }, idle: false };
+  return { clicks, next: BigInt(horizon) > BigInt(after.tx) ? { tx: horizon, seq: "0" } : after, idle: !any };
 }
 
 function toClick(r: Row): FedClick {
