@@ -1,7 +1,8 @@
 // The scope of an endpoint's link.clicked subscription as stored (WebhookEndpoint's three click
 // columns, at most one set; all three empty: every link of the workspace), and the one rule of
-// whether a click is in it: part of the subscription rule (subscription.ts). lib/webhooks
-// (click-scope.ts) turns names into these ids and back.
+// whether a click is in it, in two forms kept side by side: inClickScope (JavaScript) and
+// clickScopeCondition (SQL, the link.clicked cursor reader's read). Part of the subscription rule
+// (subscription.ts). lib/webhooks (click-scope.ts) turns names into these ids and back.
 
 export type ClickScopeColumns = { clickFolders: string[]; clickTagIds: number[]; clickLinkIds: number[] };
 export const ALL_LINKS: ClickScopeColumns = { clickFolders: [], clickTagIds: [], clickLinkIds: [] };

@@ -4,8 +4,10 @@ import { clickScopeCondition, clickScopeValues, type ClickScopeColumns } from ".
 import type { FeedPosition } from "./feed.ts";
 
 // The click-event feed (feed.ts) as link.clicked reads it: one workspace's counted clicks (never
-// bots) after an endpoint's cursor, in commit order, and the position the cursor may move to. The
-// cursors are "clicked:<endpointId>" in analytics.click_cursor (lib/clicks/clicked.ts keeps them).
+// bots) after an endpoint's cursor, in commit order, in the endpoint's click scope (applied in SQL:
+// clickScopeCondition, lib/events/click-scope.ts), bounded by the room and by the rows examined,
+// and the position the cursor may move to. The cursors are "clicked:<endpointId>" in
+// analytics.click_cursor (lib/clicks/clicked.ts keeps them).
 
 export const CLICKED_CURSOR_PREFIX = "clicked:";
 
