@@ -1,7 +1,6 @@
 import type pg from "pg";
-import { clickedCursorEndpoints, readWorkspaceClicksAfter } from "../analytics/store/clicked-feed.ts";
+import { CLICKED_EXAMINE_MAX, clickedCursorEndpoints, readWorkspaceClicksAfter } from "../analytics/store/clicked-feed.ts";
 import { inPgTransaction } from "../db/pg-transaction.ts";
-import { inClickScope } from "../events/click-scope.ts";
 import { handOffAfterCommit, serializeEnvelope } from "../events/index.ts";
 import { clickedEndpoints, recordClickedDeliveries, type ClickedEndpoint, type ClickedEvent } from "../events/sql.ts";
 import { log } from "../log/index.ts";
@@ -12,11 +11,17 @@ import { advanceCursor, deleteCursor, readCursor, type FeedPosition } from "./fe
 // The link.clicked cursor reader: for each endpoint that receives link.clicked, the clicks after its
 // cursor become events and deliveries only as fast as the endpoint can take them. Each turn, an
 // endpoint with fewer than a second of its plan's rate (webhookRatePerSecond) waiting as unattempted
-// deliveries gets the clicks to fill that second: its workspace's counted clicks after the cursor,
-// in commit order, its click scope applied as they are read (links as they are now), each written
-// as an event whose id is derived from the click (deliveries.ts) and one delivery, and the cursor
-// moved past them, in one transaction. From there the delivery engine treats them as every other
-// delivery: retries, the delivery log, the disabling rules, resend, the per-endpoint rate.
+// deliveries gets the clicks to fill that second (its room): its workspace's counted clicks after
+// the cursor, in commit order, in its click scope (links as they are now), each written as an event
+// whose id is derived from the click (deliveries.ts) and one delivery, and the cursor moved, in one
+// transaction. From there the delivery engine treats them as every other delivery: retries, the
+// delivery log, the disabling rules, resend, the per-endpoint rate.
+//
+// The read (readWorkspaceClicksAfter, lib/analytics/store/clicked-feed.ts) applies the scope in SQL
+// and brings only the clicks it returns into JavaScript: at most the room, among at most `examine`
+// feed rows of the workspace. The cursor moves past every row the read examined (to the last click
+// written when the room filled), so clicks outside the scope are passed once, and never past a
+// click in the scope whose delivery is not written.
 //
 // One transaction per endpoint holds an advisory lock named by the cursor, so two processes never
 // read one cursor at once (the other skips it this turn). An endpoint that no longer receives
@@ -26,9 +31,12 @@ import { advanceCursor, deleteCursor, readCursor, type FeedPosition } from "./fe
 
 /** how often the reader runs */
 export const CLICKED_TURN_MS = 250;
-/** clicks read per endpoint and turn at most: clicks outside the scope are passed over without taking room */
-const READ_MAX = 5_000;
-/** a cursor with nothing to read moves up to the feed's horizon at most this often (it keeps the next read short) */
+/**
+ * A cursor whose read examined no row (nothing of its workspace after it) moves up to the feed's
+ * horizon at most this often: staying saves a write a turn and costs no reading (the read visits
+ * only the workspace's rows), and moving now and then lets the feed's pruning pass it
+ * (pruneFedClickEvents, lib/analytics/store/feed.ts, keeps what the lowest cursor has not passed).
+ */
 const IDLE_ADVANCE_MS = 5_000;
 
 export type ClickedTurn = { endpoints: number; deliveries: number };
@@ -36,17 +44,21 @@ export type ClickedTurn = { endpoints: number; deliveries: number };
 export type ClickedReaderOptions = {
   /** unattempted deliveries an endpoint may have waiting (default: one second of its plan's rate) */
   window?: (rate: number) => number;
+  /** feed rows one read examines at most (default CLICKED_EXAMINE_MAX; tests make it small) */
+  examine?: number;
 };
 
 export class ClickedReader {
   private idleAdvancedAt = new Map<number, number>();
   private readonly window: (rate: number) => number;
+  private readonly examine: number;
 
   constructor(
     private pool: pg.Pool,
     opts: ClickedReaderOptions = {},
   ) {
     this.window = opts.window ?? ((rate) => rate);
+    this.examine = opts.examine ?? CLICKED_EXAMINE_MAX;
   }
 
   /** One turn over every subscribed endpoint; returns what it wrote. */
@@ -81,25 +93,18 @@ export class ClickedReader {
       if (!rows[0].got) return [];
       const cursor = await readCursor(client, name);
       if (!cursor) return []; // no click since it subscribed
-      const read = await readWorkspaceClicksAfter(client, ep.workspace.id, cursor, READ_MAX);
+      const read = await readWorkspaceClicksAfter(client, ep.workspace.id, ep, cursor, room, this.examine);
       const links = await clickedLinks(client, [...new Set(read.clicks.map((c) => c.linkId))]);
       const events: ClickedEvent[] = [];
-      let next = read.next;
-      let passed = 0;
       for (const c of read.clicks) {
-        if (events.length === room) {
-          next = read.clicks[passed - 1].position; // the room is full: the rest waits behind the cursor
-          break;
-        }
-        passed++;
         const link = links.get(c.linkId);
-        if (!link || !inClickScope(ep, link)) continue; // deleted since, or outside the scope
+        if (!link) continue; // deleted since the read: in no scope now
         const id = clickedEventId(c.position);
         const data = { click: clickData(c, clickId(c.position)), link: link.object };
         events.push({ id, at: c.at, body: serializeEnvelope(id, "link.clicked", new Date(c.at), ep.workspace, data) });
       }
       const ids = await recordClickedDeliveries(client, ep.workspace.id, ep.endpointId, events);
-      if (passed || this.idleDue(ep.endpointId, cursor, next)) await advanceCursor(client, name, next);
+      if (!read.idle || this.idleDue(ep.endpointId, cursor, read.next)) await advanceCursor(client, name, read.next);
       return ids;
     });
   }

@@ -10,7 +10,7 @@ import { inClickScope, type ClickScopeColumns, type ScopedLink } from "./click-s
 // An endpoint receives an event when: it is enabled; its workspace is active and on a plan with
 // webhooks (plans live in code, lib/plans, so every form checks the plan in JS); it selected the
 // type, by name or by "all events" (which leaves out the types received by name only); and, for
-// link.clicked, the clicked link is in its click scope (click-scope.ts, checked in JS). webhook.test
+// link.clicked, the clicked link is in its click scope (click-scope.ts: in JS, or in SQL where the cursor reader reads). webhook.test
 // is never received by subscription: it goes to one endpoint on request (recordTestEvent).
 
 export const EVENT_TYPES = [

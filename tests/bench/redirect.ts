@@ -173,19 +173,19 @@ async function prepareDatabase(receiverUrl: string): Promise<{ url: string; post
 async function owedDeliveries(url: string, code: string): Promise<{ delivered: number; written: number; behind: number }> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // one statement, so one snapshot: the cursor reader writes deliveries and moves the cursor in one
+  // transaction, and two statements could fall on either side of it (its clicks counted in neither)
   const { rows } = await client.query(
-    `select count(*)::int as written, (count(*) filter (where d.status = 'delivered'))::int as delivered
-       from "Delivery" d join "WebhookEvent" e on e.id = d."eventId"
-      where e.type = 'link.clicked' and (e.body::jsonb -> 'data' -> 'link' ->> 'code') = $1`,
-    [code],
-  );
-  const behind = await client.query(
-    `select count(*)::int as n from analytics.click_event e join "Link" l on l.id = e.link_id, analytics.click_cursor c
-      where l.code = $1 and not e.bot and c.name like 'clicked:%' and (e.tx, e.seq) > (c.tx, c.seq)`,
+    `select (select count(*)::int from "Delivery" d join "WebhookEvent" e on e.id = d."eventId"
+              where e.type = 'link.clicked' and (e.body::jsonb -> 'data' -> 'link' ->> 'code') = $1) as written,
+            (select count(*)::int from "Delivery" d join "WebhookEvent" e on e.id = d."eventId"
+              where e.type = 'link.clicked' and (e.body::jsonb -> 'data' -> 'link' ->> 'code') = $1 and d.status = 'delivered') as delivered,
+            (select count(*)::int from analytics.click_event e join "Link" l on l.id = e.link_id, analytics.click_cursor c
+              where l.code = $1 and not e.bot and c.name like 'clicked:%' and (e.tx, e.seq) > (c.tx, c.seq)) as behind`,
     [code],
   );
   await client.end();
-  return { delivered: rows[0].delivered, written: rows[0].written, behind: behind.rows[0].n };
+  return { delivered: rows[0].delivered, written: rows[0].written, behind: rows[0].behind };
 }
 
 /** Link.clicks and the stored click events (lib/analytics) of one code. */

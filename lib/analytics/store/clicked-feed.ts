@@ -1,10 +1,13 @@
 import type { Queryable } from "../../db/queryable.ts";
 import type { ClickEvent, ExportRow, TargetKind } from "../model.ts";
+import { clickScopeCondition, clickScopeValues, type ClickScopeColumns } from "../../events/click-scope.ts";
 import type { FeedPosition } from "./feed.ts";
 
 // The click-event feed (feed.ts) as link.clicked reads it: one workspace's counted clicks (never
-// bots) after an endpoint's cursor, in commit order, and the position the cursor may move to. The
-// cursors are "clicked:<endpointId>" in analytics.click_cursor (lib/clicks/clicked.ts keeps them).
+// bots) after an endpoint's cursor, in commit order, in the endpoint's click scope (applied in SQL:
+// clickScopeCondition, lib/events/click-scope.ts), bounded by the room and by the rows examined,
+// and the position the cursor may move to. The cursors are "clicked:<endpointId>" in
+// analytics.click_cursor (lib/clicks/clicked.ts keeps them).
 
 export const CLICKED_CURSOR_PREFIX = "clicked:";
 
@@ -18,31 +21,67 @@ export type FedClick = Pick<ClickEvent, ClickedColumns> & { position: FeedPositi
 type Row = Omit<ExportRow, "domain" | "bot" | "destination" | "language"> & { tx: string; seq: string; horizon: string };
 
 /**
- * Up to `limit` counted clicks of `workspaceId` after `after`, in commit order, and `next`: the last
- * one's position when the limit was reached, else the feed's horizon (every transaction below it has
- * finished, so no click of the workspace can appear between `after` and it later), never before `after`.
+ * The most feed rows of a workspace one read examines after a cursor (its bots and the clicks
+ * outside the scope included): a read's work is bounded however many clicks the workspace's other
+ * links get, and the cursor still moves past every row examined (at 250 ms a turn, 80,000 rows a
+ * second per endpoint at most).
+ */
+export const CLICKED_EXAMINE_MAX = 20_000;
+
+/**
+ * What one read returns: the clicks to write, where the cursor may move, and whether the read
+ * examined no row (nothing of the workspace after the cursor below the horizon).
+ */
+export type ClickedRead = { clicks: FedClick[]; next: FeedPosition; idle: boolean };
+
+/**
+ * Up to `room` counted clicks (never bots) of `workspaceId` after `after` whose link is in `scope`
+ * (click-scope.ts, the links as they are now; a deleted link's clicks are in no scope), in commit
+ * order, among the first `examine` feed rows of the workspace after `after`. `next`, where the
+ * cursor may move without passing a click owed: the last click returned when the room filled; else
+ * the last row examined when `examine` rows were; else the feed's horizon (every transaction below
+ * it has finished, so no click of the workspace can appear between `after` and it later), never
+ * before `after`. Only the returned clicks come into JavaScript; the rows passed over stay in SQL.
  */
 export async function readWorkspaceClicksAfter(
   q: Queryable,
   workspaceId: number,
+  scope: ClickScopeColumns,
   after: FeedPosition,
-  limit: number,
-): Promise<{ clicks: FedClick[]; next: FeedPosition }> {
+  room: number,
+  examine = CLICKED_EXAMINE_MAX,
+): Promise<ClickedRead> {
+  // the feed rows examined: the workspace's after the cursor, below the horizon, in order (index
+  // click_event_workspace_feed), at most $4
+  const window = (horizon: string) => `select c.* from analytics.click_event c
+                   where c.workspace_id = $1 and (c.tx, c.seq) > ($2::xid8, $3::bigint) and c.tx < ${horizon}
+                   order by c.tx, c.seq limit $4`;
   const { rows } = await q.query<Row>({
     name: "analytics_clicked_read",
     text: `with h as (select pg_snapshot_xmin(pg_current_snapshot()) as xmin)
            select h.xmin::text as horizon, e.tx::text as tx, e.seq::text as seq, e.at, e.link_id, e.target, e.country, e.city,
                   e.referrer_host, e.referrer_url, e.device, e.browser, e.os, e.qr
              from h left join lateral (
-               select * from analytics.click_event c
-                where (c.tx, c.seq) > ($2::xid8, $3::bigint) and c.tx < h.xmin and c.workspace_id = $1 and not c.bot
-                order by c.tx, c.seq limit $4) e on true`,
-    values: [workspaceId, after.tx, after.seq, limit],
+               select c.* from (${window("h.xmin")}) c join "Link" l on l.id = c.link_id
+                where not c.bot and ${clickScopeCondition("l", 6)}
+                order by c.tx, c.seq limit $5) e on true`,
+    values: [workspaceId, after.tx, after.seq, examine, room, ...clickScopeValues(scope)],
   });
   const clicks = rows.filter((r) => r.tx !== null).map(toClick);
-  if (clicks.length >= limit) return { clicks, next: clicks[clicks.length - 1].position };
-  const horizon = { tx: rows[0].horizon, seq: "0" };
-  return { clicks, next: BigInt(horizon.tx) > BigInt(after.tx) ? horizon : after };
+  if (clicks.length >= room) return { clicks, next: clicks[clicks.length - 1].position, idle: false };
+  // the room did not fill, so every in-scope click of the window is returned: was the window full
+  // (its last row, the bound's), or empty? With the same horizon as the read above, this statement
+  // sees the same rows (every transaction below it had finished)
+  const horizon = rows[0].horizon;
+  const end = await q.query<{ any: boolean; tx: string | null; seq: string | null }>({
+    name: "analytics_clicked_window_end",
+    text: `select exists (select 1 from (${window("$5::xid8")}) w) as any, b.tx::text as tx, b.seq::text as seq
+             from (select 1) o left join lateral (select w.tx, w.seq from (${window("$5::xid8")}) w offset $4 - 1 limit 1) b on true`,
+    values: [workspaceId, after.tx, after.seq, examine, horizon],
+  });
+  const { any, tx, seq } = end.rows[0];
+  if (tx !== null && seq !== null) return { clicks, next: { tx, seq }, idle: false };
+  return { clicks, next: BigInt(horizon) > BigInt(after.tx) ? { tx: horizon, seq: "0" } : after, idle: !any };
 }
 
 function toClick(r: Row): FedClick {
