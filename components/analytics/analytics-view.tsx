@@ -277,11 +277,7 @@ export function AnalyticsView({
         <PanelGrid panels={report.panels} range={`${rangeStart}/${rangeEnd}`} href={panelHref} />
       )}
       {!viewAll && report.panelsLater && (
-        // keyed by the asked parameters: a new range or filter is a new boundary, so the router
-        // shows the new totals at once with this fallback, instead of holding the page until every
-        // panel of the new range has answered (what React does for a boundary already shown)
         <Suspense
-          key={JSON.stringify(report.params)}
           fallback={
             <p className="text-sm text-slate-600" aria-busy="true" data-testid="panels-loading">
               Loading the panels…
