@@ -152,6 +152,11 @@ for (let round = 0; round <= RUNS; round++) {
   add("Analytics range", "inApp", r6);
   if (r7) add("Custom range", "inApp", r7);
 }
+// printed before quick create runs, so a failure there does not lose them
+console.log(`\n${RUNS} runs each, from the action to the content on screen (1280x800, Chromium):`);
+for (const [name, r] of Object.entries(results)) {
+  console.log(`${name.padEnd(16)} full load ${fmt(r.full)}   in-app ${fmt(r.inApp)}   (RSC request ${fmt(r.rsc)})`);
+}
 // Quick create: the page loaded and listening (not timed), then the action dispatched in the page
 // and the result watched for there, as above (plain JavaScript again).
 const KEY_TO_DIALOG = `new Promise((resolve, reject) => {
@@ -210,10 +215,6 @@ for (let round = 0; round <= RUNS; round++) {
 }
 await browser.close();
 
-console.log(`\n${RUNS} runs each, from the action to the content on screen (1280x800, Chromium):`);
-for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(16)} full load ${fmt(r.full)}   in-app ${fmt(r.inApp)}   (RSC request ${fmt(r.rsc)})`);
-}
 console.log(`\nQuick create on Links, ${RUNS} runs each (goal: dialog < 100 ms, create to copied < 500 ms at the median):`);
 console.log(`key C to dialog open       ${fmt(quick.key)}`);
 console.log(`paste to short link copied ${fmt(quick.paste)}`);

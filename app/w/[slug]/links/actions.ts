@@ -4,7 +4,7 @@ import { workspaceAction } from "@/lib/actions/workspace";
 import { errorBody, type ErrorBody } from "@/lib/api/error-body";
 import { idSchema } from "@/lib/ids";
 import { linkTrends, TREND_MAX_LINKS } from "@/lib/analytics/reports/link-trends";
-import { listedPage } from "./listed-link";
+import { listedPage, ROW_FIELDS } from "./listed-link";
 import {
   bulkCreateLinks,
   bulkEditLinks,
@@ -65,8 +65,11 @@ export const linkTrendsAction = workspaceAction(
   ({ workspace }, { ids }) => linkTrends(workspace, ids),
 );
 
-/** A row of the Links page: the API link object and the last click (unix seconds, null: never). */
-export type ListedLink = ApiLink & { lastClickedOn: number | null };
+/**
+ * A row of the Links page: the fields of the API link object a row shows (listed-link.ts ROW_FIELDS;
+ * the link's page has the rest) and the last click (unix seconds, null: never).
+ */
+export type ListedLink = Pick<ApiLink, (typeof ROW_FIELDS)[number]> & { lastClickedOn: number | null };
 export type LinksListPage = { links: ListedLink[]; total: number; capped: boolean; page: number; size: number };
 
 /** A numbered, sorted page of the Links page (lib/links/list-page.ts). */

@@ -17,7 +17,9 @@ import { linkState } from "./link-state";
 // the tags and the destination on the second), clicks with the two-week trend, the date, edit and
 // delete. Phone: one line each for the short link and the destination's host (with the tags that
 // fit whole and "+N"), the clicks, and a "…" menu (copy, open, edit, delete). Row links are not
-// prefetched: a page of 100 would ask the server for 200 pages each time it is shown.
+// prefetched: a page of 100 would ask the server for 200 pages each time it is shown. Only the
+// layout the screen shows is rendered (`wide`), except in the server's HTML, which has both and
+// lets CSS choose: half the markup per row on a client render.
 
 /** Tags shown in a desktop row (the rest as "+N"); the link's page lists them all. */
 const MAX_ROW_TAGS = 3;
@@ -41,6 +43,8 @@ export type RowProps = {
   current: boolean;
   onSelect: () => void;
   onDelete: () => void;
+  /** the screen is md or wider (components/media-query.ts); null: unknown, both layouts */
+  wide: boolean | null;
 };
 
 const hostOf = (url: string) => {
@@ -68,17 +72,18 @@ function Tags({ link, colorOf, max, phone }: { link: ListedLink; colorOf: Map<st
 }
 
 export function LinkRow(props: RowProps) {
-  const { link, selected, current } = props;
+  const { link, selected, current, wide } = props;
   const shortText = link.short.replace(/^https?:\/\//, "");
   return (
     <li
       data-link-row={link.id}
+      data-link-id={link.id}
       data-current={current || undefined}
       aria-current={current || undefined}
       className={`px-3 py-2 md:px-4 ${selected ? "bg-brand-50" : ""} ${current ? "outline outline-2 -outline-offset-2 outline-brand-600" : ""}`}
     >
-      <DesktopRow {...props} shortText={shortText} />
-      <PhoneRow {...props} shortText={shortText} />
+      {wide !== false && <DesktopRow {...props} shortText={shortText} />}
+      {wide !== true && <PhoneRow {...props} shortText={shortText} />}
     </li>
   );
 }

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { ConfirmAction } from "@/components/confirm-action";
 import { Spinner } from "@/components/progress";
+import { useMediaQuery, WIDE_SCREEN } from "@/components/media-query";
 import { useShortcuts } from "@/components/shortcuts";
 import { TagChip } from "@/components/tag-chip";
 import { useToast } from "@/components/toast";
@@ -66,6 +67,7 @@ export function LinksTable({
   const router = useRouter();
   const toast = useToast();
   const client = useQueryClient();
+  const wide = useMediaQuery(WIDE_SCREEN);
 
   // a new search starts at page 1
   const [lastQ, setLastQ] = useState(q);
@@ -325,6 +327,7 @@ export function LinksTable({
                 current={i === cursor}
                 onSelect={() => toggle(l.id)}
                 onDelete={() => setDeleting(l)}
+                wide={wide}
               />
             ))}
           </ul>

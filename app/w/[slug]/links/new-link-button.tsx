@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { buttonClass } from "@/components/ui";
 
-/** The event the quick-create dialog (quick-create-dialog.tsx) opens on. */
+/** The event the quick-create dialog (quick-create.tsx) opens on. */
 export const OPEN_QUICK_CREATE = "linkhop:quick-create";
 
 // "New link" on the Links page: opens quick create when its dialog is listening (its ready marker

@@ -24,7 +24,7 @@ export default async function LinksPage({
   const query = await searchParams;
   const { q, folder, tag } = parseLinksPageFilters(query);
   const view = parseLinksPageView(query);
-  const { workspace } = await workspacePage(slug);
+  const { workspace, can } = await workspacePage(slug);
   const [folders, first, tags] = await Promise.all([
     folderCounts(workspace.id),
     listLinksPage(workspace, { ...view, ...(q ? { q } : {}), ...(folder ? { folder } : {}), ...(tag ? { tag: [tag] } : {}) }),
@@ -33,7 +33,8 @@ export default async function LinksPage({
   const total = folders.reduce((s, f) => s + f.count, 0);
   return (
     <>
-      <QuickCreate slug={slug} />
+      {/* members who may not create links get no quick create */}
+      {can("links.write") && <QuickCreate slug={slug} />}
       {/* The page's header in one line on a phone too (the description from sm up), so the list starts high. */}
       <div className="mb-4 flex flex-wrap items-center justify-between gap-3 md:mb-6 md:items-end md:gap-4">
         <div>

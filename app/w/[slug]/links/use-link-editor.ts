@@ -9,7 +9,7 @@ import { campaignBody, initialCampaignValues, type CampaignValues } from "./camp
 import { besideField, bodyOf, initialValues, withSchemes, type LinkSectionProps, type Values } from "./link-values";
 
 // The state of a link being made or edited, shared by the link builder (link-form.tsx) and the
-// quick-create dialog (quick-create-dialog.tsx): the values, the errors beside the fields (the
+// quick-create dialog (quick-create-form.tsx): the values, the errors beside the fields (the
 // form's own checks, then the server's), and the one save, through the same server actions as
 // every create and edit (actions.ts -> lib/links).
 

@@ -4,10 +4,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useState } from "react";
 import { copyText } from "@/components/copy-button";
-import { Dialog } from "@/components/dialog";
 import { useToast } from "@/components/toast";
 import { buttonClass, FormError, secondaryButtonClass } from "@/components/ui";
-import { urlFromPaste } from "@/lib/links/url-input";
 import type { LinkFormContext } from "@/lib/links/views";
 import { CampaignFields, TagsField } from "./campaign-fields";
 import { LinkDestinationField, LinkDetailFields, LinkDomainField } from "./link-basic-fields";
@@ -19,66 +17,14 @@ import { LinkRuleFields } from "./link-rule-fields";
 import { LinkScheduleFields } from "./link-schedule-fields";
 import { LinkTargetingFields } from "./link-targeting-fields";
 import { LinkVariantFields } from "./link-variant-fields";
-import { OPEN_QUICK_CREATE } from "./new-link-button";
-import { CreatedRowHighlight } from "./quick-create-highlight";
 import { useLinkEditor, type Saved } from "./use-link-editor";
 
-// The quick-create dialog of the Links page: `C` (no modifier, outside a field) or pasting a web
-// address outside a field opens it. Destination, domain, code and tags at once; "More options"
-// opens every other field of the link builder in place (the same field components). Creating goes
-// through the builder's own save (use-link-editor.ts -> createLinkAction -> lib/links); the short
-// link is copied, the dialog closes onto the list, and the new row is highlighted (?created=<id>).
-
-/** True when the event happened where typing belongs (a field, or editable content). */
-function inField(target: EventTarget | null): boolean {
-  return target instanceof Element && !!target.closest('input, textarea, select, [contenteditable]:not([contenteditable="false"])');
-}
-
-export function QuickCreateDialog({ slug, ctx }: { slug: string; ctx: LinkFormContext }) {
-  // `opened` counts openings: each one starts a fresh form
-  const [state, setState] = useState<{ open: boolean; opened: number; url: string }>({ open: false, opened: 0, url: "" });
-  // set once the keys and pastes are listened to (tests and the benchmark wait for it)
-  const [listening, setListening] = useState(false);
-
-  useEffect(() => {
-    const blocked = (e: Event) => inField(e.target) || document.querySelector("dialog[open]") !== null;
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key.toLowerCase() !== "c" || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || e.repeat || e.isComposing) return;
-      if (e.defaultPrevented || blocked(e)) return;
-      e.preventDefault();
-      setState((s) => ({ open: true, opened: s.opened + 1, url: "" }));
-    };
-    const onPaste = (e: ClipboardEvent) => {
-      if (blocked(e)) return;
-      const url = urlFromPaste(e.clipboardData?.getData("text/plain") ?? "");
-      if (!url) return;
-      e.preventDefault();
-      setState((s) => ({ open: true, opened: s.opened + 1, url }));
-    };
-    // the page's "New link" button (new-link-button.tsx), on a phone the only way in
-    const onAsk = () => setState((s) => ({ open: true, opened: s.opened + 1, url: "" }));
-    document.addEventListener("keydown", onKey);
-    document.addEventListener("paste", onPaste);
-    document.addEventListener(OPEN_QUICK_CREATE, onAsk);
-    setListening(true);
-    return () => {
-      document.removeEventListener("keydown", onKey);
-      document.removeEventListener("paste", onPaste);
-      document.removeEventListener(OPEN_QUICK_CREATE, onAsk);
-    };
-  }, []);
-
-  const close = () => setState((s) => ({ ...s, open: false }));
-  return (
-    <>
-      <CreatedRowHighlight slug={slug} />
-      {listening && <span hidden data-quick-create="ready" />}
-      <Dialog open={state.open} onClose={close} title="New link" wide>
-        {state.open && <QuickCreateForm key={state.opened} slug={slug} ctx={ctx} initialUrl={state.url} onClose={close} />}
-      </Dialog>
-    </>
-  );
-}
+// The quick-create dialog's form, loaded on idle by quick-create.tsx (which listens for `C`, a
+// paste and "New link", and opens the dialog): destination, domain, code and tags at once; "More
+// options" opens every other field of the link builder in place (the same field components).
+// Creating goes through the builder's own save (use-link-editor.ts -> createLinkAction ->
+// lib/links); the short link is copied, the dialog closes onto the list, and the new row is
+// highlighted (?created=<id>).
 
 /** What the plan lacks, in a person's words, for the one quiet line. */
 function lockedOptions(features: LinkFormContext["features"]): string[] {
@@ -101,7 +47,7 @@ const sentence = (names: string[]) => {
 /** The fields shown without "More options". */
 const SHOWN_FIELDS = new Set(["url", "domain", "alias", "tags"]);
 
-function QuickCreateForm({
+export function QuickCreateForm({
   slug,
   ctx,
   initialUrl,
