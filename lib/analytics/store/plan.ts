@@ -1,5 +1,6 @@
-import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery } from "../model.ts";
+import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery, type TopGroup } from "../model.ts";
 import {
+  DIMENSIONS,
   GROUP_DIM,
   isLinkGroup,
   present,
@@ -68,6 +69,14 @@ function oneRollupFilter(filters: ClickFilters): RollupFilter | undefined {
 }
 
 /**
+ * Whether the rollups answer a group under a dimension filter: the groups read per link (links, tags,
+ * UTM values), destinations (rows of their own), and the pair dimensions, whose values the day rows
+ * keep under each filter value (store/dimensions.ts).
+ */
+const keptUnderDimFilter = (g: TopGroup): boolean =>
+  g === "links" || g === "destinations" || isLinkGroup(g) || DIMENSIONS[GROUP_DIM[g]!].pair;
+
+/**
  * The UTC days [first, last) whose rollups could answer the query, and its filter as the rollups
  * keep it; null when only the events can (the first four rows of the table).
  */
@@ -76,6 +85,7 @@ export function rollupWindow(q: StoreQuery): { first: number; last: number; filt
   if (q.kind === "timeseries" && (q.unit !== "day" || q.timezone !== "UTC")) return null;
   const filter = oneRollupFilter(q.query.filters);
   if (filter === undefined) return null;
+  if (q.kind === "top" && filter !== null && "dim" in filter && !keptUnderDimFilter(q.group)) return null;
   const first = Math.ceil(q.query.start.getTime() / DAY_MS);
   const last = Math.floor(q.query.end.getTime() / DAY_MS); // exclusive
   if (last - first < 2) return null;
