@@ -80,6 +80,9 @@ export const TABLES: Record<string, TableOwner> = {
   "analytics.click_day": { owner: "analytics" },
   "analytics.click_day_link": { owner: "analytics" },
   "analytics.click_day_done": { owner: "analytics" },
+  // top destinations under a filter, and each destination's URL (lib/analytics/store/destination-rollup.ts)
+  "analytics.click_day_destination": { owner: "analytics" },
+  "analytics.click_destination": { owner: "analytics" },
   "analytics.visitor_salt": { owner: "analytics" },
   // the click-event feed's readers and where each is (lib/analytics/store/feed.ts; lib/clicks/feed.ts is its entry)
   "analytics.click_cursor": { owner: "analytics" },

@@ -6,7 +6,9 @@
 // warm-up), through the same service the API calls. The rollups are built first, as the app's
 // background job does. Prints the p50 of each; goals: under 300 ms for
 // every 30-day query, under 1 s for every 1-year query. Prints figures only; never fails on timing.
-// BENCH_KEEP_DIR=<dir> keeps (and reuses) the seeded database there between runs.
+// BENCH_KEEP_DIR=<dir> keeps (and reuses) the seeded database there between runs. BENCH_GROUPS=a,b
+// times only those groupBy values (e.g. destinations,countries), for a quicker look at a few.
+// The rollup builds print their time per day (the build's cost grows with what the rollups keep).
 // Then the ClickHouse run (skipped with one line where chdb cannot load, tests/clickhouse): an
 // embedded ClickHouse seeded with BENCH_CH_EVENTS events (default 100 million; the same generator,
 // workspace and links) through the sink's own insert path (lib/analytics/clickhouse/sink.ts
@@ -36,6 +38,7 @@ const CH_BATCH = Number(process.env.BENCH_CH_BATCH ?? 20_000);
 // built, as the app's job does (lib/analytics/clickhouse/rollup-build.ts).
 const CH_SINK_EVENTS = Math.min(CH_EVENTS, Number(process.env.BENCH_CH_SINK_EVENTS ?? 2_000_000));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const ONLY_GROUPS = process.env.BENCH_GROUPS ? process.env.BENCH_GROUPS.split(",") : null;
 const LINKS = 1000;
 const DAY = 86_400_000;
 const MONTHS = 13;
@@ -253,7 +256,10 @@ async function main() {
     const rollupPool = new pg.Pool({ connectionString: embedded.url, max: 1 });
     const t0 = Date.now();
     const built = await buildPendingRollups(rollupPool);
-    console.log(`daily rollups built for ${built} days in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    const pgSecs = (Date.now() - t0) / 1000;
+    console.log(
+      `daily rollups built for ${built} days in ${pgSecs.toFixed(1)} s${built ? ` (${((pgSecs * 1000) / built).toFixed(0)} ms per day)` : ""}`,
+    );
     await rollupPool.end();
     const rows = PG_RUN ? await timeQueries(workspace, undefined, "PostgreSQL") : [];
     if (PG_RUN) summarize(rows, "PostgreSQL");
@@ -283,7 +289,7 @@ async function timeQueries(
   {
     for (const interval of ["30d", "1y"] as const) {
       for (const filter of Object.keys(FILTERS)) {
-        for (const groupBy of GROUP_BYS) {
+        for (const groupBy of GROUP_BYS.filter((g) => !ONLY_GROUPS || ONLY_GROUPS.includes(g))) {
           const input = { groupBy, interval, ...FILTERS[filter] };
           await analytics(workspace, input, now, store); // warm-up
           const times: number[] = [];
@@ -399,7 +405,10 @@ async function clickHouseRun(pgUrl: string, workspace: { id: number; slug: strin
     const { buildPendingClickHouseDays } = await import("../../lib/analytics/clickhouse/rollup-build.ts");
     const tb = performance.now();
     const builtDays = await buildPendingClickHouseDays(ch.client);
-    console.log(`ClickHouse: daily rollups built for ${builtDays} days in ${((performance.now() - tb) / 1000).toFixed(1)} s`);
+    const chSecs = (performance.now() - tb) / 1000;
+    console.log(
+      `ClickHouse: daily rollups built for ${builtDays} days in ${chSecs.toFixed(1)} s${builtDays ? ` (${((chSecs * 1000) / builtDays).toFixed(0)} ms per day)` : ""}`,
+    );
     console.log(
       `load average: ${os
         .loadavg()

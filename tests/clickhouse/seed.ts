@@ -79,10 +79,20 @@ export function seedEvents(seeded: Seeded, n: number, now: number, days: number,
     const [device, browser, os] = AGENTS[v % AGENTS.length];
     const referrer = pick(REFERRERS);
     const bot = v >= 36;
+    const link = Math.floor(rand() ** 2 * seeded.linkIds.length);
     return {
       at,
       workspaceId: seeded.workspace.id,
-      linkId: seeded.linkIds[Math.floor(rand() ** 2 * seeded.linkIds.length)],
+      linkId: seeded.linkIds[link],
+      // long URLs, every third link an A/B test of two, one visit in ten without one (recorded
+      // before destinations were); from the time, so the generator's other values stay as they were
+      ...(at % 10 === 0
+        ? {}
+        : {
+            destination: `https://shop.example.com/products/category-${link % 5}/item-${link}${
+              link % 3 === 0 && at % 2 === 0 ? "-b" : ""
+            }?utm_source=linkhop&utm_medium=short-link&utm_campaign=autumn-sale-2026`,
+          }),
       domain: "short.test",
       target: pick(["destination", "destination", "ios", "geo"] as const),
       country,

@@ -545,14 +545,27 @@ describe("retention", () => {
     const rolled = async () => {
       const days = await pool.query(`select distinct day from analytics.click_day where workspace_id = $1`, [w.workspace.id]);
       const linkDays = await pool.query(`select distinct day from analytics.click_day_link where workspace_id = $1`, [w.workspace.id]);
-      return { days: days.rows.length, linkDays: linkDays.rows.length };
+      const destDays = await pool.query(`select distinct day from analytics.click_day_destination where workspace_id = $1`, [
+        w.workspace.id,
+      ]);
+      // each destination's URL, kept while a day names it
+      const names = await pool.query(
+        `select (last_day - date '1970-01-01')::int as d from analytics.click_destination where workspace_id = $1`,
+        [w.workspace.id],
+      );
+      return { days: days.rows.length, linkDays: linkDays.rows.length, destDays: destDays.rows.length, names: names.rows.map((r) => r.d) };
     };
     await buildRollupDay(pool, Math.floor((now - 2 * DAY) / DAY));
     await buildRollupDay(pool, Math.floor((now - 10 * DAY) / DAY));
-    expect(await rolled()).toEqual({ days: 2, linkDays: 2 });
+    expect(await rolled()).toEqual({ days: 2, linkDays: 2, destDays: 2, names: [Math.floor((now - 2 * DAY) / DAY)] });
+    // a URL named only by days past the window goes with them
+    await pool.query(
+      `insert into analytics.click_destination (workspace_id, dest, url, last_day) values ($1, md5('gone')::uuid, 'gone', date '1970-01-01' + $2::int)`,
+      [w.workspace.id, Math.floor((now - 10 * DAY) / DAY)],
+    );
 
     const result = await applyRetention(pool);
-    expect(await rolled()).toEqual({ days: 1, linkDays: 1 });
+    expect(await rolled()).toEqual({ days: 1, linkDays: 1, destDays: 1, names: [Math.floor((now - 2 * DAY) / DAY)] });
     expect(result.droppedPartitions.length).toBeGreaterThan(0);
     expect(await listMonthPartitions(pool)).not.toContainEqual(month(ancient));
     const { rows } = await pool.query(`select count(*)::int as n from analytics.click_event where workspace_id = $1`, [w.workspace.id]);

@@ -104,7 +104,7 @@ async function rows(group: TopGroup, query = ""): Promise<[unknown, number, numb
   return (r.body.data as Record<string, unknown>[]).map((d) => [d[key], d.clicks as number, d.visitors as number]);
 }
 
-/** The source the store's plan picks for a top-N query of the range (events, day-rollup, link-day-rollup). */
+/** The source the store's plan picks for a top-N query of the range (events, day-rollup, link-day-rollup, destination-day-rollup). */
 async function source(group: TopGroup, filters: Omit<ClickFilters, "bots"> = {}) {
   const query = {
     workspaceId: w.workspace.id,
@@ -138,13 +138,31 @@ const CASES: [TopGroup, string, [unknown, number, number][]][] = [
       ["pt", 1, 1],
     ],
   ],
-  // a dimension filter: languages from the rollups' rows under it, destinations from the events
+  // a dimension filter: languages from the rollups' rows under it, destinations from their own
   [
     "destinations",
     "country=DE",
     [
       [A, 2, 2],
       [V, 1, 1],
+    ],
+  ],
+  [
+    "destinations",
+    "country=US",
+    [
+      [V, 2, 2],
+      [B, 2, 1], // the same visitor twice on one day
+    ],
+  ],
+  [
+    "destinations",
+    "referrer=(direct)",
+    [
+      [A, 3, 3],
+      [V, 3, 3],
+      [B, 2, 1],
+      [null, 1, 1], // recorded without a destination
     ],
   ],
   ["languages", "country=DE", [["de", 3, 3]]],
@@ -231,7 +249,8 @@ describe("groupBy=destinations and groupBy=languages", () => {
     expect(await source("destinations")).toBe("day-rollup");
     expect(await source("languages")).toBe("day-rollup");
     expect(await source("languages", { country: "DE" })).toBe("day-rollup");
-    expect(await source("destinations", { country: "DE" })).toBe("events"); // kept unfiltered and per link only
+    expect(await source("destinations", { country: "DE" })).toBe("destination-day-rollup");
+    expect(await source("destinations", { referrer: "(direct)" })).toBe("destination-day-rollup");
     expect(await source("destinations", { folder: "mkt" })).toBe("link-day-rollup");
     expect(await source("languages", { linkId: ids.beta })).toBe("link-day-rollup");
     for (const [group, query, expected] of CASES) expect(await rows(group, query), `${group} ${query}`).toEqual(expected);

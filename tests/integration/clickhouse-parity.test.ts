@@ -177,6 +177,21 @@ describe.skipIf(missing)("ClickHouse answers as PostgreSQL does", () => {
           "link-day-rollup",
         ],
         [
+          "destinations of a country",
+          { kind: "top", query: { ...year, filters: { bots: "exclude", country: "US" } }, group: "destinations", limit: 10 } as never,
+          "destination-day-rollup",
+        ],
+        [
+          "destinations of a device, bots only",
+          { kind: "top", query: { ...year, filters: { bots: "only", device: "mobile" } }, group: "destinations", limit: 100 } as never,
+          "destination-day-rollup",
+        ],
+        [
+          "destinations of a browser (any case)",
+          { kind: "top", query: { ...year, filters: { bots: "exclude", browser: "FIREFOX" } }, group: "destinations", limit: 100 } as never,
+          "destination-day-rollup",
+        ],
+        [
           "a folder's devices",
           { kind: "top", query: { ...year, filters: { bots: "exclude", folder: "promo" } }, group: "devices", limit: 10 } as never,
           "link-day-rollup",

@@ -194,6 +194,30 @@ describe.skipIf(missing)("the ClickHouse sink", () => {
     await ch.client.command({ query: `OPTIMIZE TABLE click_event PARTITION 202601 FINAL` });
     expect(await rowsIn("202601")).toBe(0);
     expect(await rowsIn(String(new Date(now).getUTCFullYear() * 100 + new Date(now).getUTCMonth() + 1))).toBeGreaterThan(0);
+    // the destination rollups and their URLs expire by TTL too (schema step 3)
+    const ws = 990_001;
+    const dest = "0123456789abcdef";
+    const row = { workspace_id: ws, bot: false, fdim: "country", fvalue: "US", dest, clicks: 1, visitors: 1, build: 1 };
+    await ch.client.insert({
+      table: "click_day_destination",
+      values: [
+        { ...row, day: "2024-01-15", keep_days: 365 },
+        { ...row, day: "2026-01-10", keep_days: 1095 },
+      ],
+      format: "JSONEachRow",
+    });
+    await ch.client.insert({
+      table: "click_destination",
+      values: [
+        { workspace_id: ws, dest, url: "https://old.example/", until: "2025-01-14" },
+        { workspace_id: ws, dest: "fedcba9876543210", url: "https://kept.example/", until: "2029-01-09" },
+      ],
+      format: "JSONEachRow",
+    });
+    const left = async (table: string) =>
+      Number((await chRows(`SELECT toUInt32(count()) AS n FROM ${table} WHERE workspace_id = ${ws}`))[0].n);
+    expect(await left("click_day_destination")).toBe(1);
+    expect(await left("click_destination")).toBe(1);
   });
 
   test("PostgreSQL's copy is pruned behind every cursor and the keep period only", async () => {

@@ -34,10 +34,22 @@ describe("which table answers a report (planSource)", () => {
     ["a city filter", count({ city: "Paris" }), { source: "events" }],
     ["two filters", top("countries", { country: "US", device: "mobile" }), { source: "events" }],
     [
-      "top destinations, a dimension filter (kept unfiltered and per link only)",
+      "top destinations, a device filter",
       top("destinations", { device: "mobile" }),
-      { source: "events" },
+      { source: "destination-day-rollup", read: "filter-destinations", filter: { dim: "device", value: "mobile" } },
     ],
+    [
+      "top destinations, a browser filter (kept lower-cased)",
+      top("destinations", { browser: "Firefox" }),
+      { source: "destination-day-rollup", read: "filter-destinations", filter: { dim: "browser", value: "firefox" } },
+    ],
+    [
+      "top destinations, visits without a referrer",
+      top("destinations", { referrer: "(direct)" }),
+      { source: "destination-day-rollup", read: "filter-destinations", filter: { dim: "referrer", value: "" } },
+    ],
+    ["top destinations, a city filter", top("destinations", { city: "Paris" }), { source: "events" }],
+    ["top destinations, two filters", top("destinations", { country: "US", qr: true }), { source: "events" }],
     ["top destinations, no filter", top("destinations"), { source: "day-rollup", read: "dim", dim: "destination", filter: null }],
     [
       "top destinations, a folder filter",
@@ -137,6 +149,21 @@ describe("which table answers a report (planSource)", () => {
 
   it("no built day in the range: the events", () => {
     expect(planSource(count(), new Set([day("2026-09-01"), day("2026-10-11")]))).toEqual({ source: "events" });
+  });
+
+  it("top destinations under a filter read the built days from their rollup and the events around them", () => {
+    const built = new Set([day("2026-10-02"), day("2026-10-03"), day("2026-10-10"), day("2026-10-11")]);
+    expect(planSource(top("destinations", { country: "us" }), built)).toEqual({
+      source: "destination-day-rollup",
+      read: "filter-destinations",
+      filter: { dim: "country", value: "US" },
+      days: [day("2026-10-02"), day("2026-10-03"), day("2026-10-10")],
+      raw: [
+        { start, end: new Date("2026-10-02T00:00:00Z") },
+        { start: new Date("2026-10-04T00:00:00Z"), end: new Date("2026-10-10T00:00:00Z") },
+        { start: new Date("2026-10-11T00:00:00Z"), end },
+      ],
+    });
   });
 
   it("a rollup plan reads the built days of the range and the events around them", () => {

@@ -76,6 +76,7 @@ const GROUPS: TopGroup[] = [
   "utm_source",
   "utm_medium",
   "utm_campaign",
+  "destinations",
 ];
 const FILTERS: Record<string, Omit<ClickFilters, "bots">> = {
   none: {},
@@ -110,13 +111,15 @@ function shapes(): [string, StoreQuery][] {
   return out;
 }
 
-// one or more shapes of every way a report is read (the events, the day rollups, the per-link rollups)
+// one or more shapes of every way a report is read (the events, the day rollups, the per-link rollups,
+// the destination rollups)
 const FULL_TEXT = [
   ...["count", "days UTC", "hours UTC", "top countries", "top cities", "top links", "top tags", "top utm_source"].map(
     (k) => `long none bots=exclude ${k}`,
   ),
   ...["count", "days UTC", "top browsers", "top links", "top tags", "top utm_medium"].map((k) => `long country bots=only ${k}`),
   "long browser bots=exclude top os",
+  "long device bots=only top destinations",
   "long referrerDirect bots=exclude top countries",
   "long city bots=exclude count",
   "long twoFilters bots=exclude count",

@@ -3,8 +3,8 @@ import { CASELESS_FILTERS, FILTER_DIMS, LINK_DIMS, ROLLUP_DIMS, type LinkDim, ty
 import { GROUPING_SETS } from "../store/rollup-build.ts";
 import type { ClickHouseClient } from "./client.ts";
 
-// ClickHouse's daily rollups (schema.ts step 2): the rows of PostgreSQL's click_day and
-// click_day_link (store/rollup-build.ts builds those; the same grouping sets and the same rows),
+// ClickHouse's daily rollups (schema.ts steps 2 and 3): the rows of PostgreSQL's click_day,
+// click_day_link and click_day_destination (store/rollup-build.ts builds those; the same rows),
 // built from one UTC day's events in ClickHouse. Visitors are unique visitor keys per day, so a
 // range's visitors are the sum of its days' (keys change every UTC day), and each day's figure is
 // a plain number: a one-year report reads a few hundred rows per value instead of every event.
@@ -76,6 +76,29 @@ const BUILD_LINK_DAY_SQL = `
   )
   GROUP BY day, workspace_id, bot, f, fv, link_id`;
 
+// destinations under each filter value (store/destination-rollup.ts says why they are keyed by a
+// hash): one pass, a grouping set per filter dimension (null: not in the set; values never are)
+const BUILD_DESTINATION_DAY_SQL = `
+  INSERT INTO click_day_destination (workspace_id, day, bot, fdim, fvalue, dest, clicks, visitors, build, keep_days)
+  SELECT workspace_id, day, bot, multiIf(${FILTER_DIMS.map((d) => `${d} IS NOT NULL, '${d}'`).join(", ")}, '') AS f,
+         assumeNotNull(coalesce(${FILTER_DIMS.join(", ")})) AS fv, dest, clicks, visitors, {build:UInt64}, keep
+  FROM (
+    SELECT day, workspace_id, bot, dest, ${FILTER_DIMS.join(", ")}, count() AS clicks, uniqExact(visitor) AS visitors, max(keep_days) AS keep
+    FROM (SELECT toDate(at) AS day, workspace_id, bot, visitor, keep_days, MD5(coalesce(destination, '')) AS dest,
+                 ${FILTER_DIMS.map((d) => `toString(${linkValue(d)}) AS ${d}`).join(", ")}
+          FROM click_event WHERE ${daysRange})
+    GROUP BY GROUPING SETS (${FILTER_DIMS.map((d) => `(day, workspace_id, bot, dest, ${d})`).join(", ")})
+    SETTINGS group_by_use_nulls = 1
+  )`;
+
+// the URL of each key; the row that expires last is the one kept (click_destination is a
+// ReplacingMergeTree by \`until\`), never before the rows naming it expire
+const BUILD_DESTINATION_NAMES_SQL = `
+  INSERT INTO click_destination (workspace_id, dest, url, until)
+  SELECT workspace_id, MD5(u), u, max(toDate(at) + keep_days)
+  FROM (SELECT workspace_id, at, keep_days, coalesce(destination, '') AS u FROM click_event WHERE ${daysRange})
+  GROUP BY workspace_id, u`;
+
 const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 async function rows<T>(ch: ClickHouseClient, query: string, params: Record<string, unknown> = {}): Promise<T[]> {
@@ -139,6 +162,8 @@ export async function buildClickHouseDays(ch: ClickHouseClient, days: number[]):
   const before = await dayStates(ch, sorted[0], sorted[sorted.length - 1] + 1);
   await ch.command({ query: BUILD_DAY_SQL, query_params: params });
   await ch.command({ query: BUILD_LINK_DAY_SQL, query_params: params });
+  await ch.command({ query: BUILD_DESTINATION_NAMES_SQL, query_params: params });
+  await ch.command({ query: BUILD_DESTINATION_DAY_SQL, query_params: params });
   await ch.insert({
     table: "click_day_built",
     values: counts.map((c) => ({ day: dayText(Number(c.d)), build, events: c.events, keep_days: Number(c.keep) })),
@@ -146,7 +171,7 @@ export async function buildClickHouseDays(ch: ClickHouseClient, days: number[]):
   });
   const rebuilt = before.filter((s) => s.build !== 0n && sorted.includes(s.day)).map((s) => dayText(s.day));
   if (rebuilt.length)
-    for (const table of ["click_day", "click_day_link", "click_day_built"])
+    for (const table of ["click_day", "click_day_link", "click_day_destination", "click_day_built"])
       await ch.command({
         query: `DELETE FROM ${table} WHERE day IN {rebuilt:Array(Date)} AND build < {build:UInt64}`,
         query_params: { rebuilt, build },

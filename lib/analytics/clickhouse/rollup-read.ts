@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { BotMode, ClickQuery, GroupRow, TopGroup } from "../model.ts";
 import { CASELESS_FILTERS, LINK_SETS, type DimFilter, type LinkDim, type LinkSetFilter, type RollupDim } from "../store/dimensions.ts";
 import type { RollupRow } from "../store/day-rollup-read.ts";
+import { named } from "../store/destination-rollup.ts";
 import { decoded } from "../store/execute.ts";
 import { withoutCity } from "../store/link-day-rollup-read.ts";
 import { readLinkGroups, type LinkGrouping } from "../store/link-groups.ts";
@@ -9,9 +10,10 @@ import type { RollupPlan } from "../store/plan.ts";
 import { Params } from "../store/sql-params.ts";
 import type { ClickHouseClient } from "./client.ts";
 
-// Reading ClickHouse's daily rollups (click_day, click_day_link: clickhouse/rollup-build.ts) for
-// the built days of a plan, the same rows PostgreSQL's readers read (store/day-rollup-read.ts,
-// store/link-day-rollup-read.ts) and added up the same way. Each day is read from its current
+// Reading ClickHouse's daily rollups (click_day, click_day_link, click_day_destination:
+// clickhouse/rollup-build.ts) for the built days of a plan, the same rows PostgreSQL's readers read
+// (store/day-rollup-read.ts, store/link-day-rollup-read.ts, store/destination-rollup.ts) and added
+// up the same way. Each day is read from its current
 // build only (`builds`: the plan's days' builds). What the links are now stays PostgreSQL's: a
 // link, folder or tag filter's ids are read there, and per-link figures are grouped there
 // (store/link-groups.ts).
@@ -118,9 +120,27 @@ export class ClickHouseRollupReader {
       }
       case "link-set-values":
         return decoded(group, await this.linkSetValues(q, plan, plan.filter, plan.dim));
+      case "filter-destinations":
+        return decoded(group, await this.filterDestinations(q, plan, plan.filter));
       case "link-set-totals":
         throw new Error("a totals plan has no groups");
     }
+  }
+
+  /** Destinations under one filter, named by their URLs (store/destination-rollup.ts readFilterDestinations). */
+  private async filterDestinations(q: ClickQuery, plan: RollupPlan, f: DimFilter): Promise<ValueRow[]> {
+    const w = this.days(q, plan);
+    // the workspace's URLs: one row per destination it has had (within its retention)
+    const found = await this.rows<{ value: string | null; clicks: number; visitors: number }>(
+      `SELECT n.url AS value, r.clicks AS clicks, r.visitors AS visitors
+       FROM (SELECT dest, toUInt32(sum(clicks)) AS clicks, toUInt32(sum(visitors)) AS visitors FROM click_day_destination
+             WHERE ${w.sql} AND fdim = {fdim:String} AND fvalue = {fvalue:String} GROUP BY dest) r
+       LEFT JOIN (SELECT dest, argMax(url, until) AS url FROM click_destination WHERE workspace_id = {ws:Int32} GROUP BY dest) n
+       ON n.dest = r.dest
+       SETTINGS join_use_nulls = 1`,
+      { ...w.params, fdim: f.dim, fvalue: f.value },
+    );
+    return found.map((r) => ({ value: named(r.value), clicks: Number(r.clicks), visitors: Number(r.visitors) }));
   }
 
   /** The links' figures per value of a dimension (store/link-day-rollup-read.ts readLinkSetValues). */

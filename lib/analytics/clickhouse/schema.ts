@@ -117,6 +117,46 @@ export const CLICKHOUSE_STEPS: ClickHouseStep[] = [
       SETTINGS ttl_only_drop_parts = 1`,
     ],
   },
+  {
+    // Top destinations under one dimension filter (store/plan.ts; PostgreSQL's tables of the same
+    // names, migration *_click_day_destination): click_day_destination keeps each day's figures per
+    // filter value and destination, the destination named by MD5 of its URL (16 bytes, not the long
+    // URL); click_destination keeps each URL once per workspace, the row that expires last winning
+    // (`until`: the latest day naming it plus its retention, never before the rows naming it).
+    // The rollups are derived data: emptied here, so every day is built again with the new rows
+    // (until then reports read its events).
+    version: 3,
+    name: "destination_rollups",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS click_day_destination (
+        workspace_id Int32,
+        day          Date,
+        bot          Bool,
+        fdim         LowCardinality(String),
+        fvalue       String,
+        dest         FixedString(16),
+        clicks       UInt64,
+        visitors     UInt64,
+        build        UInt64,
+        keep_days    UInt16
+      ) ENGINE = MergeTree
+      PARTITION BY toYYYYMM(day)
+      ORDER BY (workspace_id, fdim, fvalue, day, dest)
+      TTL day + toIntervalDay(keep_days)
+      SETTINGS ttl_only_drop_parts = 1`,
+      `CREATE TABLE IF NOT EXISTS click_destination (
+        workspace_id Int32,
+        dest         FixedString(16),
+        url          String,
+        until        Date
+      ) ENGINE = ReplacingMergeTree(until)
+      ORDER BY (workspace_id, dest)
+      TTL until`,
+      `TRUNCATE TABLE IF EXISTS click_day`,
+      `TRUNCATE TABLE IF EXISTS click_day_link`,
+      `TRUNCATE TABLE IF EXISTS click_day_built`,
+    ],
+  },
 ];
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS linkhop_migrations (

@@ -215,7 +215,7 @@ export class ClickHouseClickStore implements ClickStore {
     const w = await this.where(q);
     const rs = await this.ch.query({
       query: `SELECT toUnixTimestamp64Milli(at) AS at_ms, link_id, domain, target, country, city, referrer_host, referrer_url,
-                     device, browser, os, bot, qr
+                     device, browser, os, bot, qr, destination, language
               FROM click_event ${w.sql} ORDER BY at`,
       query_params: w.params,
       format: "JSONEachRow",

@@ -93,8 +93,9 @@ export const DIMENSIONS = {
   // filtered through LINK_SETS.linkId
   link: { group: "links", columns: ["link_id"], value: `link_id::text`, pair: false, decode: (v) => [Number(v)] },
   // Destinations are long URLs, many per workspace (every link's, its variants' and rules'): the
-  // day rows keep them unfiltered only, and per link (a link, folder or tag filter); grouped under
-  // a dimension filter they are read from the raw events (store/plan.ts). Languages are few: kept
+  // day rows keep them unfiltered only, and per link (a link, folder or tag filter); under a
+  // dimension filter they have rows of their own, keyed by a hash of the URL
+  // (store/destination-rollup.ts). Languages are few: kept
   // under every filter, like the pair dimensions. Null (not recorded) is kept as ''. As filters
   // both are answered by the raw events (like a city): the rollups keep no rows under their values.
   destination: {
@@ -233,12 +234,6 @@ export const linkValueSql = (d: LinkDim) => spec(d).perLink ?? filterValueSql(d 
 /** The event dimension a top-N group reads (undefined: a link group). */
 export const GROUP_DIM = Object.fromEntries(ROLLUP_DIMS.map((d) => [DIMENSIONS[d].group, d])) as Partial<Record<TopGroup, EventDim>>;
 export const isLinkGroup = (g: TopGroup): g is LinkGroup => g in LINK_GROUPS;
-
-/**
- * Whether the rollups answer a group under a dimension filter: the groups read per link (links, tags,
- * UTM values) and the pair dimensions, whose values the day rows keep under each filter value.
- */
-export const groupUnderDimFilter = (g: TopGroup): boolean => g === "links" || isLinkGroup(g) || DIMENSIONS[GROUP_DIM[g]!].pair;
 
 /** The columns a raw top-N groups by. */
 export const groupColumns = (g: TopGroup): readonly string[] =>

@@ -10,6 +10,7 @@ import {
   type Totals,
 } from "../model.ts";
 import { readRollup, readRollupByLink, type RollupRow } from "./day-rollup-read.ts";
+import { readFilterDestinations } from "./destination-rollup.ts";
 import { decodeValue } from "./dimensions.ts";
 import { queryTimeseries, queryTopGroups, queryTotals } from "./events-read.ts";
 import { readLinkDays, readLinkSetGroups, readLinkSetTotals, readLinkSetValues } from "./link-day-rollup-read.ts";
@@ -115,6 +116,8 @@ async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, p
       return readRollupByLink(db, ws, plan.days, filters.bots, plan.by);
     case "filter-links":
       return readLinkDays(db, ws, plan.days, filters.bots, plan.filter, plan.by);
+    case "filter-destinations":
+      return decoded(group, await readFilterDestinations(db, ws, plan.days, filters.bots, plan.filter));
     case "link-set-groups":
       return readLinkSetGroups(db, ws, plan.days, filters.bots, plan.filter, plan.by);
     case "link-set-values":

@@ -1,7 +1,7 @@
-import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery } from "../model.ts";
+import { DAY_MS, type ClickFilters, type ClickQuery, type StoreQuery, type TopGroup } from "../model.ts";
 import {
+  DIMENSIONS,
   GROUP_DIM,
-  groupUnderDimFilter,
   isLinkGroup,
   present,
   rollupFilterOf,
@@ -18,21 +18,22 @@ import type { Queryable } from "../../db/queryable.ts";
 
 // Which table answers a report: decided here and nowhere else (store/execute.ts only carries it out).
 //
-// | report shape (filters: bots aside)                             | source          | what is read                                  |
-// | -------------------------------------------------------------- | --------------- | --------------------------------------------- |
-// | hour buckets, or day buckets in a time zone other than UTC     | events          | analytics.click_event                         |
-// | a city filter, or two filters or more                          | events          |                                               |
-// | top destinations: a dimension filter                           | events          |                                               |
-// | fewer than 2 whole UTC days, or none of them built             | events          |                                               |
-// | count, timeseries: no filter or one dimension filter           | day-rollup      | click_day: the total under the filter         |
-// | count, timeseries: a link, folder or tag filter                | link-day-rollup | click_day_link: the links' device rows        |
-// | top countries ... qr, languages, links, destinations: no filter| day-rollup      | click_day: that dimension under the filter    |
-// | top countries ... qr, languages: a dimension filter            | day-rollup      |                                               |
-// | top tags, utm_*: no filter                                     | day-rollup      | click_day: link rows, joined to the links now |
-// | top links, tags, utm_*: a dimension filter                     | link-day-rollup | click_day_link: the filter value's rows       |
-// | top links, tags, utm_*: a link, folder or tag filter           | link-day-rollup | click_day_link: the links' device rows        |
-// | top countries ... qr, destinations, languages: a link, folder  | link-day-rollup | click_day_link: the links' rows of that group |
-// |   or tag filter                                                |                 |                                               |
+// | report shape (filters: bots aside)                             | source                 | what is read                                  |
+// | -------------------------------------------------------------- | ---------------------- | --------------------------------------------- |
+// | hour buckets, or day buckets in a time zone other than UTC     | events                 | analytics.click_event                         |
+// | a city filter, or two filters or more                          | events                 |                                               |
+// | fewer than 2 whole UTC days, or none of them built             | events                 |                                               |
+// | count, timeseries: no filter or one dimension filter           | day-rollup             | click_day: the total under the filter         |
+// | count, timeseries: a link, folder or tag filter                | link-day-rollup        | click_day_link: the links' device rows        |
+// | top countries ... qr, languages, links, destinations: no filter| day-rollup             | click_day: that dimension under the filter    |
+// | top countries ... qr, languages: a dimension filter            | day-rollup             |                                               |
+// | top destinations: a dimension filter                           | destination-day-rollup | click_day_destination: the filter value's     |
+// |                                                                |                        |   rows, named by click_destination            |
+// | top tags, utm_*: no filter                                     | day-rollup             | click_day: link rows, joined to the links now |
+// | top links, tags, utm_*: a dimension filter                     | link-day-rollup        | click_day_link: the filter value's rows       |
+// | top links, tags, utm_*: a link, folder or tag filter           | link-day-rollup        | click_day_link: the links' device rows        |
+// | top countries ... qr, destinations, languages: a link, folder  | link-day-rollup        | click_day_link: the links' rows of that group |
+// |   or tag filter                                                |                        |                                               |
 //
 // A dimension filter is country, referrer, device, browser, OS or QR (store/dimensions.ts: a
 // filter the rollups keep). A rollup plan reads the built UTC days of the range from the rollups and
@@ -44,6 +45,7 @@ import type { Queryable } from "../../db/queryable.ts";
 export type RollupRead =
   | { source: "day-rollup"; read: "dim"; dim: RollupDim; filter: DimFilter | null }
   | { source: "day-rollup"; read: "links-now"; by: LinkGroup; filter: null }
+  | { source: "destination-day-rollup"; read: "filter-destinations"; filter: DimFilter }
   | { source: "link-day-rollup"; read: "filter-links"; by: LinkGrouping; filter: DimFilter }
   | { source: "link-day-rollup"; read: "link-set-totals"; filter: LinkSetFilter }
   | { source: "link-day-rollup"; read: "link-set-groups"; by: LinkGrouping; filter: LinkSetFilter }
@@ -67,6 +69,14 @@ function oneRollupFilter(filters: ClickFilters): RollupFilter | undefined {
 }
 
 /**
+ * Whether the rollups answer a group under a dimension filter: the groups read per link (links, tags,
+ * UTM values), destinations (rows of their own), and the pair dimensions, whose values the day rows
+ * keep under each filter value (store/dimensions.ts).
+ */
+const keptUnderDimFilter = (g: TopGroup): boolean =>
+  g === "links" || g === "destinations" || isLinkGroup(g) || DIMENSIONS[GROUP_DIM[g]!].pair;
+
+/**
  * The UTC days [first, last) whose rollups could answer the query, and its filter as the rollups
  * keep it; null when only the events can (the first four rows of the table).
  */
@@ -75,8 +85,7 @@ export function rollupWindow(q: StoreQuery): { first: number; last: number; filt
   if (q.kind === "timeseries" && (q.unit !== "day" || q.timezone !== "UTC")) return null;
   const filter = oneRollupFilter(q.query.filters);
   if (filter === undefined) return null;
-  // destinations are kept unfiltered and per link only (store/dimensions.ts)
-  if (q.kind === "top" && filter !== null && "dim" in filter && !groupUnderDimFilter(q.group)) return null;
+  if (q.kind === "top" && filter !== null && "dim" in filter && !keptUnderDimFilter(q.group)) return null;
   const first = Math.ceil(q.query.start.getTime() / DAY_MS);
   const last = Math.floor(q.query.end.getTime() / DAY_MS); // exclusive
   if (last - first < 2) return null;
@@ -99,6 +108,8 @@ function rollupRead(q: StoreQuery, filter: RollupFilter): RollupRead {
       ? { source: "link-day-rollup", read: "link-set-groups", by: perLink, filter: linkSet }
       : { source: "link-day-rollup", read: "link-set-values", dim: GROUP_DIM[group] as LinkDim, filter: linkSet };
   if (dimFilter && perLink) return { source: "link-day-rollup", read: "filter-links", by: perLink, filter: dimFilter };
+  // destinations under a filter have rows of their own (long URLs: store/destination-rollup.ts)
+  if (dimFilter && group === "destinations") return { source: "destination-day-rollup", read: "filter-destinations", filter: dimFilter };
   if (isLinkGroup(group)) return { source: "day-rollup", read: "links-now", by: group, filter: null };
   return { source: "day-rollup", read: "dim", dim: GROUP_DIM[group]!, filter: dimFilter };
 }

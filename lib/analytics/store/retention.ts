@@ -40,19 +40,21 @@ export async function deleteOrphanEvents(q: Queryable): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** Forgets the rollups (both tables) older than each workspace plan's retention window. */
+/** Forgets the rollups (every table) older than each workspace plan's retention window. */
 export async function deleteRollupsBefore(
   q: Queryable,
   workspaceRetention: { planIds: string[]; days: number[]; fallbackDays: number },
   now: Date,
 ): Promise<void> {
-  for (const table of ["click_day", "click_day_link"]) {
+  // a destination's URL goes with the last day that names it
+  const dayColumns = { click_day: "day", click_day_link: "day", click_day_destination: "day", click_destination: "last_day" };
+  for (const [table, day] of Object.entries(dayColumns)) {
     await q.query({
       name: `analytics_rollup_retention_${table}`,
       text: `delete from analytics.${table} r
            using (select w.id, coalesce(p.days, $3::int) as days
                   from "Workspace" w left join unnest($1::text[], $2::int[]) as p(id, days) on p.id = w.plan) k
-           where r.workspace_id = k.id and r.day < ($4::timestamptz - make_interval(days => k.days))::date`,
+           where r.workspace_id = k.id and r.${day} < ($4::timestamptz - make_interval(days => k.days))::date`,
       values: [workspaceRetention.planIds, workspaceRetention.days, workspaceRetention.fallbackDays, now],
     });
   }

@@ -1,6 +1,7 @@
 import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type pg from "pg";
 import { utcDay } from "../model.ts";
+import { buildDestinationDay } from "./destination-rollup.ts";
 import { CASELESS_FILTERS, dimValueSql, FILTER_DIMS, LINK_DIMS, linkValueSql, PAIR_DIMS, ROLLUP_DIMS } from "./dimensions.ts";
 import { listMonthPartitions } from "./partitions.ts";
 import type { Queryable } from "../../db/queryable.ts";
@@ -8,7 +9,8 @@ import type { Queryable } from "../../db/queryable.ts";
 // Building the daily rollups of one UTC day (days are UTC day numbers: days since 1970-01-01), in
 // one transaction: analytics.click_day (per workspace, day and bot flag: every dimension's values,
 // over all clicks and among the clicks with each value of a filter dimension) and
-// analytics.click_day_link (the same per link), and the day marked built (click_day_done). See
+// analytics.click_day_link (the same per link), analytics.click_day_destination (destinations under
+// each filter value: store/destination-rollup.ts), and the day marked built (click_day_done). See
 // their migrations; store/plan.ts says which reports read them.
 
 // (), every dimension alone, every pair of PAIR_DIMS of which one at least is a filter (a pair of
@@ -76,6 +78,7 @@ export async function buildRollupDay(pool: pg.Pool, day: number): Promise<number
     });
     const { rowCount } = await client.query({ name: "analytics_rollup_build_pairs", text: BUILD_DAY_SQL, values: [day] });
     await buildLinkDay(client, day);
+    await buildDestinationDay(client, day);
     await client.query({
       name: "analytics_rollup_done",
       text: `insert into analytics.click_day_done (day) values (date '1970-01-01' + $1::int) on conflict (day) do update set built_at = now()`,
@@ -173,6 +176,6 @@ export async function buildPendingRollups(pool: pg.Pool, now = Date.now(), maxDa
     n++;
   }
   // marks the new rows visible to all, so reports read the rollups' indexes alone (no table pages)
-  if (n) await pool.query("vacuum (analyze) analytics.click_day, analytics.click_day_link");
+  if (n) await pool.query("vacuum (analyze) analytics.click_day, analytics.click_day_link, analytics.click_day_destination");
   return n;
 }
