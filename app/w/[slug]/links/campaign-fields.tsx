@@ -66,17 +66,8 @@ export function TagsField({
   );
 }
 
-export function CampaignFields({
-  id,
-  url,
-  values,
-  start,
-  onChange,
-  templates,
-  tagOptions,
-  errors,
-  withTags = true,
-}: {
+/** What the campaign fields show and change: built once by the link editor (use-link-editor.ts) for the builder and the dialog. */
+export type CampaignFieldsProps = {
   id: (name: string) => string;
   url: string;
   values: CampaignValues;
@@ -87,7 +78,9 @@ export function CampaignFields({
   errors: { tags?: string; utm?: string };
   /** false where the tags are shown elsewhere (the quick-create dialog) */
   withTags?: boolean;
-}) {
+};
+
+export function CampaignFields({ id, url, values, start, onChange, templates, tagOptions, errors, withTags = true }: CampaignFieldsProps) {
   const setUtm = (f: UtmField, value: string) => onChange({ ...values, utm: { ...values.utm, [f]: value } });
   const applyTemplate = (tid: string) => {
     const t = templates.find((x) => String(x.id) === tid);

@@ -60,7 +60,7 @@ export function LinkForm({
       router.push(`/w/${slug}/links/${link!.id}`);
     },
   });
-  const { editing, section, v, id, err } = editor;
+  const { editing, section, v } = editor;
 
   return (
     <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_20rem]">
@@ -68,16 +68,7 @@ export function LinkForm({
         <FormError message={editor.topError} />
         <LinkBasicFields {...section} editing={editing} ctx={ctx} slug={slug} domainOptions={editor.domainOptions} ownCode={link?.code} />
 
-        <CampaignFields
-          id={id}
-          url={v.url}
-          values={editor.campaign}
-          start={editor.campaignStart}
-          onChange={editor.setCampaign}
-          templates={ctx.utmTemplates}
-          tagOptions={ctx.tagOptions}
-          errors={{ tags: err("tags"), utm: err("utm") }}
-        />
+        <CampaignFields {...editor.campaignFields} />
 
         <LinkScheduleFields {...section} ctx={ctx} />
 

@@ -77,7 +77,7 @@ export function QuickCreateForm({
 
   // One quiet line for everything the plan lacks; the sections say nothing of it here.
   const editor = useLinkEditor({ slug, ctx, initialUrl, upgrade: () => null, onSaved: created });
-  const { section, v, id, err } = editor;
+  const { section, id, err } = editor;
   const locked = lockedOptions(ctx.features);
   // a message for a field under "More options" opens it, so the message is seen
   const hiddenProblem = editor.errorFields.some((f) => !SHOWN_FIELDS.has(f));
@@ -121,17 +121,7 @@ export function QuickCreateForm({
             <section className="space-y-4 rounded-lg border border-slate-200 bg-white p-4">
               <LinkDetailFields {...basic} />
             </section>
-            <CampaignFields
-              id={id}
-              url={v.url}
-              values={editor.campaign}
-              start={editor.campaignStart}
-              onChange={editor.setCampaign}
-              templates={ctx.utmTemplates}
-              tagOptions={ctx.tagOptions}
-              errors={{ utm: err("utm") }}
-              withTags={false}
-            />
+            <CampaignFields {...editor.campaignFields} withTags={false} />
             <LinkScheduleFields {...section} ctx={ctx} />
             {ctx.features.passwords && <LinkPasswordField {...section} ctx={ctx} hasPassword={false} />}
             <LinkTargetingFields {...section} />

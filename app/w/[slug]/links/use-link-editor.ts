@@ -5,7 +5,7 @@ import type { ActionResult } from "@/lib/actions/result";
 import { useToast } from "@/components/toast";
 import type { LinkDetail, LinkFormContext } from "@/lib/links/views";
 import { createLinkAction, updateLinkAction } from "./actions";
-import { campaignBody, initialCampaignValues, type CampaignValues } from "./campaign-fields";
+import { campaignBody, initialCampaignValues, type CampaignFieldsProps, type CampaignValues } from "./campaign-fields";
 import { besideField, bodyOf, initialValues, withSchemes, type LinkSectionProps, type Values } from "./link-values";
 
 // The state of a link being made or edited, shared by the link builder (link-form.tsx) and the
@@ -108,6 +108,16 @@ export function useLinkEditor({
       : null;
 
   const section: LinkSectionProps = { v, set, id, err, described, upgrade };
+  const campaignFields: CampaignFieldsProps = {
+    id,
+    url: v.url,
+    values: campaign,
+    start: campaignStart,
+    onChange: setCampaign,
+    templates: ctx.utmTemplates,
+    tagOptions: ctx.tagOptions,
+    errors: { tags: err("tags"), utm: err("utm") },
+  };
   return {
     editing,
     v,
@@ -115,6 +125,8 @@ export function useLinkEditor({
     campaign,
     campaignStart,
     setCampaign,
+    /** the campaign fields' props (campaign-fields.tsx), the same in the builder and the dialog */
+    campaignFields,
     section,
     id,
     err,
