@@ -1,3 +1,5 @@
+import { wallClockFormat, wallClockParts } from "./wall-clock.ts";
+
 // URLs of the Analytics page: the current parameters with some changed (null removes one), in a
 // stable order, so a filter clicked on the page is kept in the URL and can be shared.
 export function withParams(basePath: string, params: Record<string, string>, changes: Record<string, string | null> = {}): string {
@@ -16,18 +18,7 @@ const DAY_MS = 86_400_000;
 
 /** The offset of `timeZone` from UTC at instant `ms`, in minutes (east positive). */
 function zoneOffsetMinutes(ms: number, timeZone: string): number {
-  const parts: Record<string, string> = {};
-  const format = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  });
-  for (const p of format.formatToParts(new Date(ms))) parts[p.type] = p.value;
+  const parts = wallClockParts(wallClockFormat(timeZone), ms);
   const wall = Date.UTC(+parts.year, +parts.month - 1, +parts.day, +parts.hour, +parts.minute, +parts.second);
   return Math.round((wall - Math.floor(ms / 1000) * 1000) / 60_000);
 }

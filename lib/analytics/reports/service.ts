@@ -16,6 +16,7 @@ import {
 } from "../model.ts";
 import { reportStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
+import { wallClockFormat, wallClockParts } from "./wall-clock.ts";
 import { LIMIT_DEFAULT, type AnalyticsExportInput, type AnalyticsQueryInput, type GroupBy, type Interval } from "./schemas.ts";
 
 // Click analytics for one workspace: the one place that turns parsed parameters (API, export, the
@@ -233,20 +234,9 @@ export async function exportQuery(workspace: AnalyticsWorkspace, input: Analytic
  * not one per bucket.
  */
 export function zonedIso(timeZone: string): (at: Date) => string {
-  const format = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-    timeZoneName: "longOffset",
-  });
+  const format = wallClockFormat(timeZone, true);
   return (at) => {
-    const parts: Partial<Record<Intl.DateTimeFormatPartTypes, string>> = {};
-    for (const p of format.formatToParts(at)) parts[p.type] = p.value;
+    const parts = wallClockParts(format, at);
     const zone = parts.timeZoneName ?? "GMT";
     const offset = zone === "GMT" ? "+00:00" : zone.replace("GMT", "");
     return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}${offset}`;
