@@ -137,19 +137,7 @@ export function BulkActions({
               <option key={f} value={f} />
             ))}
           </datalist>
-          {error && (
-            <p role="alert" className="text-sm text-red-700">
-              {error}
-            </p>
-          )}
-          <div className="flex justify-end gap-2">
-            <button type="button" className={secondaryButtonClass} onClick={() => setDialog(null)}>
-              Cancel
-            </button>
-            <button type="submit" className={buttonClass} disabled={pending}>
-              Move {count}
-            </button>
-          </div>
+          <DialogFormEnd error={error} pending={pending} label={`Move ${count}`} onCancel={() => setDialog(null)} />
         </form>
       </Dialog>
 
@@ -167,19 +155,7 @@ export function BulkActions({
             Expires at (your time)
             <input type="datetime-local" value={expiry} onChange={(e) => setExpiry(e.target.value)} className={`${inputClass} mt-1`} />
           </label>
-          {error && (
-            <p role="alert" className="text-sm text-red-700">
-              {error}
-            </p>
-          )}
-          <div className="flex justify-end gap-2">
-            <button type="button" className={secondaryButtonClass} onClick={() => setDialog(null)}>
-              Cancel
-            </button>
-            <button type="submit" className={buttonClass} disabled={pending}>
-              Set expiry
-            </button>
-          </div>
+          <DialogFormEnd error={error} pending={pending} label="Set expiry" onCancel={() => setDialog(null)} />
         </form>
       </Dialog>
 
@@ -197,6 +173,37 @@ export function BulkActions({
       >
         <p>They stop working at once. This cannot be undone, and it does not give back this month&apos;s link allowance.</p>
       </ConfirmAction>
+    </>
+  );
+}
+
+/** The end of a bulk dialog's form: its error, Cancel, and the submit button. */
+function DialogFormEnd({
+  error,
+  pending,
+  label,
+  onCancel,
+}: {
+  error: string | null;
+  pending: boolean;
+  label: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      {error && (
+        <p role="alert" className="text-sm text-red-700">
+          {error}
+        </p>
+      )}
+      <div className="flex justify-end gap-2">
+        <button type="button" className={secondaryButtonClass} onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="submit" className={buttonClass} disabled={pending}>
+          {label}
+        </button>
+      </div>
     </>
   );
 }
