@@ -52,7 +52,10 @@ export async function readWorkspaceClicksAfter(
   examine = CLICKED_EXAMINE_MAX,
 ): Promise<ClickedRead> {
   // the feed rows examined: the workspace's after the cursor, below the horizon, in order (index
-  // click_event_workspace_feed), at most $4
+  // click_event_workspace_feed), at most $4. The scope is an EXISTS kept per row (OFFSET 0), so
+  // the rows stay in feed order and the read stops at the room's last click: as a join, PostgreSQL
+  // hashed the links, read the whole window and sorted it on every turn (15-20 ms against 0.5-1 ms
+  // for a room of 200 behind a long backlog)
   const window = (horizon: string) => `select c.* from analytics.click_event c
                    where c.workspace_id = $1 and (c.tx, c.seq) > ($2::xid8, $3::bigint) and c.tx < ${horizon}
                    order by c.tx, c.seq limit $4`;
@@ -62,8 +65,9 @@ export async function readWorkspaceClicksAfter(
            select h.xmin::text as horizon, e.tx::text as tx, e.seq::text as seq, e.at, e.link_id, e.target, e.country, e.city,
                   e.referrer_host, e.referrer_url, e.device, e.browser, e.os, e.qr
              from h left join lateral (
-               select c.* from (${window("h.xmin")}) c join "Link" l on l.id = c.link_id
-                where not c.bot and ${clickScopeCondition("l", 6)}
+               select c.* from (${window("h.xmin")}) c
+                where not c.bot
+                  and exists (select 1 from "Link" l where l.id = c.link_id and ${clickScopeCondition("l", 6)} offset 0)
                 order by c.tx, c.seq limit $5) e on true`,
     values: [workspaceId, after.tx, after.seq, examine, room, ...clickScopeValues(scope)],
   });
