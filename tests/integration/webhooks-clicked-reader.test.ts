@@ -146,4 +146,35 @@ describe("the link.clicked cursor reader's read", () => {
     expect((await new ClickedReader(pool, { window: () => 4 }).turn()).deliveries).toBe(4);
     expect(await cursorOf(ep.id)).toEqual({ tx: inScope[3].tx, seq: inScope[3].seq });
   });
+
+  it("behind a long backlog, a read of the room fetches about the room's feed rows, not the whole window", async () => {
+    const { readWorkspaceClicksAfter } = await import("../../lib/analytics/store/clicked-feed.ts");
+    const { ws, scoped, ep } = await scopedSetup();
+    await flushEach([{ workspaceId: ws.id, linkId: scoped.id, n: 3_000 }]);
+    const start = await cursorOf(ep.id);
+    const scope = { clickFolders: [], clickTagIds: [], clickLinkIds: [scoped.id] };
+    const client = await pool.connect();
+    try {
+      await client.query("begin");
+      // this transaction's own reads of the click-event partitions (pg_stat_xact_*: exact, at once)
+      const fetched = async () =>
+        Number(
+          (
+            await client.query<{ n: string }>(
+              `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
+                 from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
+            )
+          ).rows[0].n,
+        );
+      const before = await fetched();
+      const read = await readWorkspaceClicksAfter(client, ws.id, scope, start, 10);
+      const rows = (await fetched()) - before;
+      expect(read.clicks).toHaveLength(10);
+      // the room's 10 rows and a few more, never the 3,000 behind them (the read stops at the room's last click)
+      expect(rows).toBeLessThan(100);
+      await client.query("commit");
+    } finally {
+      client.release();
+    }
+  });
 });
