@@ -44,7 +44,22 @@ export type AttemptOptions = {
   beforeSend?: () => Promise<void>;
   /** Called once the request is over (answered, failed or timed out), before its result is recorded. */
   afterSend?: () => void;
+  /**
+   * The delivery as the built-in scheduler read it with its claim (scheduler.ts): used instead of a
+   * read of its own when read at most PREFETCH_FRESH_MS ago, so the checks below are that recent.
+   */
+  prefetched?: Prefetched;
 };
+
+/** Deliveries read in one statement at `at` (ms), by id (attempt-batches.ts readSendables). */
+export type Prefetched = { at: number; rows: Promise<Map<number, Sendable>> };
+
+/**
+ * How old a prefetched read may be when its attempt starts. The endpoint's state, the workspace's
+ * and the secret are then at most this old when the request leaves (plus the pacing's wait, which
+ * follows a fresh read as well); older, the attempt reads again.
+ */
+export const PREFETCH_FRESH_MS = 1000;
 
 /**
  * Extra hold on a claimed delivery beyond the attempt's own timeout. It covers the wait in the
@@ -144,7 +159,7 @@ async function attempt(deliveryId: number, opts: AttemptOptions): Promise<Attemp
  * workspace, a disabled endpoint or a plan without webhooks cancels it (or refuses the resend).
  */
 async function loadAndRecheck(deliveryId: number, opts: AttemptOptions): Promise<Loaded | AttemptResult> {
-  const d = await readSendable(deliveryId);
+  const d = await sendableOf(deliveryId, opts.prefetched);
   if (!d) return result(deliveryId, { outcome: "missing", done: true, message: "No such delivery (the endpoint was removed?)." });
   const automatic = !opts.manual && !d.isTest;
   const ep = d.endpoint;
@@ -167,6 +182,15 @@ async function loadAndRecheck(deliveryId: number, opts: AttemptOptions): Promise
     return result(deliveryId, { outcome: "cancelled", done: true, message: `Not sent: ${stop}.` });
   }
   return { delivery: d, automatic };
+}
+
+/** The delivery from a fresh prefetched read when there is one (a failed one is read again), else read now. */
+async function sendableOf(deliveryId: number, prefetched: Prefetched | undefined): Promise<Sendable | null> {
+  if (prefetched && Date.now() - prefetched.at <= PREFETCH_FRESH_MS) {
+    const rows = await prefetched.rows.catch(() => null);
+    if (rows) return rows.get(deliveryId) ?? null;
+  }
+  return readSendable(deliveryId);
 }
 
 /**

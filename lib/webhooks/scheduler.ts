@@ -1,6 +1,7 @@
 import { config } from "../config/index.ts";
 import { database } from "../db/client.ts";
-import { attemptDelivery, LOCK_MARGIN_MS } from "./attempt.ts";
+import { readSendables } from "./attempt-batches.ts";
+import { attemptDelivery, LOCK_MARGIN_MS, type Prefetched } from "./attempt.ts";
 import { RECORD_WITHIN_MS } from "./record-attempt.ts";
 import { SLOT_HORIZON_MS, SLOT_LATENESS_MS, waitForSendSlot } from "./pacing.ts";
 import { claimDue, releaseHolds, type SlottedClaim } from "./sql.ts";
@@ -57,8 +58,19 @@ export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8
 
 export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
 
-/** `slotAt`: the endpoint's send slot (pacing.ts), before which the request does not leave; `intervalMs`: the spacing of its slots. */
-type Claim = SlottedClaim & { claimedAt: number };
+/**
+ * `slotAt`: the endpoint's send slot (pacing.ts), before which the request does not leave; `intervalMs`: the spacing of its slots;
+ * `prefetched`: the claim's rows as read right after it (one statement per claim, not one per attempt).
+ */
+type Claim = SlottedClaim & { claimedAt: number; prefetched: Prefetched };
+
+/**
+ * Wake-ups (a hand-off after every change that wrote deliveries, an attempt's end with more due)
+ * start a claim at most this often: under a stream of creates each would otherwise cost a claim
+ * statement, mostly finding the endpoint's queue already full. The rows are the queue, so a later
+ * claim loses nothing; an idle scheduler still claims at once.
+ */
+export const WAKE_SPACING_MS = 20;
 
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
@@ -94,6 +106,9 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   // Per endpoint, the end of the last request's wait for its slot: the next picks its slot after it.
   const paceLines = new Map<number, Promise<unknown>>();
   let attempts = 0;
+  // when the last claim started, and whether a wake-up is already on its way (WAKE_SPACING_MS)
+  let lastClaimAt = 0;
+  let wakePending = false;
 
   const run = (c: Claim) => {
     attempts++;
@@ -111,11 +126,13 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       startWaiting(c.endpointId);
       if (before >= refillBelow && held(c.endpointId) < refillBelow) wake();
     };
-    const p = attemptDelivery(c.id, { claimed: true, beforeSend: () => pace(c), afterSend: endTurn }).finally(() => {
-      running.delete(p);
-      endTurn();
-      if (backlog) wake();
-    });
+    const p = attemptDelivery(c.id, { claimed: true, prefetched: c.prefetched, beforeSend: () => pace(c), afterSend: endTurn }).finally(
+      () => {
+        running.delete(p);
+        endTurn();
+        if (backlog) wake();
+      },
+    );
     running.add(p);
   };
 
@@ -151,6 +168,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
           break;
         }
         const room = o.perEndpoint + o.queuedPerEndpoint;
+        lastClaimAt = Date.now();
         const heldNow = [...new Set([...runningPer.keys(), ...waitingPer.keys()])].map((id) => [id, held(id)] as const);
         const claimedAt = Date.now();
         const claimed = await claimDueDeliveries(Math.min(o.batch, free), lockMs, {
@@ -162,10 +180,13 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
           await releaseClaims(claimed.map((c) => c.id));
           break;
         }
+        // what sending them needs, read once for all of them (attempt.ts uses it while fresh)
+        const prefetched: Prefetched = { at: Date.now(), rows: readSendables(claimed.map((c) => c.id)) };
+        prefetched.rows.catch(() => {}); // an attempt reads again when this failed
         // Queued first, then started as turns allow: attempts that ended while the claim ran freed
         // turns that these take now.
         for (const row of claimed) {
-          const c = { ...row, claimedAt };
+          const c = { ...row, claimedAt, prefetched };
           const queue = waitingPer.get(c.endpointId);
           if (queue) queue.push(c);
           else waitingPer.set(c.endpointId, [c]);
@@ -222,7 +243,15 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   };
 
   function wake() {
-    if (!stopped) setImmediate(() => void tick());
+    if (stopped || wakePending) return;
+    wakePending = true;
+    const started = () => {
+      wakePending = false;
+      void tick();
+    };
+    const wait = lastClaimAt + WAKE_SPACING_MS - Date.now();
+    if (wait > 0) setTimeout(started, wait).unref();
+    else setImmediate(started);
   }
 
   const timer = setInterval(() => void tick(), o.pollMs);

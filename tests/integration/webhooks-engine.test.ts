@@ -6,6 +6,9 @@ import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from 
 // The built-in scheduler's claims (lib/webhooks/scheduler.ts) with the scheduler in this process
 // and a real HTTPS receiver: one endpoint's older backlog, claimed up to that endpoint's room, must
 // not hide a later due delivery of another endpoint until the backlog's first answers come back.
+// Then what a paced backlog costs in statements: one read per claim (not per attempt), delivered
+// results written together (attempt-batches.ts RECORD_SPACING_MS), and a burst of wake-ups
+// claiming at most once per WAKE_SPACING_MS.
 
 const SLOW_MS = 3000;
 
@@ -59,4 +62,73 @@ describe("the built-in scheduler's claims", () => {
     expect(answeredSlowAt).toEqual([]);
     expect(calmRequest.at).toBeLessThan(slowRequests[0].at + SLOW_MS);
   }, 60_000);
+
+  it("a paced backlog reads each claim's rows once and records delivered results together", async () => {
+    const webhooks = await import("../../lib/webhooks/index.ts");
+    const { database } = await import("../../lib/db/client.ts");
+    await scheduler?.stop();
+    scheduler = undefined;
+    const ws = await newWorkspace("business");
+    await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/paced") });
+    const deliveries = 60;
+    for (let i = 0; i < deliveries; i++) await emitEvent(ws);
+
+    const counted = countStatements(database().prismaPool);
+    try {
+      scheduler = webhooks.startBuiltInScheduler({ pollMs: 60_000 });
+      await eventually(async () => receiver.requests.filter((r) => r.path === "/paced").length >= deliveries, 20_000, "every request");
+      const { db } = await import("../../lib/db/client.ts");
+      await eventually(
+        async () => (await db().delivery.count({ where: { endpoint: { workspaceId: ws.id }, status: "delivered" } })) === deliveries,
+        10_000,
+        "every delivery recorded as delivered",
+      );
+      const claimsWithRows = counted.calls.filter((c) => c.name === "webhook_claim_due" && c.rows > 0).length;
+      const reads = counted.calls.filter((c) => c.name === "webhook_sendable").length;
+      const records = counted.calls.filter((c) => c.name === "webhook_record_delivered").length;
+      // one read per claim that found rows (an attempt started over a second after its claim reads again: none here)
+      expect(claimsWithRows).toBeGreaterThan(0);
+      expect(reads).toBe(claimsWithRows);
+      // 60 attempts paced 5 ms apart (200/s) end within about 300 ms: written at most every 20 ms, far fewer statements than attempts
+      expect(records).toBeLessThanOrEqual(deliveries / 2);
+    } finally {
+      counted.restore();
+    }
+  }, 60_000);
+
+  it("a burst of wake-ups claims at most once per WAKE_SPACING_MS", async () => {
+    const webhooks = await import("../../lib/webhooks/index.ts");
+    const { WAKE_SPACING_MS } = await import("../../lib/webhooks/scheduler.ts");
+    const { database } = await import("../../lib/db/client.ts");
+    const running = scheduler ?? (scheduler = webhooks.startBuiltInScheduler({ pollMs: 60_000 }));
+    const counted = countStatements(database().prismaPool);
+    try {
+      const started = Date.now();
+      // a hand-off after each of 100 creates, 2 ms apart
+      for (let i = 0; i < 100; i++) {
+        running.wake();
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      const elapsed = Date.now() - started;
+      await new Promise((r) => setTimeout(r, WAKE_SPACING_MS * 2));
+      const claims = counted.calls.filter((c) => c.name === "webhook_claim_due").length;
+      expect(claims).toBeGreaterThan(0);
+      expect(claims).toBeLessThanOrEqual(Math.ceil((elapsed + WAKE_SPACING_MS * 2) / WAKE_SPACING_MS) + 1);
+    } finally {
+      counted.restore();
+    }
+  }, 30_000);
 });
+
+/** Records the name and row count of every named statement run through `pool.query` until restored. */
+function countStatements(pool: import("pg").Pool) {
+  const calls: { name: string; rows: number }[] = [];
+  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<{ rowCount: number | null; rows: unknown[] }>;
+  (pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+    const result = await original(...args);
+    const config = args[0] as { name?: string };
+    if (config && typeof config === "object" && config.name) calls.push({ name: config.name, rows: result.rows?.length ?? 0 });
+    return result;
+  };
+  return { calls, restore: () => delete (pool as unknown as { query?: unknown }).query };
+}

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { batched } from "../../lib/webhooks/batched.ts";
 
 // The engine's group commit (lib/webhooks/batched.ts): the first call runs alone and at once, calls
@@ -58,6 +58,42 @@ describe("batched", () => {
     first.open();
     await expect(failed[0]).rejects.toThrow("statement failed");
     expect(await Promise.all(next)).toEqual(["B", "C"]);
+  });
+
+  it("with spacingMs, starts runs that far apart and gives calls made meanwhile to the next run", async () => {
+    vi.useFakeTimers();
+    try {
+      const runs: { at: number; items: number[] }[] = [];
+      const run = batched(
+        async (items: number[]) => {
+          runs.push({ at: performance.now(), items });
+          return items;
+        },
+        100,
+        20,
+      );
+      const start = performance.now();
+      // the first call of an idle engine runs at once
+      expect(await run(1)).toBe(1);
+      // calls arriving 5 ms apart (an endpoint's paced attempts) wait for the spacing, together
+      const later: Promise<number>[] = [];
+      for (const i of [2, 3, 4]) {
+        await vi.advanceTimersByTimeAsync(5);
+        later.push(run(i));
+      }
+      expect(runs.length).toBe(1);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(await Promise.all(later)).toEqual([2, 3, 4]);
+      expect(runs.map((r) => r.items)).toEqual([[1], [2, 3, 4]]);
+      expect(runs[1].at - start).toBeGreaterThanOrEqual(20);
+      // after a quiet spell longer than the spacing, a call runs at once again
+      await vi.advanceTimersByTimeAsync(50);
+      const at = performance.now();
+      expect(await run(5)).toBe(5);
+      expect(runs[2].at).toBe(at);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("rejects the batch when run returns the wrong number of results", async () => {
