@@ -314,7 +314,7 @@ async function main() {
       console.log(`(d)/(a) = ${(d.rps / a.rps).toFixed(2)}   (goal: >= 0.4; (d) p99 ${d.p99.toFixed(2)} ms)`);
       // every counted redirect of (d) is owed to the endpoint: a delivery its cursor wrote, or a click behind it
       const sentD = rounds.d.reduce((n, r) => n + r.redirectsIncludingWarmup, 0);
-      // a flush of (d)'s clicks with their envelopes takes longer than (b)'s: wait for its clicks first
+      // (d)'s last clicks may still be in the pipeline's batch: wait for them first
       for (let waited = 0; (await storedClicks(database.url, "benchd")).events < sentD && waited < 60; waited++) await sleep(1000);
       const clicksD = await storedClicks(database.url, "benchd");
       console.log(`click events stored for (d): ${clicksD.events} of ${sentD} redirects`);
