@@ -62,18 +62,22 @@ function orderOf(sort: ListSort, order: "asc" | "desc"): Prisma.LinkOrderByWithR
 /** One numbered page of the workspace's links (matching the filters), sorted, with the bounded count. */
 export async function listLinksPage(workspace: LinkWorkspace, query: LinksPageQuery, cap = LIST_COUNT_CAP): Promise<LinksListPage> {
   const where: Prisma.LinkWhereInput = { AND: await linkFilters(workspace, query) };
-  // count(*) over at most cap + 1 rows: Prisma wraps it as a subquery with LIMIT
-  const counted = await db().link.count({ where, take: cap + 1 });
+  const rowsOf = (page: number) =>
+    db().link.findMany({ where, orderBy: orderOf(query.sort, query.order), skip: (page - 1) * query.size, take: query.size });
+  // The count and the asked page are read side by side (one round trip less on every page view),
+  // the page no further than the cap's last (so its offset stays within the cap too); a page past
+  // the last is then read again, as the last.
+  const firstTry = Math.min(query.page, Math.max(1, Math.ceil(cap / query.size)));
+  const [counted, asked] = await Promise.all([
+    // count(*) over at most cap + 1 rows: Prisma wraps it as a subquery with LIMIT
+    db().link.count({ where, take: cap + 1 }),
+    rowsOf(firstTry),
+  ]);
   const capped = counted > cap;
   const total = Math.min(counted, cap);
   const lastPage = Math.max(1, Math.ceil(total / query.size));
   const page = Math.min(query.page, lastPage);
-  const rows = await db().link.findMany({
-    where,
-    orderBy: orderOf(query.sort, query.order),
-    skip: (page - 1) * query.size,
-    take: query.size,
-  });
+  const rows = page === firstTry ? asked : await rowsOf(page);
   const [hosts, tags] = await Promise.all([
     customHosts(db(), rows),
     tagNamesOf(
