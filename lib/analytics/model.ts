@@ -162,4 +162,15 @@ export interface ClickStore extends SaltKeeper {
   query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>>;
   /** The raw events of a query, oldest first, a page at a time. */
   events(q: ClickQuery): AsyncGenerator<ExportRow[]>;
+  /**
+   * A reader for the reports of one page over `span` (every report's range inside it): what they
+   * all read alike is read once (store/plan.ts pagePlanner). A store without it answers each alone.
+   */
+  page?(span: { start: Date; end: Date }): ReportReader;
 }
+
+/** What answers reports: a click store, or its reader for one page. */
+export type ReportReader = Pick<ClickStore, "query"> & {
+  /** Several reports at once (sharing statements where they can): the answers in their order. */
+  queryAll?<Q extends StoreQuery>(qs: Q[]): Promise<StoreAnswer<Q["kind"]>[]>;
+};

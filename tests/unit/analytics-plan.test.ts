@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ClickFilters, StoreQuery, TopGroup } from "../../lib/analytics/model.ts";
-import { planQuery, planSource } from "../../lib/analytics/store/plan.ts";
+import { pagePlanner, planQuery, planSource, sharedReads } from "../../lib/analytics/store/plan.ts";
 import type { Queryable } from "../../lib/db/queryable.ts";
 
 // store/plan.ts: which table answers a report, for every row of its table.
@@ -195,5 +195,64 @@ describe("planQuery", () => {
     expect(asked).toEqual([]);
     expect(await planQuery(db, count())).toMatchObject({ source: "day-rollup", days: [day("2026-10-05")] });
     expect(asked).toEqual([[day("2026-10-02"), day("2026-10-11")]]);
+  });
+});
+
+describe("pagePlanner", () => {
+  it("reads the built days of the page's span once, plans each report as planQuery does, and reads its own for a report outside the span", async () => {
+    const asked: unknown[][] = [];
+    const db = {
+      query: async (q: { values: [number, number] }) => {
+        asked.push(q.values);
+        const [from, to] = q.values;
+        return { rows: [...ALL_BUILT].filter((d) => d >= from && d < to).map((d) => ({ d })) };
+      },
+    } as unknown as Queryable;
+    // the page: its range and the period of the same length before it
+    const plan = pagePlanner(db, { start: new Date(start.getTime() - (end.getTime() - start.getTime())), end });
+    const reports = [count(), days(), top("countries"), top("tags", { country: "US" }), days({}, "UTC", "hour")];
+    const plans = await Promise.all(reports.map((r) => plan(r)));
+    expect(asked).toEqual([[day("2026-09-22"), day("2026-10-11")]]);
+    for (const [i, r] of reports.entries()) expect(plans[i]).toEqual(planSource(r, ALL_BUILT));
+    const later: StoreQuery = { kind: "count", query: query({}, { start, end: new Date("2026-10-20T00:00:00Z") }) };
+    expect(await plan(later)).toEqual(planSource(later, ALL_BUILT));
+    expect(asked).toHaveLength(2);
+  });
+});
+
+describe("which reads of a page share a statement (sharedReads)", () => {
+  const keys = (q: StoreQuery) => sharedReads(q, planSource(q, ALL_BUILT));
+  it("a count and a series of one query share their rollup read and their raw read", () => {
+    expect(keys(count())).toEqual(keys(days()));
+    expect(keys(count()).rolled).not.toBeNull();
+    expect(keys(count()).raw).not.toBeNull();
+  });
+  it("panels of one query share one rollup read (summed, apart from the totals') and one raw read; the link groups theirs", () => {
+    const dims = (
+      ["countries", "cities", "referrers", "devices", "browsers", "os", "qr", "links", "destinations", "languages"] as const
+    ).map((g) => keys(top(g)));
+    for (const k of dims) expect(k).toEqual(dims[0]);
+    expect(dims[0].rolled).not.toEqual(keys(count()).rolled);
+    expect(dims[0].raw).not.toEqual(keys(count()).raw);
+    // tags and UTM values: what the links are now, joined to the per-link figures
+    const linkGroups = (["tags", "utm_source", "utm_medium", "utm_campaign"] as const).map((g) => keys(top(g)));
+    for (const k of linkGroups) expect(k).toEqual(linkGroups[0]);
+    expect(linkGroups[0].rolled).not.toBeNull();
+    expect(linkGroups[0].rolled).not.toEqual(dims[0].rolled);
+    expect(linkGroups[0].raw).not.toEqual(dims[0].raw);
+  });
+  it("another filter, bot mode or range is another statement; events plans and per-link rollups are read alone", () => {
+    expect(keys(top("countries", { device: "mobile" })).rolled).not.toEqual(keys(top("countries")).rolled);
+    const bots: StoreQuery = { kind: "count", query: { ...query(), filters: { bots: "include" } } };
+    expect(keys(bots)).not.toEqual(keys(count()));
+    expect(keys(days({}, "UTC", "hour"))).toEqual({ rolled: null, raw: null });
+    expect(keys(count({ folder: "mkt" })).rolled).toBeNull();
+    expect(keys(top("devices", { folder: "mkt" }))).toEqual({ rolled: null, raw: expect.any(String) });
+    // whole days only: no raw interval, nothing raw to share
+    const whole: StoreQuery = {
+      kind: "count",
+      query: query({}, { start: new Date("2026-10-02T00:00:00Z"), end: new Date("2026-10-05T00:00:00Z") }),
+    };
+    expect(keys(whole).raw).toBeNull();
   });
 });

@@ -149,6 +149,21 @@ describe("the click store's statements", () => {
     expect(texts).toMatchSnapshot();
   });
 
+  it("a page's reports asked together send these statements (shared where store/plan.ts sharedReads says)", async () => {
+    const { pool, sent } = fakePool();
+    const query: ClickQuery = { workspaceId: 11, ...LONG, filters: { bots: "exclude" } };
+    const page = new PostgresClickStore(pool).page({ start: new Date(LONG.start.getTime() - 10 * DAY), end: LONG.end });
+    const head: StoreQuery[] = [
+      { kind: "count", query },
+      { kind: "timeseries", query, unit: "day", timezone: "UTC" },
+    ];
+    await page.queryAll!(head);
+    const headSent = statements(sent);
+    sent.length = 0;
+    await page.queryAll!(GROUPS.map((group): StoreQuery => ({ kind: "top", query, group, limit: 8 })));
+    expect({ head: headSent, panels: statements(sent) }).toMatchSnapshot();
+  });
+
   it("writing, building, retention, partitions, salts and the export send these statements", async () => {
     const { pool, sent } = fakePool();
     const event: ClickEvent = {

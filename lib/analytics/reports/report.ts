@@ -2,8 +2,9 @@ import { realTimeNow } from "../../clock.ts";
 import { ServiceError } from "../../errors.ts";
 import { analyticsRetentionDays, planOf } from "../../plans/index.ts";
 import { DAY_MS, type ClickStore } from "../model.ts";
-import { analyticsExportQuerySchema, LIMIT_MAX, type AnalyticsExportInput } from "./schemas.ts";
-import { analytics, resolveRange, seriesGranularity, type AnalyticsAnswer, type AnalyticsWorkspace, type Range } from "./service.ts";
+import { reportStore } from "../store/instance.ts";
+import { analyticsExportQuerySchema, LIMIT_MAX, type AnalyticsExportInput, type AnalyticsQueryInput } from "./schemas.ts";
+import { analyticsAll, resolveRange, seriesGranularity, type AnalyticsAnswer, type AnalyticsWorkspace, type Range } from "./service.ts";
 
 // What the Analytics page (and the analytics part of a link's page) shows: totals, the time series
 // and the top-N panels for one set of filters, read from the URL's search parameters with the
@@ -100,25 +101,36 @@ export async function analyticsReport(
     const input = parsed.data;
     // the range as the service resolves it, so the previous period is asked alongside the rest
     const range = resolveRange(input, retentionDays, now);
-    // the totals, the series and the previous period are asked first (the pool serves in order),
-    // then the panels, awaited here only when they are not streamed
-    const head = Promise.all([
-      analytics(workspace, { ...input, groupBy: "count" }, now, options.store),
-      analytics(workspace, { ...input, groupBy: "timeseries" }, now, options.store),
-      previousPeriod(workspace, input, range, now, retentionDays, options.store),
-    ]);
+    // one reader for the page's reports (the range and the period before it): what they all read
+    // alike is read once (store/plan.ts pagePlanner)
+    const clickStore = options.store ?? reportStore();
+    const span = { start: new Date(range.start - (range.end - range.start)), end: new Date(range.end) };
+    const store = clickStore.page?.(span) ?? clickStore;
+    // the totals, the series and the previous period are asked first, together (the page reader
+    // answers them with shared statements), then the panels, awaited here only when not streamed
+    const before = previousPeriod(input, range, now, retentionDays);
+    const head = analyticsAll(
+      workspace,
+      [{ ...input, groupBy: "count" }, { ...input, groupBy: "timeseries" }, ...(before ?? [])],
+      now,
+      store,
+    );
     // streamed, the panels start once the head has answered: on two cores their 14 queries would
     // otherwise share the machine with the head's and delay what the page shows first
     const asked = (options.streamPanels ? head.then(() => undefined) : Promise.resolve())
       .then(() =>
-        Promise.all(
-          panels.map((g) => analytics(workspace, { ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS }, now, options.store)),
+        analyticsAll(
+          workspace,
+          panels.map((g) => ({ ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS })),
+          now,
+          store,
         ),
       )
       .then((tops) => Object.fromEntries(panels.map((g, i) => [g, tops[i]])) as Partial<Record<Panel, AnalyticsAnswer>>);
     // a streamed panels' failure is the page's error when it is rendered, never an unhandled rejection
     asked.catch(() => {});
-    const [total, series, previous] = await head;
+    const [total, series, previousTotal, previousSeries] = await head;
+    const previous = previousTotal ? { total: previousTotal, series: previousSeries } : null;
     const rangeNotice = cutRangeNotice(input, series, retentionDays);
     const later = options.streamPanels ? asked : null;
     return { input, total, series, panels: later ? {} : await asked, panelsLater: later, rangeNotice, previous };
@@ -138,27 +150,24 @@ export async function analyticsReport(
 
 /**
  * The period of the same length right before the answered range, with the same filters and the
- * same buckets: null when part of it is older than the plan keeps (a comparison with a period cut
- * short would mislead).
+ * same buckets, as its count and its series to ask: null when part of it is older than the plan
+ * keeps (a comparison with a period cut short would mislead).
  */
-async function previousPeriod(
-  workspace: AnalyticsWorkspace,
+function previousPeriod(
   input: AnalyticsExportInput,
   { start, end }: Range,
   now: number,
   retentionDays: number,
-  store: ClickStore | undefined,
-): Promise<AnalyticsReport["previous"]> {
+): [AnalyticsQueryInput, AnalyticsQueryInput] | null {
   const length = end - start;
   if (length <= 0 || start - length < now - retentionDays * DAY_MS) return null;
   const asked = { ...input, interval: undefined, start: start - length, end: start };
   // the current series' buckets (service.ts chooses them by the range's length, which is the same)
   const granularity = seriesGranularity({ start: new Date(start), end: new Date(end) });
-  const [total, previousSeries] = await Promise.all([
-    analytics(workspace, { ...asked, groupBy: "count" }, now, store),
-    analytics(workspace, { ...asked, groupBy: "timeseries", granularity }, now, store),
-  ]);
-  return { total, series: previousSeries };
+  return [
+    { ...asked, groupBy: "count" },
+    { ...asked, groupBy: "timeseries", granularity },
+  ];
 }
 
 /** The change from the previous period, as a page shows it ("+12 %", "-3 %", "new" from nothing, null: no previous period). */

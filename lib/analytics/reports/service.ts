@@ -10,9 +10,11 @@ import {
   type Bucket,
   type ClickFilters,
   type ClickQuery,
-  type ClickStore,
   type GroupRow,
+  type ReportReader,
+  type StoreQuery,
   type TopGroup,
+  type Totals,
 } from "../model.ts";
 import { reportStore } from "../store/instance.ts";
 import { countryName } from "./countries.ts";
@@ -75,10 +77,14 @@ export function resolveRange(input: { interval?: Interval; start?: number; end?:
 
 export type AnalyticsWorkspace = LinkWorkspace;
 
+/** A link's id by its code and domain, looked up once for the reports asked together. */
+type LinkIds = Map<string, Promise<number>>;
+
 async function buildQuery(
   workspace: AnalyticsWorkspace,
   input: AnalyticsExportInput,
   now: number,
+  linkIds: LinkIds = new Map(),
 ): Promise<{ query: ClickQuery; timezone: string }> {
   const retention = analyticsRetentionDays(planOf(workspace.plan));
   const range = resolveRange(input, retention, now);
@@ -102,7 +108,12 @@ async function buildQuery(
     bots: input.bots ?? "exclude",
   };
   // existence last (400 before 404/409): another workspace's link is 404, a code on several domains 409
-  if (input.link !== undefined) filters.linkId = (await getLink(workspace, { code: input.link, domain: input.domain })).id;
+  if (input.link !== undefined) {
+    const key = `${input.link}\n${input.domain ?? ""}`;
+    let id = linkIds.get(key);
+    if (!id) linkIds.set(key, (id = getLink(workspace, { code: input.link, domain: input.domain }).then((l) => l.id)));
+    filters.linkId = await id;
+  }
   return {
     query: { workspaceId: workspace.id, start: new Date(range.start), end: new Date(range.end), filters },
     timezone: input.timezone ?? "UTC",
@@ -125,24 +136,54 @@ export async function analytics(
   workspace: AnalyticsWorkspace,
   input: AnalyticsQueryInput,
   now = realTimeNow(),
-  store: ClickStore = reportStore(),
+  store: ReportReader = reportStore(),
 ): Promise<AnalyticsAnswer> {
-  const { query, timezone } = await buildQuery(workspace, input, now);
-  const groupBy = input.groupBy ?? "count";
-  const head = { groupBy, start: query.start.toISOString(), end: query.end.toISOString(), timezone };
-  if (groupBy === "count") return { ...head, ...(await store.query({ kind: "count", query })) };
-  if (groupBy === "timeseries") {
-    const granularity = seriesGranularity(query, input.granularity);
-    const buckets = query.end > query.start ? await store.query({ kind: "timeseries", query, unit: granularity, timezone }) : [];
-    const inZone = zonedIso(timezone);
-    return {
-      ...head,
-      granularity,
-      data: buckets.map((b: Bucket) => ({ start: inZone(b.start), clicks: b.clicks, visitors: b.visitors })),
-    };
-  }
-  const rows = await store.query({ kind: "top", query, group: groupBy, limit: input.limit ?? LIMIT_DEFAULT });
-  return { ...head, data: await describeGroups(workspace, groupBy, rows) };
+  return (await analyticsAll(workspace, [input], now, store))[0];
+}
+
+/**
+ * Several answers at once (a page's totals and series, or its panels), in the order asked: the
+ * store answers them together when it can (ReportReader.queryAll), sharing statements.
+ */
+export async function analyticsAll(
+  workspace: AnalyticsWorkspace,
+  inputs: AnalyticsQueryInput[],
+  now = realTimeNow(),
+  store: ReportReader = reportStore(),
+): Promise<AnalyticsAnswer[]> {
+  const linkIds: LinkIds = new Map();
+  const asked = await Promise.all(
+    inputs.map(async (input) => {
+      const { query, timezone } = await buildQuery(workspace, input, now, linkIds);
+      const groupBy = input.groupBy ?? "count";
+      const head = { groupBy, start: query.start.toISOString(), end: query.end.toISOString(), timezone };
+      if (groupBy === "count") return { input, head, store: { kind: "count", query } as StoreQuery };
+      if (groupBy === "timeseries") {
+        const granularity = seriesGranularity(query, input.granularity);
+        const store = query.end > query.start ? ({ kind: "timeseries", query, unit: granularity, timezone } as StoreQuery) : null;
+        return { input, head, store, granularity };
+      }
+      return { input, head, store: { kind: "top", query, group: groupBy, limit: input.limit ?? LIMIT_DEFAULT } as StoreQuery };
+    }),
+  );
+  const queries = asked.flatMap((a) => (a.store ? [a.store] : []));
+  const answered = store.queryAll ? await store.queryAll(queries) : await Promise.all(queries.map((q) => store.query(q)));
+  let next = 0;
+  return Promise.all(
+    asked.map(async ({ input, head, store: q, granularity }) => {
+      const answer = q ? answered[next++] : [];
+      if (head.groupBy === "count") return { ...head, ...(answer as Totals) };
+      if (head.groupBy === "timeseries") {
+        const inZone = zonedIso(head.timezone);
+        return {
+          ...head,
+          granularity,
+          data: (answer as Bucket[]).map((b) => ({ start: inZone(b.start), clicks: b.clicks, visitors: b.visitors })),
+        };
+      }
+      return { ...head, data: await describeGroups(workspace, input.groupBy as TopGroup, answer as GroupRow[]) };
+    }),
+  );
 }
 
 /** The series' buckets: as asked, else hours up to HOURLY_UP_TO_MS and days beyond; hours over at most HOURLY_MAX_DAYS. */

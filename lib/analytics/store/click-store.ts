@@ -7,14 +7,16 @@ import {
   type ClickQuery,
   type ClickStore,
   type ExportRow,
+  type ReportReader,
   type StoreAnswer,
   type StoreQuery,
 } from "../model.ts";
 import { insertClickEvents } from "./events-insert.ts";
 import { streamEvents } from "./events-read.ts";
+import { answerAll } from "./batch-read.ts";
 import { answer } from "./execute.ts";
 import { ensureMonthPartition, monthOf, partitionName } from "./partitions.ts";
-import { planQuery } from "./plan.ts";
+import { pagePlanner, planQuery } from "./plan.ts";
 import { unmarkRollupDaysIn } from "./rollup-build.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import { loadVisitorSalt, pruneVisitorSalts } from "./salts.ts";
@@ -73,6 +75,21 @@ export class PostgresClickStore implements ClickStore {
 
   async query<Q extends StoreQuery>(q: Q): Promise<StoreAnswer<Q["kind"]>> {
     return answer(this.pool, q, await planQuery(this.pool, q));
+  }
+
+  /** A reader for one page's reports: the built days read once (pagePlanner), reports asked together answered together (batch-read.ts). */
+  page(span: { start: Date; end: Date }): ReportReader {
+    const plan = pagePlanner(this.pool, span);
+    return {
+      query: async (q) => answer(this.pool, q, await plan(q)),
+      queryAll: async <Q extends StoreQuery>(qs: Q[]) => {
+        const plans = await Promise.all(qs.map((q) => plan(q)));
+        return (await answerAll(
+          this.pool,
+          qs.map((q, i) => ({ q, plan: plans[i] })),
+        )) as StoreAnswer<Q["kind"]>[];
+      },
+    };
   }
 
   events(q: ClickQuery): AsyncGenerator<ExportRow[]> {

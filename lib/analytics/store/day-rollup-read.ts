@@ -1,6 +1,6 @@
 import type { BotMode, GroupRow } from "../model.ts";
 import type { DimFilter, LinkGroup, RollupDim } from "./dimensions.ts";
-import { readLinkGroups } from "./link-groups.ts";
+import { readLinkGroups, readLinkGroupsAll } from "./link-groups.ts";
 import { botSql } from "./sql-params.ts";
 import type { Queryable } from "../../db/queryable.ts";
 
@@ -35,6 +35,31 @@ export async function readRollup(
 }
 
 /**
+ * readRollup of several dimensions at once (the panels of one page, or its totals and day series),
+ * each row with its dimension.
+ */
+export async function readRollupDims(
+  q: Queryable,
+  workspaceId: number,
+  dims: RollupDim[],
+  days: number[],
+  bots: BotMode,
+  perDay: boolean,
+  filter: DimFilter | null,
+): Promise<(RollupRow & { dim: RollupDim })[]> {
+  if (!days.length) return [];
+  const { rows } = await q.query<RollupRow & { dim: RollupDim }>(
+    `select dim, ${perDay ? "(day - date '1970-01-01')::int" : "0"} as day, value, sum(clicks)::int as clicks, sum(visitors)::int as visitors
+     from analytics.click_day
+     where workspace_id = $1 and fdim = $2 and fvalue = $3 and dim = any($4::text[])
+       and day = any(select date '1970-01-01' + d from unnest($5::int[]) as d) ${botSql(bots)}
+     group by 1, 2, 3`,
+    [workspaceId, filter?.dim ?? "", filter?.value ?? "", dims, days],
+  );
+  return rows;
+}
+
+/**
  * The unfiltered per-link rows over the built days, grouped by what the links are now (their tags
  * or a value of their URL; see readLinkGroups). Visitors are each link's, summed.
  */
@@ -46,15 +71,26 @@ export async function readRollupByLink(
   by: LinkGroup,
 ): Promise<GroupRow[]> {
   if (!days.length) return [];
-  return readLinkGroups(
-    q,
-    by,
-    `select value::int as link_id, sum(clicks) as clicks, sum(visitors) as visitors from analytics.click_day
+  return readLinkGroups(q, by, perLinkSql(bots), [workspaceId, days]);
+}
+
+/** The unfiltered per-link rows over the days ($1 the workspace, $2 the days). */
+const perLinkSql = (bots: BotMode) =>
+  `select value::int as link_id, sum(clicks) as clicks, sum(visitors) as visitors from analytics.click_day
      where workspace_id = $1 and fdim = '' and fvalue = '' and dim = 'link'
        and day = any(select date '1970-01-01' + d from unnest($2::int[]) as d) ${botSql(bots)}
-     group by value`,
-    [workspaceId, days],
-  );
+     group by value`;
+
+/** readRollupByLink of several link groups in one statement (a page's tags and UTM panels), in the order of `groups`. */
+export async function readRollupByLinkAll(
+  q: Queryable,
+  workspaceId: number,
+  days: number[],
+  bots: BotMode,
+  groups: LinkGroup[],
+): Promise<GroupRow[][]> {
+  if (!days.length) return groups.map(() => []);
+  return readLinkGroupsAll(q, groups, perLinkSql(bots), [workspaceId, days]);
 }
 
 /**

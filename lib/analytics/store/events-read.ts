@@ -1,17 +1,26 @@
 import type pg from "pg";
 import type { Bucket, ClickQuery, ExportRow, GroupRow, TopGroup, Totals } from "../model.ts";
-import { filterWhere, groupColumns, isLinkGroup, LINK_GROUPS, visitorsPerLink, WHERE_ORDER } from "./dimensions.ts";
+import { filterWhere, groupColumns, isLinkGroup, LINK_GROUPS, visitorsPerLink, WHERE_ORDER, type LinkGroup } from "./dimensions.ts";
+import { readLinkGroupsAll } from "./link-groups.ts";
 import { Params } from "./sql-params.ts";
 import type { Queryable } from "../../db/queryable.ts";
+import type { Interval } from "./plan.ts";
 
 // The raw events (analytics.click_event): one WHERE clause built from the filters of the dimension
 // table (store/dimensions.ts), and one named function per kind of answer. Values always travel as
 // parameters; only fixed SQL from that table is concatenated.
 
-/** `where ...` for the query, with its parameters. */
-export function whereClause(q: ClickQuery, p = new Params()): { sql: string; params: Params } {
+/**
+ * `where ...` for the query, with its parameters: its range, or the `intervals` given instead (the
+ * raw parts of a rollup plan, read by one statement: store/plan.ts).
+ */
+export function whereClause(q: ClickQuery, p = new Params(), intervals?: readonly Interval[]): { sql: string; params: Params } {
   const ws = p.add(q.workspaceId);
-  const parts = [`workspace_id = ${ws}`, `at >= ${p.add(q.start)}`, `at < ${p.add(q.end)}`];
+  const parts = [`workspace_id = ${ws}`];
+  if (!intervals || intervals.length === 1) {
+    const [range] = intervals ?? [q];
+    parts.push(`at >= ${p.add(range.start)}`, `at < ${p.add(range.end)}`);
+  } else parts.push(`(${intervals.map((i) => `at >= ${p.add(i.start)} and at < ${p.add(i.end)}`).join(" or ")})`);
   for (const key of WHERE_ORDER) {
     const value = q.filters[key];
     if (value === undefined || value === null) continue;
@@ -30,8 +39,8 @@ const MEASURES = `count(*)::int as clicks, count(distinct visitor)::int as visit
 const PER_LINK_MEASURES = `count(*)::int as clicks, count(distinct (link_id, visitor))::int as visitors`;
 const measures = (q: ClickQuery) => (visitorsPerLink(q.filters) ? PER_LINK_MEASURES : MEASURES);
 
-export async function queryTotals(db: Queryable, q: ClickQuery): Promise<Totals> {
-  const { sql, params } = whereClause(q);
+export async function queryTotals(db: Queryable, q: ClickQuery, intervals?: readonly Interval[]): Promise<Totals> {
+  const { sql, params } = whereClause(q, undefined, intervals);
   const { rows } = await db.query<Totals>(`select ${measures(q)} from analytics.click_event ${sql}`, params.values);
   return rows[0] ?? { clicks: 0, visitors: 0 };
 }
@@ -65,9 +74,107 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
   return rows;
 }
 
-/** The `limit` largest groups, most clicks first (then most visitors, then by key). */
-export async function queryTopGroups(db: Queryable, q: ClickQuery, group: TopGroup, limit: number): Promise<GroupRow[]> {
-  const { sql, params } = whereClause(q);
+/**
+ * Clicks per UTC day over the intervals (the raw parts of a rollup plan), only the days with clicks:
+ * what a rollup plan's day series adds to the built days (store/execute.ts).
+ */
+export async function queryUtcDays(db: Queryable, q: ClickQuery, intervals: readonly Interval[]): Promise<Bucket[]> {
+  const { sql, params } = whereClause(q, undefined, intervals);
+  const { rows } = await db.query<Bucket>(
+    `select date_trunc('day', at, 'UTC') as start, ${measures(q)} from analytics.click_event ${sql} group by 1 order by 1`,
+    params.values,
+  );
+  return rows;
+}
+
+/**
+ * The totals and the clicks per UTC day over the intervals at once (a grouping set each): what a
+ * page's count and day series of one query add to their built days (store/batch-read.ts).
+ */
+export async function queryTotalsAndUtcDays(
+  db: Queryable,
+  q: ClickQuery,
+  intervals: readonly Interval[],
+): Promise<{ totals: Totals; days: Bucket[] }> {
+  const { sql, params } = whereClause(q, undefined, intervals);
+  const { rows } = await db.query<Totals & { whole: number; start: Date | null }>(
+    `select grouping(e.day) as whole, e.day as start, ${measures(q)}
+     from (select date_trunc('day', at, 'UTC') as day, link_id, visitor from analytics.click_event ${sql}) e
+     group by grouping sets ((), (e.day))`,
+    params.values,
+  );
+  const whole = rows.find((r) => r.whole === 1);
+  return {
+    totals: whole ? { clicks: whole.clicks, visitors: whole.visitors } : { clicks: 0, visitors: 0 },
+    days: rows
+      .filter((r) => r.whole === 0)
+      .map((r) => ({ start: r.start!, clicks: r.clicks, visitors: r.visitors }))
+      .sort((a, b) => a.start.getTime() - b.start.getTime()),
+  };
+}
+
+/**
+ * All groups of each of several top-N groups over the intervals, in one statement (a grouping set
+ * per group; link groups, which join the links, are not among them): the raw parts of a page's
+ * panels (store/batch-read.ts). In the order of `groups`, unsorted.
+ */
+export async function queryGroupSets(
+  db: Queryable,
+  q: ClickQuery,
+  groups: readonly TopGroup[],
+  intervals: readonly Interval[],
+): Promise<GroupRow[][]> {
+  const { sql, params } = whereClause(q, undefined, intervals);
+  const sets = groups.map((g) => {
+    if (isLinkGroup(g)) throw new Error(`${g} has no grouping set`);
+    return groupColumns(g);
+  });
+  const columns = [...new Set(sets.flat())];
+  // grouping(columns): bit (n - 1 - i) is set when columns[i] is not in the row's set
+  const maskOf = (set: readonly string[]) => columns.reduce((m, c, i) => (set.includes(c) ? m : m | (1 << (columns.length - 1 - i))), 0);
+  const { rows } = await db.query<Record<string, unknown> & Totals & { set: number }>(
+    `select grouping(${columns.join(", ")}) as set, ${columns.map((c, i) => `${c} as c${i}`).join(", ")}, ${measures(q)}
+     from analytics.click_event ${sql}
+     group by grouping sets (${[...new Set(sets.map((s) => `(${s.join(", ")})`))].join(", ")})`,
+    params.values,
+  );
+  return sets.map((set) => {
+    const mask = maskOf(set);
+    return rows
+      .filter((r) => r.set === mask)
+      .map((r) => ({
+        key: set.map((c) => r[`c${columns.indexOf(c)}`] as string | number | boolean | null),
+        clicks: r.clicks,
+        visitors: r.visitors,
+      }));
+  });
+}
+
+/** All groups of several link groups (tags, UTM values) over the intervals, in one statement: in the order of `groups`, unsorted. */
+export async function queryLinkGroupsAll(
+  db: Queryable,
+  q: ClickQuery,
+  groups: readonly LinkGroup[],
+  intervals: readonly Interval[],
+): Promise<GroupRow[][]> {
+  const { sql, params } = whereClause(q, undefined, intervals);
+  return readLinkGroupsAll(
+    db,
+    [...groups],
+    `select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id`,
+    params.values,
+  );
+}
+
+/** The `limit` largest groups, most clicks first (then most visitors, then by key); over `intervals` when given. */
+export async function queryTopGroups(
+  db: Queryable,
+  q: ClickQuery,
+  group: TopGroup,
+  limit: number,
+  intervals?: readonly Interval[],
+): Promise<GroupRow[]> {
+  const { sql, params } = whereClause(q, undefined, intervals);
   const cols = groupColumns(group);
   const keys = cols.map((c, i) => `${c} as k${i}`).join(", ");
   const order = cols.map((c) => `${c} nulls last`).join(", ");

@@ -12,7 +12,7 @@ import {
 import { readRollup, readRollupByLink, type RollupRow } from "./day-rollup-read.ts";
 import { readFilterDestinations } from "./destination-rollup.ts";
 import { decodeValue } from "./dimensions.ts";
-import { queryTimeseries, queryTopGroups, queryTotals } from "./events-read.ts";
+import { queryTimeseries, queryTopGroups, queryTotals, queryUtcDays } from "./events-read.ts";
 import { readLinkDays, readLinkSetGroups, readLinkSetTotals, readLinkSetValues } from "./link-day-rollup-read.ts";
 import type { Interval, RollupPlan, SourcePlan } from "./plan.ts";
 import type { Queryable } from "../../db/queryable.ts";
@@ -31,6 +31,16 @@ export type StoreReaders = {
   rolledTotals(q: ClickQuery, plan: RollupPlan, perDay: boolean): Promise<RollupRow[]>;
   /** the built days' groups (a groups plan) */
   rolledGroups(q: ClickQuery, group: TopGroup, plan: RollupPlan): Promise<GroupRow[]>;
+  /**
+   * A rollup plan's raw parts read at once: their totals, their clicks per UTC day (days without
+   * clicks may be left out), their groups. Without these, each interval is read on its own by the
+   * readers above.
+   */
+  raw?: {
+    totals(q: ClickQuery, intervals: Interval[]): Promise<Totals>;
+    utcDays(q: ClickQuery, intervals: Interval[]): Promise<Bucket[]>;
+    top(q: ClickQuery, group: TopGroup, intervals: Interval[]): Promise<GroupRow[]>;
+  };
 };
 
 /** PostgreSQL's readers (store/events-read.ts, the rollup readers). */
@@ -40,6 +50,11 @@ export const postgresReaders = (db: Queryable): StoreReaders => ({
   top: (q, group, limit) => queryTopGroups(db, q, group, limit),
   rolledTotals: (q, plan, perDay) => rolledTotals(db, q, plan, perDay),
   rolledGroups: (q, group, plan) => readRolledGroups(db, q, group, plan),
+  raw: {
+    totals: (q, intervals) => queryTotals(db, q, intervals),
+    utcDays: (q, intervals) => queryUtcDays(db, q, intervals),
+    top: (q, group, intervals) => queryTopGroups(db, q, group, ALL_GROUPS, intervals),
+  },
 });
 
 export function answer<Q extends StoreQuery>(db: Queryable, q: Q, plan: SourcePlan): Promise<StoreAnswer<Q["kind"]>> {
@@ -64,6 +79,17 @@ export async function answerWith<Q extends StoreQuery>(r: StoreReaders, q: Q, pl
 }
 
 const part = (q: ClickQuery, r: Interval): ClickQuery => ({ ...q, start: r.start, end: r.end });
+/** A raw part's groups are all added up before the top `limit` are kept. */
+const ALL_GROUPS = 1_000_000;
+
+// A plan's raw parts: one read for all of them when the store reads several intervals at once, else
+// one read per interval.
+const rawTotals = (r: StoreReaders, q: ClickQuery, raw: Interval[]): Promise<Totals>[] =>
+  !raw.length ? [] : r.raw ? [r.raw.totals(q, raw)] : raw.map((i) => r.totals(part(q, i)));
+const rawDays = (r: StoreReaders, q: ClickQuery, raw: Interval[]): Promise<Bucket[]>[] =>
+  !raw.length ? [] : r.raw ? [r.raw.utcDays(q, raw)] : raw.map((i) => r.timeseries(part(q, i), "day", "UTC"));
+const rawGroups = (r: StoreReaders, q: ClickQuery, group: TopGroup, raw: Interval[]): Promise<GroupRow[]>[] =>
+  !raw.length ? [] : r.raw ? [r.raw.top(q, group, raw)] : raw.map((i) => r.top(part(q, i), group, ALL_GROUPS));
 
 // the built days' totals, in all or per day
 function rolledTotals(db: Queryable, q: ClickQuery, plan: RollupPlan, perDay: boolean): Promise<RollupRow[]> {
@@ -74,7 +100,7 @@ function rolledTotals(db: Queryable, q: ClickQuery, plan: RollupPlan, perDay: bo
 }
 
 async function rollupTotals(r: StoreReaders, q: ClickQuery, plan: RollupPlan): Promise<Totals> {
-  const [rolled, ...raws] = await Promise.all([r.rolledTotals(q, plan, false), ...plan.raw.map((i) => r.totals(part(q, i)))]);
+  const [rolled, ...raws] = await Promise.all([r.rolledTotals(q, plan, false), ...rawTotals(r, q, plan.raw)]);
   const out = { clicks: 0, visitors: 0 };
   for (const t of [...rolled, ...raws]) {
     out.clicks += t.clicks;
@@ -85,10 +111,7 @@ async function rollupTotals(r: StoreReaders, q: ClickQuery, plan: RollupPlan): P
 
 /** Day buckets in UTC: the rollup's days and the raw parts' buckets, every day of the range present. */
 async function rollupDays(r: StoreReaders, q: ClickQuery, plan: RollupPlan): Promise<Bucket[]> {
-  const [rolled, ...raws] = await Promise.all([
-    r.rolledTotals(q, plan, true),
-    ...plan.raw.map((i) => r.timeseries(part(q, i), "day", "UTC")),
-  ]);
+  const [rolled, ...raws] = await Promise.all([r.rolledTotals(q, plan, true), ...rawDays(r, q, plan.raw)]);
   const byDay = new Map<number, Totals>();
   const add = (day: number, t: Totals) => {
     const b = byDay.get(day) ?? { clicks: 0, visitors: 0 };
@@ -128,10 +151,7 @@ async function readRolledGroups(db: Queryable, q: ClickQuery, group: TopGroup, p
 }
 
 async function rollupTopGroups(r: StoreReaders, q: ClickQuery, group: TopGroup, limit: number, plan: RollupPlan): Promise<GroupRow[]> {
-  const [rolled, ...raws] = await Promise.all([
-    r.rolledGroups(q, group, plan),
-    ...plan.raw.map((i) => r.top(part(q, i), group, 1_000_000)),
-  ]);
+  const [rolled, ...raws] = await Promise.all([r.rolledGroups(q, group, plan), ...rawGroups(r, q, group, plan.raw)]);
   const byKey = new Map<string, GroupRow>();
   for (const row of [...rolled, ...raws.flat()]) {
     const id = JSON.stringify(row.key);

@@ -35,6 +35,21 @@ import type { Queryable } from "../../db/queryable.ts";
 // | top countries ... qr, destinations, languages: a link, folder  | link-day-rollup        | click_day_link: the links' rows of that group |
 // |   or tag filter                                                |                        |                                               |
 //
+// A rollup plan's raw intervals (the partial first day, days not built, today) are read by one
+// statement. A page's reports (ClickStore.page: the Analytics page's totals, series, previous
+// period and 14 panels) read the built days once for all of them (pagePlanner), and are answered
+// together (store/batch-read.ts), sharing statements as sharedReads says:
+//
+// | reads of a page's reports (same query, range and bot mode)          | one statement                          |
+// | ------------------------------------------------------------------- | -------------------------------------- |
+// | day-rollup "dim" reads, count and timeseries                        | click_day, every dim, per day          |
+// | day-rollup "dim" reads, top groups (countries ... links, languages) | click_day, every dim, summed           |
+// | day-rollup "links-now" reads (top tags, utm_*)                      | click_day link rows, a union per group |
+// | raw intervals, count and timeseries                                 | events: grouping sets (), (day)        |
+// | raw intervals, top groups but tags and utm_*                        | events: a grouping set per group       |
+// | raw intervals, top tags and utm_* (they join the links)             | events per link, a union per group     |
+// | anything else (events plans, per-link and destination rollups)      | alone, as a report alone reads it      |
+//
 // A dimension filter is country, referrer, device, browser, OS or QR (store/dimensions.ts: a
 // filter the rollups keep). A rollup plan reads the built UTC days of the range from the rollups and
 // the rest (the partial first and last day, today, days not built yet) from the events, and adds
@@ -137,8 +152,45 @@ export function planSource(q: StoreQuery, built: ReadonlySet<number>): SourcePla
   return { ...rollupRead(q, window.filter), days, raw: rawIntervals(q.query, days) };
 }
 
+/**
+ * The planner of one page's reports (the Analytics page: its range and the previous period, `span`
+ * covering both): the built days of the span read once, when the first report that the rollups could
+ * answer asks, and every report planned by planSource on them, as planQuery would. A report reaching
+ * outside the span reads its own.
+ */
+export function pagePlanner(db: Queryable, span: Interval): (q: StoreQuery) => Promise<SourcePlan> {
+  const first = Math.ceil(span.start.getTime() / DAY_MS);
+  const last = Math.floor(span.end.getTime() / DAY_MS);
+  let built: Promise<Set<number>> | undefined;
+  return async (q) => {
+    const window = rollupWindow(q);
+    if (!window) return { source: "events" };
+    if (window.first < first || window.last > last) return planSource(q, await builtDays(db, window.first, window.last));
+    built ??= builtDays(db, first, last);
+    return planSource(q, await built);
+  };
+}
+
 /** planSource with the built days of the report's window read from the store (none read when no rollup can help). */
 export async function planQuery(db: Queryable, q: StoreQuery): Promise<SourcePlan> {
   const window = rollupWindow(q);
   return window ? planSource(q, await builtDays(db, window.first, window.last)) : { source: "events" };
+}
+
+/**
+ * The keys of the statements a report's reads share with the other reports of its page (the table
+ * above): reads with the same key are one statement; null: read alone.
+ */
+export function sharedReads(q: StoreQuery, plan: SourcePlan): { rolled: string | null; raw: string | null } {
+  if (plan.source === "events") return { rolled: null, raw: null };
+  const { workspaceId, filters } = q.query;
+  const rolled =
+    plan.source !== "day-rollup"
+      ? null
+      : plan.read === "dim"
+        ? JSON.stringify(["dim", workspaceId, plan.filter, plan.days, filters.bots, q.kind === "top" ? "summed" : "per day"])
+        : JSON.stringify(["links-now", workspaceId, plan.days, filters.bots]);
+  const shape = q.kind !== "top" ? "totals and days" : isLinkGroup(q.group) ? "link groups" : "groups";
+  const raw = plan.raw.length && shape ? JSON.stringify([shape, workspaceId, filters, plan.raw]) : null;
+  return { rolled, raw };
 }
