@@ -107,7 +107,8 @@ export async function analyticsReport(
     const span = { start: new Date(range.start - (range.end - range.start)), end: new Date(range.end) };
     const store = clickStore.page?.(span) ?? clickStore;
     // the totals, the series and the previous period are asked first, together (the page reader
-    // answers them with shared statements), then the panels, awaited here only when not streamed
+    // answers them with shared statements), then the panels at once (a handful of shared
+    // statements too, sent after the head's on the pool), awaited here only when not streamed
     const before = previousPeriod(input, range, now, retentionDays);
     const head = analyticsAll(
       workspace,
@@ -115,18 +116,14 @@ export async function analyticsReport(
       now,
       store,
     );
-    // streamed, the panels start once the head has answered: on two cores their 14 queries would
-    // otherwise share the machine with the head's and delay what the page shows first
-    const asked = (options.streamPanels ? head.then(() => undefined) : Promise.resolve())
-      .then(() =>
-        analyticsAll(
-          workspace,
-          panels.map((g) => ({ ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS })),
-          now,
-          store,
-        ),
-      )
-      .then((tops) => Object.fromEntries(panels.map((g, i) => [g, tops[i]])) as Partial<Record<Panel, AnalyticsAnswer>>);
+    // Not held until the head has answered: a range change keeps the old panels on screen until
+    // the new ones have come, so the page's new figures show when the panels' answer is in.
+    const asked = analyticsAll(
+      workspace,
+      panels.map((g) => ({ ...input, groupBy: g, limit: options.rows ?? PANEL_ROWS })),
+      now,
+      store,
+    ).then((tops) => Object.fromEntries(panels.map((g, i) => [g, tops[i]])) as Partial<Record<Panel, AnalyticsAnswer>>);
     // a streamed panels' failure is the page's error when it is rendered, never an unhandled rejection
     asked.catch(() => {});
     const [total, series, previousTotal, previousSeries] = await head;
