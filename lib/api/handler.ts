@@ -21,8 +21,9 @@ import { errorResponse, failureResponse, json, unauthorizedResponse } from "./re
 //   1. authenticate the key (401, identical in every case, no rate headers)
 //   2. the plan's ApiAccess (403 feature, no rate headers: the limiter has not run)
 //   3. the key's rate budget (429), then every later answer carries X-RateLimit-* (unless the plan has no rate);
-//      a route with countedRun reads its answer in the same statement, used only once the count allows it
-//   4. the query and the JSON body through the route's zod schemas (400)
+//      a route with countedRun reads (or writes) its answer in the same statement, used only once the count allows it
+//   4. the query and the JSON body through the route's zod schemas (400); a countedRun route parses
+//      them before its statement, and one that does not parse is counted on its own first, then answered
 //   5. the route's service call; any ServiceError it throws (403 feature / quota, 404, 409, ...) or its success mapped to JSON
 // Anything unexpected becomes 500 server_error with a logged reference. Every answer carries
 // X-Request-Id and is logged in one line (request-log.ts).
@@ -50,17 +51,19 @@ type Spec<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined> = 
   maxBodyBytes?: number;
   run: (call: Call<BS, QS>) => Promise<ApiAnswer>;
   /**
-   * A route without a body, on a plan with a rate: its answer read in the statement that counts the
-   * request (one round trip for both; lib/ratelimit liveKeyRateCte). Null when it cannot for this
-   * call: the request is counted on its own and `run` answers. `answer` is taken only once the
-   * count allows the request; a null count (the key is no longer live) is handled as the rate
-   * statement's null.
+   * On a plan with a rate: the route's answer read (or its write made) in the statement that counts
+   * the request (one round trip for both; lib/ratelimit liveKeyRateCte), called with the parsed
+   * query and body. Null when it cannot for this call: the request is counted on its own and `run`
+   * answers. `answer` is taken only once the count allows the request; a null count (the key is no
+   * longer live) is handled as the rate statement's null; "not counted" (the statement was refused
+   * and rolled back, the count with it, or never ran): the request is counted on its own, and
+   * `answer` answers once that count allows it. A countedRun that throws counted nothing either (its
+   * statement failed): the request is counted on its own, then answered with what it threw.
    */
-  countedRun?: (
-    call: Call<BS, QS>,
-    rate: LiveKeyRate,
-  ) => Promise<{ rateCount: number | null; answer: () => ApiAnswer | Promise<ApiAnswer> } | null>;
+  countedRun?: (call: Call<BS, QS>, rate: LiveKeyRate) => Promise<CountedAnswer | null>;
 };
+
+type CountedAnswer = { rateCount: number | null | "not counted"; answer: () => ApiAnswer | Promise<ApiAnswer> };
 
 type Call<BS, QS> = ApiCall<BS extends z.ZodType ? z.output<BS> : undefined, QS extends z.ZodType ? z.output<QS> : Record<string, never>>;
 
@@ -83,8 +86,11 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
       // switched off or another plan, and the notification not here yet) the database decides.
       let auth: AuthenticatedKey | null = await authenticateApiKey(token);
       const params = ctx ? await ctx.params : {};
-      // the answer read with the count (countedRun), when the route did so, and the query it parsed
-      let counted: { answer: () => ApiAnswer | Promise<ApiAnswer>; query: unknown } | null = null;
+      // the query and the body, parsed once: after the count, or before it for a countedRun
+      let parsing: Promise<Input> | undefined;
+      const input = () => (parsing ??= parseInput(spec, req));
+      // the answer read with the count (countedRun), when the route did so
+      let counted: CountedAnswer | null = null;
       for (let attempt = 1; ; attempt++) {
         if (!auth) return unauthorizedResponse();
         request.workspaceId = auth.workspace.id;
@@ -97,10 +103,11 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
           limit: plan.rateLimit,
           windowSeconds: config().RATE_LIMIT_WINDOW_SECONDS,
         };
-        const read = attempt === 1 && spec.countedRun ? await countedRead(spec, req, auth, params, live) : null;
-        rate = read
-          ? liveKeyRateDecision(read.rateCount, live.limit)
-          : await consumeLiveKeyRateBudget(live.keyId, live.plan, live.limit, live.windowSeconds);
+        const read = attempt === 1 && spec.countedRun ? await countedRead(spec, req, input, auth, params, live) : null;
+        rate =
+          read && read.rateCount !== "not counted"
+            ? liveKeyRateDecision(read.rateCount, live.limit)
+            : await consumeLiveKeyRateBudget(live.keyId, live.plan, live.limit, live.windowSeconds);
         if (rate && !rate.allowed) {
           recordRateLimited();
           return errorResponse(ServiceError.rateLimit(plan.rateLimit), rateLimitHeaders(rate));
@@ -114,11 +121,9 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
         forgetApiKeys();
         auth = await authenticateApiKey(token, findLiveApiKey);
       }
-      const query = counted ? counted.query : parseWith(spec.query ?? emptyQuery, queryObject(new URL(req.url), spec.repeatable), "query ");
-      const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
       const answer = counted
         ? await counted.answer()
-        : await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body } as never);
+        : await spec.run({ req, workspace: auth.workspace, keyId: auth.keyId, params, ...(await input()) } as never);
       if ("stream" in answer)
         return new Response(answer.stream, {
           status: answer.status,
@@ -137,25 +142,43 @@ export function apiRoute<BS extends z.ZodType | undefined = undefined, QS extend
   };
 }
 
+type Input = { query: unknown; body: unknown };
+
+/** Step 4: the query, then the JSON body (none when the route takes none), through the route's schemas. */
+async function parseInput(spec: Spec<z.ZodType | undefined, z.ZodType | undefined>, req: Request): Promise<Input> {
+  const query = parseWith(spec.query ?? emptyQuery, queryObject(new URL(req.url), spec.repeatable), "query ");
+  const body = spec.body ? await readJsonBody(req, spec.body, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : undefined;
+  return { query, body };
+}
+
 /**
- * The route's countedRun for a request whose query parses (a query that does not is counted on its
- * own first and then answered 400, as without countedRun).
+ * The route's countedRun for a request whose query and body parse (one that does not is counted on
+ * its own first and then answered 400, as without countedRun: the parse's refusal is kept).
  */
 async function countedRead<BS extends z.ZodType | undefined, QS extends z.ZodType | undefined>(
   spec: Spec<BS, QS>,
   req: Request,
+  input: () => Promise<Input>,
   auth: AuthenticatedKey,
   params: Record<string, string | string[]>,
   live: LiveKeyRate,
-) {
-  let query;
+): Promise<CountedAnswer | null> {
+  let parsed: Input;
   try {
-    query = parseWith(spec.query ?? emptyQuery, queryObject(new URL(req.url), spec.repeatable), "query ");
+    parsed = await input();
   } catch {
     return null;
   }
-  const read = await spec.countedRun!({ req, workspace: auth.workspace, keyId: auth.keyId, params, query, body: undefined } as never, live);
-  return read && { ...read, query };
+  try {
+    return await spec.countedRun!({ req, workspace: auth.workspace, keyId: auth.keyId, params, ...parsed } as never, live);
+  } catch (e) {
+    return {
+      rateCount: "not counted",
+      answer: () => {
+        throw e;
+      },
+    };
+  }
 }
 
 const emptyQuery = z.strictObject({});

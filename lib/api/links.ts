@@ -2,6 +2,7 @@ import {
   bulkCreateLinks,
   bulkCreateLinksSchema,
   createLink,
+  createLinkCountingRate,
   createLinkSchema,
   deleteLink,
   exportFileName,
@@ -31,6 +32,11 @@ const codeParam = (params: Record<string, string | string[]>) => String(params.c
 
 export const createLinkRoute = apiRoute({
   body: createLinkSchema,
+  // the request counted in the create's statement (create-plan.ts says when)
+  countedRun: async ({ workspace, body }, rate) => {
+    const made = await createLinkCountingRate(workspace, body, rate);
+    return made && { rateCount: made.rateCount, answer: async () => ({ status: 201, body: apiLink(await made.link()) }) };
+  },
   run: async ({ workspace, body }) => ({ status: 201, body: apiLink(await createLink(workspace, body)) }),
 });
 

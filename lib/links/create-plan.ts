@@ -21,8 +21,23 @@ import { isReservedAlias } from "./short-code.ts";
 // statement has committed. A statement's text holds only the parts its create needs.
 // The destination check against verified custom domains is left to the statement ("statement")
 // unless a password is to be hashed (only after every check) or nothing is written ("read").
+//
+// An API request on a plan with a rate is counted against its key (lib/ratelimit) exactly once:
+//
+// | create                                   | rate           | where the request is counted                                    |
+// | ---------------------------------------- | -------------- | --------------------------------------------------------------- |
+// | no rate (the app, a plan without a rate) | none           | nowhere                                                         |
+// | one statement, no password               | in statement   | liveKeyRateCte in createStatement (RateWindow before the        |
+// |                                          |                |   allowance row): one round trip; every write waits on the      |
+// |                                          |                |   count; a refusal rolls the count back too, and the request    |
+// |                                          |                |   is then counted on its own (lib/api/handler.ts)               |
+// | one statement with a password            | apart          | its own statement first: an over-limit request costs no hash    |
+// | refused, bulk                            | apart          | its own statement first (no single statement to carry it)       |
 
 export type CreateShape = "refused" | "one statement" | "bulk";
+
+/** Where an API request's rate count goes (see the second table). */
+export type CreateRate = "none" | "in statement" | "apart";
 
 export type CreatePlan = {
   shape: CreateShape;
@@ -30,6 +45,7 @@ export type CreatePlan = {
   event: boolean;
   /** where the destinations are checked against verified custom domains */
   destinations: "read" | "statement";
+  rate: CreateRate;
 };
 
 export type CreateRequest = {
@@ -37,12 +53,16 @@ export type CreateRequest = {
   links: 1 | "many";
   alias?: string | null;
   password?: string | null;
+  /** an API request to be counted against its key's rate (the plan has one) */
+  rated?: boolean;
 };
 
 export function planCreate(create: CreateRequest, plan: Plan): CreatePlan {
-  if (create.links === "many") return { shape: "bulk", event: false, destinations: "read" };
+  const apart = create.rated && plan.rateLimit !== null ? "apart" : "none";
+  if (create.links === "many") return { shape: "bulk", event: false, destinations: "read", rate: apart };
   const destinations = create.password ? "read" : "statement";
   if (plan.maxLinks < 1 || (typeof create.alias === "string" && isReservedAlias(create.alias)))
-    return { shape: "refused", event: false, destinations: "read" };
-  return { shape: "one statement", event: webhooksAllowed(plan), destinations };
+    return { shape: "refused", event: false, destinations: "read", rate: apart };
+  const rate = apart === "apart" && !create.password ? "in statement" : apart;
+  return { shape: "one statement", event: webhooksAllowed(plan), destinations, rate };
 }

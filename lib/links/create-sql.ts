@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
 import type { Queryable } from "../db/queryable.ts";
 import { eventValues, recordEventCte, type EventParts } from "../events/sql.ts";
+import { liveKeyRateAllowsCte, liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 import { tagArgs, tagsCte } from "../tags/sql.ts";
 import { takeAllowance } from "./allowance.ts";
 import { SELECT_LINK, type NewLinkColumns } from "./sql.ts";
@@ -19,6 +20,14 @@ import { SELECT_LINK, type NewLinkColumns } from "./sql.ts";
 // nothing. Its text follows its shape: a part the create does not need (tags, event, destination
 // check) is not in the text, so it costs nothing. The allowance row, which serializes the
 // workspace's creates, is locked only inside the statement.
+//
+// An API request on a plan with a rate is counted in the same statement (`rate`: lib/ratelimit
+// liveKeyRateCte, create-plan.ts): data-modifying CTEs always run, so every write selects from
+// `rate_allows`, which has a row only when the count allows the request. Over the limit, or for a
+// key no longer live (nothing counted), the statement writes nothing and refuses nothing; it
+// answers the count alone (RateStopped). The count's RateWindow row is locked before the link and
+// the allowance row (the writes read the count first); no other statement holds the allowance
+// row while it waits for a RateWindow row (bulk and the reads count in statements of their own).
 
 /** What a create statement refused. */
 export type CreateRefusal = "destination" | "quota" | "taken";
@@ -57,7 +66,7 @@ export function newLinkValues(c: NewLinkColumns): unknown[] {
   return values.concat(c.startsOn, c.expiresOn, c.maxClicks, c.fallbackUrl, c.passwordHash, json(c.targeting), json(c.routing));
 }
 
-type Shape = { hosts: boolean; tags: boolean; event: boolean };
+type Shape = { hosts: boolean; tags: boolean; event: boolean; rate: boolean };
 
 /** The statement's parameters after the link's $1..$16, in this order, those of its shape only. */
 function parameters(s: Shape) {
@@ -71,7 +80,10 @@ function parameters(s: Shape) {
   const tags = s.tags ? next(2) : null;
   const allowance = next(2);
   const event = s.event ? next(5) : null;
-  return { hosts, tags, allowance, event };
+  // the rate's four (lib/ratelimit liveKeyRateValues) follow the statement's parameters before them
+  const rateBefore = s.rate ? n : null;
+  if (s.rate) next(4);
+  return { hosts, tags, allowance, event, rateBefore };
 }
 
 /** The holes of the link.created event's body: the new link's id and createdOn (unix seconds); the event is stamped with the link's createdAt. */
@@ -80,10 +92,15 @@ const EVENT_HOLES = [`inserted."id"::text`, `floor(extract(epoch from inserted."
 function statementText(s: Shape): string {
   const p = parameters(s);
   const allowance = (i: number) => ["$1", p.allowance(1), "1", p.allowance(2)][i - 1];
-  const ctes = [`allowance as (${takeAllowance(allowance)})`, `inserted as (${linkInsert(ONE_ROW)})`];
+  const rated = p.rateBefore !== null;
+  const ctes = rated ? [liveKeyRateCte(p.rateBefore!), liveKeyRateAllowsCte(p.rateBefore!)] : [];
+  ctes.push(
+    `allowance as (${takeAllowance(allowance, rated ? "from rate_allows" : "")})`,
+    `inserted as (${linkInsert(rated ? `${ONE_ROW} from rate_allows` : ONE_ROW)})`,
+  );
   if (p.tags) {
     const tags = p.tags;
-    ctes.push(tagsCte((i) => ["$1", tags(1), tags(2)][i - 1]));
+    ctes.push(tagsCte((i) => ["$1", tags(1), tags(2)][i - 1], rated ? ", rate_allows" : ""));
     ctes.push(`linked as (insert into "LinkTag" ("linkId", "tagId") select i."id", t."id" from inserted i, tags t)`);
   }
   if (p.event) ctes.push(recordEventCte(p.event, "inserted", EVENT_HOLES, `inserted."createdAt"`));
@@ -92,9 +109,12 @@ function statementText(s: Shape): string {
     : "";
   const names = p.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
   const deliveries = p.event ? `(select coalesce(array_agg(d."id" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
+  // over the limit or uncounted: nothing written, nothing refused
+  const stopped = rated ? `when not exists (select 1 from rate_allows) then null` : "";
+  const count = rated ? `(select "count" from rate) as "rateCount", ` : "";
   return `with ${ctes.join(", ")}
-  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries",
-    linkhop_refuse(case ${verified} when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken' end) as "refused"
+  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries", ${count}
+    linkhop_refuse(case ${stopped} ${verified} when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken' end) as "refused"
   from (select 1) as one left join inserted on true`;
 }
 
@@ -103,38 +123,60 @@ const TEXTS = new Map<string, string>();
 /** Raised by linkhop_refuse. */
 const REFUSED = "LH001";
 
-/** What a create statement wrote: the link, its tags' names and the new deliveries of its event (to hand off after it). */
-export type Created = { link: Link; tagNames: string[]; deliveries: number[] };
+/**
+ * What a create statement wrote: the link, its tags' names and the new deliveries of its event (to
+ * hand off after it), and the request's rate count when it was counted in it (else null).
+ */
+export type Created = { link: Link; tagNames: string[]; deliveries: number[]; rateCount: number | null };
+
+/**
+ * createStatement with a rate wrote nothing: its count did not allow the create (over the limit),
+ * or is null (nothing counted: the key is no longer live).
+ */
+export class RateStopped extends Error {
+  constructor(readonly rateCount: number | null) {
+    super("create not allowed by its rate count");
+  }
+}
 
 /**
  * A single create's statement: the link (columns `c`), its tags (`tags`: names), its event (`event`,
  * with the holes of EVENT_HOLES and at "statement": eventWithHoles) and one unit of the month's allowance under its
  * limit (at least 1), atomically. Refusals are thrown as CreateRefused in the order of a create's
  * errors: destination (a host of `destinationHosts` is a verified custom domain, 400), spent
- * allowance (403), taken code (409); nothing is written then.
+ * allowance (403), taken code (409); nothing is written then, the rate count included. With `rate`,
+ * the request is counted first; a count that does not allow it is thrown as RateStopped.
  */
 export async function createStatement(
   q: Queryable | Pick<pg.ClientBase, "query">,
   c: NewLinkColumns,
-  o: { allowance: { month: string; limit: number }; tags: string[]; destinationHosts: string[]; event?: EventParts | null },
+  o: {
+    allowance: { month: string; limit: number };
+    tags: string[];
+    destinationHosts: string[];
+    event?: EventParts | null;
+    rate?: LiveKeyRate | null;
+  },
 ): Promise<Created> {
   if (!(o.allowance.limit >= 1)) throw new Error("a create statement needs a limit of at least 1");
-  const shape = { hosts: o.destinationHosts.length > 0, tags: o.tags.length > 0, event: !!o.event };
-  const name = `links_create${shape.hosts ? "_checked" : ""}${shape.tags ? "_tagged" : ""}${shape.event ? "_event" : ""}`;
+  const shape = { hosts: o.destinationHosts.length > 0, tags: o.tags.length > 0, event: !!o.event, rate: !!o.rate };
+  const name = `links_create${shape.hosts ? "_checked" : ""}${shape.tags ? "_tagged" : ""}${shape.event ? "_event" : ""}${shape.rate ? "_rated" : ""}`;
   if (!TEXTS.has(name)) TEXTS.set(name, statementText(shape));
   const values = newLinkValues(c);
   if (shape.hosts) values.push(o.destinationHosts);
   if (shape.tags) values.push(...tagArgs(o.tags));
   values.push(o.allowance.month, o.allowance.limit);
   if (o.event) values.push(...eventValues(o.event));
+  if (o.rate) values.push(...liveKeyRateValues(o.rate));
   try {
-    const { rows } = await q.query<Link & { tagNames: string[]; deliveries: number[]; refused: unknown }>({
+    const { rows } = await q.query<Link & { tagNames: string[]; deliveries: number[]; rateCount?: number | null; refused: unknown }>({
       name,
       text: TEXTS.get(name)!,
       values,
     });
-    const { tagNames, deliveries, refused: _, ...link } = rows[0];
-    return { link, tagNames, deliveries };
+    const { tagNames, deliveries, rateCount, refused: _, ...link } = rows[0];
+    if (o.rate && link.id === null) throw new RateStopped(rateCount ?? null);
+    return { link, tagNames, deliveries, rateCount: rateCount ?? null };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     if (err.code === REFUSED && ["destination", "quota", "taken"].includes(err.message!))

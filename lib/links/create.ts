@@ -5,11 +5,12 @@ import type { Link } from "../db/generated/client.ts";
 import { handOffAfterCommit } from "../events/index.ts";
 import { eventWithHoles } from "../events/sql.ts";
 import { planOf } from "../plans/index.ts";
+import type { LiveKeyRate } from "../ratelimit/index.ts";
 import { byTagName } from "../tags/service.ts";
 import { linkAllowanceUsed } from "./allowance.ts";
 import { planCreate, type CreatePlan } from "./create-plan.ts";
 import { hashPasswords, linkColumns, precheckRows, prepareRows, type PreparedRow } from "./create-rows.ts";
-import { createStatement, CreateRefused } from "./create-sql.ts";
+import { createStatement, CreateRefused, RateStopped } from "./create-sql.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
@@ -20,19 +21,15 @@ export { bulkCreateLinks, type BulkOptions, type BulkRowResult } from "./create-
 
 // Creating one link (link.created), in the shape planCreate (create-plan.ts) chooses. Cheap checks
 // come before any password is hashed; the code index and the allowance row decide in the statement.
+// An API request on a plan with a rate may be counted in the create's statement
+// (createLinkCountingRate): one round trip for both.
 
 /** Creates one link (link.created). */
 export async function createLink(workspace: LinkWorkspace, input: CreateLinkInput): Promise<LinkWithHost> {
   const plan = planOf(workspace.plan);
   const month = monthOf();
-  const request = { links: 1 as const, alias: input.alias, password: input.password };
-  const shape = planCreate(request, plan);
-  const checkAll = () => prepareRows(workspace, [input]).then((r) => r[0]);
-  // A destination left to the statement is answered, when refused, by the full checks: which error
-  // comes first never depends on the shape.
-  let [row] = await prepareRows(workspace, [input], shape.destinations === "statement" ? "caller checks" : "read");
-  if (row instanceof ServiceError && shape.destinations === "statement") row = await checkAll();
-  if (row instanceof ServiceError) throw row;
+  const shape = planCreate({ links: 1, alias: input.alias, password: input.password }, plan);
+  let row = await prepareRow(workspace, input, shape);
   if (row.password) {
     // Only a password makes the pre-check worth its reads: without one the statement answers as fast.
     const { verdicts, quota } = await precheckRows(workspace, [row], month);
@@ -40,20 +37,92 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
     if (verdicts[0] === "taken") throw ServiceError.aliasTaken(row.alias!);
     await hashPasswords([row]);
   }
-  const quota = async () => ServiceError.quota("MaxLinks", plan.maxLinks, await linkAllowanceUsed(workspace.id, month));
   if (shape.shape === "refused")
-    throw (await linkAllowanceUsed(workspace.id, month)) >= plan.maxLinks ? await quota() : ServiceError.aliasTaken(row.alias!);
+    throw (await linkAllowanceUsed(workspace.id, month)) >= plan.maxLinks
+      ? await quotaError(workspace, month)
+      : ServiceError.aliasTaken(row.alias!);
+  return createAfterRefusals(workspace, input, row, shape, month);
+}
+
+/** A create whose request was counted in its statement, or is still to be counted (and then answered by `link`). */
+export type CountedCreate = {
+  /** the statement's count (null: nothing counted, the key is no longer live); "not counted": count the request on its own */
+  rateCount: number | null | "not counted";
+  /** the created link, or the create's refusal (thrown); only once the count allows the request */
+  link: () => Promise<LinkWithHost>;
+};
+
+/**
+ * createLink for an API request on a plan with a rate, counted against its key in the create's
+ * statement when planCreate says so (its rate "in statement"); null when not: the caller counts
+ * the request on its own and calls createLink. Nothing is written unless the count allows it. A
+ * refusal in the statement (which rolls the count back with the rest) comes back "not counted":
+ * `link` then answers it, or finishes the create, once the request has been counted. A refusal
+ * before the statement is thrown (nothing counted either: lib/api/handler.ts counts, then answers it).
+ */
+export async function createLinkCountingRate(
+  workspace: LinkWorkspace,
+  input: CreateLinkInput,
+  rate: LiveKeyRate,
+): Promise<CountedCreate | null> {
+  const plan = planOf(workspace.plan);
+  const month = monthOf();
+  const shape = planCreate({ links: 1, alias: input.alias, password: input.password, rated: true }, plan);
+  if (shape.rate !== "in statement") return null;
+  const row = await prepareRow(workspace, input, shape);
+  try {
+    const made = await createInOneStatement(workspace, row, shape, month, plan.maxLinks, rate);
+    return { rateCount: made.rateCount, link: async () => made.link };
+  } catch (e) {
+    if (e instanceof RateStopped)
+      return { rateCount: e.rateCount, link: () => Promise.reject(new Error("the rate did not allow this create")) };
+    if (!(e instanceof CreateRefused)) throw e;
+    return { rateCount: "not counted", link: () => createAfterRefusals(workspace, input, row, shape, month, e) };
+  }
+}
+
+/** Validation, features and the destinations as the shape leaves them; a refusal is thrown. */
+async function prepareRow(workspace: LinkWorkspace, input: CreateLinkInput, shape: CreatePlan): Promise<PreparedRow> {
+  let [row] = await prepareRows(workspace, [input], shape.destinations === "statement" ? "caller checks" : "read");
+  // A destination left to the statement is answered, when refused, by the full checks: which error
+  // comes first never depends on the shape.
+  if (row instanceof ServiceError && shape.destinations === "statement") [row] = await prepareRows(workspace, [input]);
+  if (row instanceof ServiceError) throw row;
+  return row;
+}
+
+const quotaError = async (workspace: LinkWorkspace, month: string) => {
+  const plan = planOf(workspace.plan);
+  return ServiceError.quota("MaxLinks", plan.maxLinks, await linkAllowanceUsed(workspace.id, month));
+};
+
+/**
+ * The one statement until it creates the link (a destination refused by it is checked in full, and
+ * the create goes on when the domain stopped being verified in between), with no rate; `refused`:
+ * what a first statement (with the rate) refused.
+ */
+async function createAfterRefusals(
+  workspace: LinkWorkspace,
+  input: CreateLinkInput,
+  row: PreparedRow,
+  shape: CreatePlan,
+  month: string,
+  refused?: CreateRefused,
+): Promise<LinkWithHost> {
   for (;;) {
-    try {
-      return await createInOneStatement(workspace, row, shape, month, plan.maxLinks);
-    } catch (e) {
-      if (!(e instanceof CreateRefused)) throw e;
-      if (e.reason === "quota") throw await quota();
-      if (e.reason === "taken") throw ServiceError.aliasTaken(row.alias!);
-      const checked = await checkAll();
+    if (refused) {
+      if (refused.reason === "quota") throw await quotaError(workspace, month);
+      if (refused.reason === "taken") throw ServiceError.aliasTaken(row.alias!);
+      const [checked] = await prepareRows(workspace, [input]);
       if (checked instanceof ServiceError) throw checked;
       // (the domain stopped being verified in between: go on with the row as now checked)
       row = checked;
+    }
+    try {
+      return (await createInOneStatement(workspace, row, shape, month, planOf(workspace.plan).maxLinks, null)).link;
+    } catch (e) {
+      if (!(e instanceof CreateRefused)) throw e;
+      refused = e;
     }
   }
 }
@@ -78,8 +147,9 @@ function createdEvent(workspace: LinkWorkspace, row: PreparedRow, c: NewLinkColu
 }
 
 /**
- * The one statement: the link, its tags, its event (a plan with webhooks) and the allowance; a
- * refusal is thrown as CreateRefused, nothing written. The event's deliveries are handed off after.
+ * The one statement: the link, its tags, its event (a plan with webhooks), the allowance and, with
+ * `rate`, the request's count; a refusal is thrown as CreateRefused, a count that does not allow
+ * the create as RateStopped, nothing written. The event's deliveries are handed off after.
  */
 async function createInOneStatement(
   workspace: LinkWorkspace,
@@ -87,9 +157,11 @@ async function createInOneStatement(
   shape: CreatePlan,
   month: string,
   limit: number,
-): Promise<LinkWithHost> {
-  const options = { allowance: { month, limit }, tags: row.tags, destinationHosts: row.uncheckedHosts };
+  rate: LiveKeyRate | null,
+): Promise<{ link: LinkWithHost; rateCount: number | null }> {
+  const options = { allowance: { month, limit }, tags: row.tags, destinationHosts: row.uncheckedHosts, rate };
   let deliveries: number[] = [];
+  let rateCount: number | null = null;
   const [r] = await insertDrawingCodes([row], async ([{ code }]) => {
     const c = linkColumns(row, code);
     try {
@@ -98,6 +170,7 @@ async function createInOneStatement(
         event: shape.event ? createdEvent(workspace, row, c) : null,
       });
       deliveries = r.deliveries;
+      rateCount = r.rateCount;
       return [{ ...r.link, tagNames: r.tagNames }];
     } catch (e) {
       // a taken generated code is drawn again; a taken alias is answered by the caller
@@ -107,5 +180,5 @@ async function createInOneStatement(
   });
   if (r === "taken") throw new CreateRefused("taken");
   handOffAfterCommit(deliveries);
-  return created(row, r);
+  return { link: created(row, r), rateCount };
 }

@@ -4,7 +4,7 @@
 // docs/api.md's error table: 400 validation -> 403 feature -> 403 quota -> 404 / 409.
 export * from "./schemas.ts";
 export * from "./serialize.ts";
-export { createLink, bulkCreateLinks, type BulkRowResult, type BulkOptions } from "./create.ts";
+export { createLink, createLinkCountingRate, bulkCreateLinks, type BulkRowResult, type BulkOptions } from "./create.ts";
 export { getLink, getLinkCountingRate, type LinkWorkspace, type LinkRef } from "./lookup.ts";
 export { updateLink, type UpdateResult } from "./update.ts";
 export { deleteLink } from "./delete.ts";

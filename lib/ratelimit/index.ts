@@ -59,6 +59,15 @@ export function liveKeyRateCte(before: number): string {
   return `rate AS (${consumeLiveKey((i) => `$${before + i}`)})`;
 }
 
+/**
+ * After liveKeyRateCte(before), the CTE `rate_allows`: one row when the count allows the request,
+ * none when it is over the limit or nothing was counted. A statement's writes select from it, so
+ * a refused or uncounted request writes nothing (lib/links/create-sql.ts).
+ */
+export function liveKeyRateAllowsCte(before: number): string {
+  return `rate_allows as (select 1 from rate where "count" <= $${before + 3}::int)`;
+}
+
 export function liveKeyRateValues(r: LiveKeyRate): unknown[] {
   return [r.keyId, r.windowSeconds, r.limit, r.plan];
 }

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { database, db } from "../../lib/db/client.ts";
 import type { Link } from "../../lib/db/generated/client.ts";
 import type { Queryable } from "../../lib/db/queryable.ts";
-import { createStatement, CreateRefused, type CreateRefusal } from "../../lib/links/create-sql.ts";
+import { createStatement, CreateRefused, RateStopped, type CreateRefusal } from "../../lib/links/create-sql.ts";
 import type { NewLinkColumns } from "../../lib/links/sql.ts";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 
 // A single create as one statement (lib/links/create-sql.ts createStatement), called directly against real
 // PostgreSQL: the link and one unit of the monthly allowance, both or neither, exact under
-// concurrency.
+// concurrency; with an API key's rate, the request's count in the same statement, and nothing
+// written unless the count allows it.
 
 let drop: () => Promise<void>;
 
@@ -148,5 +149,61 @@ describe("createStatement", () => {
     const ws = await db().workspace.create({ data: { slug: "cs-5", name: "E", plan: "team" } });
     await expect(insert(columns(ws.id, "zero"), 0)).rejects.toThrow(/at least 1/);
     expect(await linkCount(ws.id)).toBe(0);
+  });
+});
+
+describe("createStatement with the request's rate", () => {
+  async function keyed(slug: string) {
+    const ws = await db().workspace.create({ data: { slug, name: slug, plan: "team" } });
+    const key = await db().apiKey.create({ data: { workspaceId: ws.id, prefix: `lh_${slug}`, hash: `hash-${slug}` } });
+    return { ws, keyId: key.id };
+  }
+  const rated = (c: NewLinkColumns, keyId: number, limit: number, o: { tags?: string[]; plan?: string; allowance?: number } = {}) =>
+    createStatement(database().prismaPool, c, {
+      allowance: { month: MONTH, limit: o.allowance ?? 100 },
+      tags: o.tags ?? [],
+      destinationHosts: [],
+      rate: { keyId, plan: o.plan ?? "team", limit, windowSeconds: 60 },
+    });
+  const outcome = (p: Promise<unknown>) =>
+    p.then(
+      () => "created",
+      (e) => (e instanceof RateStopped ? `stopped ${e.rateCount}` : e instanceof CreateRefused ? e.reason : Promise.reject(e)),
+    );
+  const count = async (keyId: number) => (await db().rateWindow.findUnique({ where: { keyId } }))?.count ?? 0;
+  const tagCount = (workspaceId: number) => db().tag.count({ where: { workspaceId } });
+
+  it("counts each create in its statement; over the limit it writes nothing (link, tags, allowance) and answers the count", async () => {
+    const { ws, keyId } = await keyed("cs-r1");
+    expect((await rated(columns(ws.id, "r1-a"), keyId, 2, { tags: ["T"] })).rateCount).toBe(1);
+    expect((await rated(columns(ws.id, "r1-b"), keyId, 2)).rateCount).toBe(2);
+    expect(await outcome(rated(columns(ws.id, "r1-c"), keyId, 2, { tags: ["never"] }))).toBe("stopped 3");
+    // over the limit and refused too (taken code, spent allowance): the count answers, nothing is raised
+    expect(await outcome(rated(columns(ws.id, "r1-a"), keyId, 2, { allowance: 2 }))).toBe("stopped 3");
+    expect([await linkCount(ws.id), await used(ws.id), await tagCount(ws.id), await count(keyId)]).toEqual([2, 2, 1, 3]);
+  });
+
+  it("counts and writes nothing for a key that is no longer live or a workspace on another plan", async () => {
+    const { ws, keyId } = await keyed("cs-r2");
+    expect(await outcome(rated(columns(ws.id, "r2-a"), keyId, 5, { plan: "pro" }))).toBe("stopped null");
+    await db().apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+    expect(await outcome(rated(columns(ws.id, "r2-b"), keyId, 5, { tags: ["never"] }))).toBe("stopped null");
+    expect([await linkCount(ws.id), await used(ws.id), await tagCount(ws.id), await count(keyId)]).toEqual([0, 0, 0, 0]);
+  });
+
+  it("rolls the count back with the rest when it refuses (taken code, spent allowance)", async () => {
+    const { ws, keyId } = await keyed("cs-r3");
+    expect(await outcome(rated(columns(ws.id, "r3-a"), keyId, 5, { allowance: 1 }))).toBe("created");
+    expect(await outcome(rated(columns(ws.id, "r3-a"), keyId, 5, { allowance: 2 }))).toBe("taken");
+    expect(await outcome(rated(columns(ws.id, "r3-b"), keyId, 5, { allowance: 1, tags: ["never"] }))).toBe("quota");
+    expect([await linkCount(ws.id), await used(ws.id), await tagCount(ws.id), await count(keyId)]).toEqual([1, 1, 0, 1]);
+  });
+
+  it("creates exactly the limit's links from parallel requests of one key", async () => {
+    const { ws, keyId } = await keyed("cs-r4");
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => outcome(rated(columns(ws.id, `r4-${i}`), keyId, 5))));
+    expect(outcomes.filter((o) => o === "created")).toHaveLength(5);
+    expect(outcomes.filter((o) => o === "stopped 6")).toHaveLength(15);
+    expect([await linkCount(ws.id), await used(ws.id), await count(keyId)]).toEqual([5, 5, 6]);
   });
 });

@@ -11,25 +11,63 @@ const one = (more: Partial<CreateRequest> = {}): CreateRequest => ({ links: 1, .
 
 describe("which statements carry out a create (planCreate)", () => {
   const cases: [string, CreateRequest, Plan, CreatePlan][] = [
-    ["a reserved alias", one({ alias: "api" }), pro, { shape: "refused", event: false, destinations: "read" }],
-    ["a reserved alias, webhooks in the plan", one({ alias: "login" }), business, { shape: "refused", event: false, destinations: "read" }],
-    ["a plan allowing no links", one(), plan("pro", { maxLinks: 0 }), { shape: "refused", event: false, destinations: "read" }],
-    ["one link, a plan without webhooks", one(), pro, { shape: "one statement", event: false, destinations: "statement" }],
-    ["... with an alias", one({ alias: "spring" }), pro, { shape: "one statement", event: false, destinations: "statement" }],
-    ["... with a password", one({ password: "secret-1" }), pro, { shape: "one statement", event: false, destinations: "read" }],
-    ["webhooks in the plan", one(), business, { shape: "one statement", event: true, destinations: "statement" }],
-    ["... with a password", one({ password: "secret-1" }), business, { shape: "one statement", event: true, destinations: "read" }],
+    ["a reserved alias", one({ alias: "api" }), pro, { shape: "refused", event: false, destinations: "read", rate: "none" }],
+    [
+      "a reserved alias, webhooks in the plan",
+      one({ alias: "login" }),
+      business,
+      { shape: "refused", event: false, destinations: "read", rate: "none" },
+    ],
+    [
+      "a plan allowing no links",
+      one(),
+      plan("pro", { maxLinks: 0 }),
+      { shape: "refused", event: false, destinations: "read", rate: "none" },
+    ],
+    ["one link, a plan without webhooks", one(), pro, { shape: "one statement", event: false, destinations: "statement", rate: "none" }],
+    ["... with an alias", one({ alias: "spring" }), pro, { shape: "one statement", event: false, destinations: "statement", rate: "none" }],
+    [
+      "... with a password",
+      one({ password: "secret-1" }),
+      pro,
+      { shape: "one statement", event: false, destinations: "read", rate: "none" },
+    ],
+    ["webhooks in the plan", one(), business, { shape: "one statement", event: true, destinations: "statement", rate: "none" }],
+    [
+      "... with a password",
+      one({ password: "secret-1" }),
+      business,
+      { shape: "one statement", event: true, destinations: "read", rate: "none" },
+    ],
     [
       "webhooks allowed by feature but no endpoints in the plan",
       one(),
       plan("business", { webhookEndpoints: 0 }),
-      { shape: "one statement", event: false, destinations: "statement" },
+      { shape: "one statement", event: false, destinations: "statement", rate: "none" },
     ],
-    ["many links", { links: "many" }, business, { shape: "bulk", event: false, destinations: "read" }],
-    ["many links, no webhooks", { links: "many", alias: "api" }, pro, { shape: "bulk", event: false, destinations: "read" }],
+    ["many links", { links: "many" }, business, { shape: "bulk", event: false, destinations: "read", rate: "none" }],
+    ["many links, no webhooks", { links: "many", alias: "api" }, pro, { shape: "bulk", event: false, destinations: "read", rate: "none" }],
   ];
   it.each(cases)("%s", (_, request, p, expected) => {
     expect(planCreate(request, p)).toEqual(expected);
+  });
+
+  // an API request on a plan with a rate: where it is counted (the plan's second table)
+  const rated: [string, CreateRequest, Plan, CreatePlan["rate"]][] = [
+    ["one link: in its statement", one({ rated: true }), pro, "in statement"],
+    ["... webhooks in the plan", one({ rated: true }), business, "in statement"],
+    ["... with an alias", one({ rated: true, alias: "spring" }), pro, "in statement"],
+    ["a password: apart, before the hash", one({ rated: true, password: "secret-1" }), business, "apart"],
+    ["a reserved alias: apart", one({ rated: true, alias: "api" }), pro, "apart"],
+    ["a plan allowing no links: apart", one({ rated: true }), plan("pro", { maxLinks: 0 }), "apart"],
+    ["many links: apart", { links: "many", rated: true }, business, "apart"],
+    ["a plan without a rate: none", one({ rated: true }), plan("pro", { rateLimit: null }), "none"],
+    ["not an API request (the app): none", one(), business, "none"],
+  ];
+  it.each(rated)("rate: %s", (_, request, p, expected) => {
+    expect(planCreate(request, p).rate).toBe(expected);
+    // the rate never changes the shape
+    expect({ ...planCreate(request, p), rate: undefined }).toEqual({ ...planCreate({ ...request, rated: false }, p), rate: undefined });
   });
 
   it("writes an event only on a plan with webhooks, and never leaves destinations to a statement before a hash", () => {
