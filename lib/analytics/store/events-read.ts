@@ -10,24 +10,31 @@ import type { Interval } from "./plan.ts";
 // table (store/dimensions.ts), and one named function per kind of answer. Values always travel as
 // parameters; only fixed SQL from that table is concatenated.
 
-/**
- * `where ...` for the query, with its parameters: its range, or the `intervals` given instead (the
- * raw parts of a rollup plan, read by one statement: store/plan.ts).
- */
-export function whereClause(q: ClickQuery, p = new Params(), intervals?: readonly Interval[]): { sql: string; params: Params } {
+/** `where ...` for the query over one range (its own, or `range` given instead), with its parameters. */
+function whereClause(q: ClickQuery, p: Params, range: Interval = q): string {
   const ws = p.add(q.workspaceId);
-  const parts = [`workspace_id = ${ws}`];
-  if (!intervals || intervals.length === 1) {
-    const [range] = intervals ?? [q];
-    parts.push(`at >= ${p.add(range.start)}`, `at < ${p.add(range.end)}`);
-  } else parts.push(`(${intervals.map((i) => `at >= ${p.add(i.start)} and at < ${p.add(i.end)}`).join(" or ")})`);
+  const parts = [`workspace_id = ${ws}`, `at >= ${p.add(range.start)}`, `at < ${p.add(range.end)}`];
   for (const key of WHERE_ORDER) {
     const value = q.filters[key];
     if (value === undefined || value === null) continue;
     const sql = filterWhere(key, value, p, ws);
     if (sql) parts.push(sql);
   }
-  return { sql: `where ${parts.join(" and ")}`, params: p };
+  return `where ${parts.join(" and ")}`;
+}
+
+/**
+ * The events a statement reads (what follows its `from`), with its parameters: the query's range,
+ * or the `intervals` given instead (the raw parts of a rollup plan, read by one statement:
+ * store/plan.ts), each interval a branch of a `union all` with its own range condition. One `or`
+ * of the ranges let PostgreSQL walk a filter's links over the whole span between them and drop
+ * what fell outside (a tag's 143 links over 30 days: 690 ms, against 20 ms for the ranges alone).
+ */
+export function eventsFrom(q: ClickQuery, intervals?: readonly Interval[]): { sql: string; params: Params } {
+  const p = new Params();
+  if (!intervals || intervals.length <= 1) return { sql: `analytics.click_event ${whereClause(q, p, intervals?.[0])}`, params: p };
+  const branches = intervals.map((i) => `select * from analytics.click_event ${whereClause(q, p, i)}`);
+  return { sql: `(${branches.join(" union all ")}) as click_event`, params: p };
 }
 
 // visitors: unique visitor keys; the keys change every UTC day, so over several days this is the
@@ -40,8 +47,8 @@ const PER_LINK_MEASURES = `count(*)::int as clicks, count(distinct (link_id, vis
 const measures = (q: ClickQuery) => (visitorsPerLink(q.filters) ? PER_LINK_MEASURES : MEASURES);
 
 export async function queryTotals(db: Queryable, q: ClickQuery, intervals?: readonly Interval[]): Promise<Totals> {
-  const { sql, params } = whereClause(q, undefined, intervals);
-  const { rows } = await db.query<Totals>(`select ${measures(q)} from analytics.click_event ${sql}`, params.values);
+  const { sql, params } = eventsFrom(q, intervals);
+  const { rows } = await db.query<Totals>(`select ${measures(q)} from ${sql}`, params.values);
   return rows[0] ?? { clicks: 0, visitors: 0 };
 }
 
@@ -51,7 +58,7 @@ export async function queryTotals(db: Queryable, q: ClickQuery, intervals?: read
  * buckets are consecutive hours.
  */
 export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour" | "day", timezone: string): Promise<Bucket[]> {
-  const { sql, params } = whereClause(q);
+  const { sql, params } = eventsFrom(q);
   const tz = params.add(timezone);
   const start = params.add(q.start);
   const last = params.add(new Date(q.end.getTime() - 1));
@@ -64,7 +71,7 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
   const { rows } = await db.query<Bucket>(
     `with counts as (
        select date_trunc('${unit}', at, ${tz}) as bucket, ${measures(q)}
-       from analytics.click_event ${sql} group by 1),
+       from ${sql} group by 1),
      buckets as (${series})
      select b.bucket as start, coalesce(c.clicks, 0)::int as clicks, coalesce(c.visitors, 0)::int as visitors
      from buckets b left join counts c on c.bucket = b.bucket
@@ -79,9 +86,9 @@ export async function queryTimeseries(db: Queryable, q: ClickQuery, unit: "hour"
  * what a rollup plan's day series adds to the built days (store/execute.ts).
  */
 export async function queryUtcDays(db: Queryable, q: ClickQuery, intervals: readonly Interval[]): Promise<Bucket[]> {
-  const { sql, params } = whereClause(q, undefined, intervals);
+  const { sql, params } = eventsFrom(q, intervals);
   const { rows } = await db.query<Bucket>(
-    `select date_trunc('day', at, 'UTC') as start, ${measures(q)} from analytics.click_event ${sql} group by 1 order by 1`,
+    `select date_trunc('day', at, 'UTC') as start, ${measures(q)} from ${sql} group by 1 order by 1`,
     params.values,
   );
   return rows;
@@ -96,10 +103,10 @@ export async function queryTotalsAndUtcDays(
   q: ClickQuery,
   intervals: readonly Interval[],
 ): Promise<{ totals: Totals; days: Bucket[] }> {
-  const { sql, params } = whereClause(q, undefined, intervals);
+  const { sql, params } = eventsFrom(q, intervals);
   const { rows } = await db.query<Totals & { whole: number; start: Date | null }>(
     `select grouping(e.day) as whole, e.day as start, ${measures(q)}
-     from (select date_trunc('day', at, 'UTC') as day, link_id, visitor from analytics.click_event ${sql}) e
+     from (select date_trunc('day', at, 'UTC') as day, link_id, visitor from ${sql}) e
      group by grouping sets ((), (e.day))`,
     params.values,
   );
@@ -124,7 +131,7 @@ export async function queryGroupSets(
   groups: readonly TopGroup[],
   intervals: readonly Interval[],
 ): Promise<GroupRow[][]> {
-  const { sql, params } = whereClause(q, undefined, intervals);
+  const { sql, params } = eventsFrom(q, intervals);
   const sets = groups.map((g) => {
     if (isLinkGroup(g)) throw new Error(`${g} has no grouping set`);
     return groupColumns(g);
@@ -134,7 +141,7 @@ export async function queryGroupSets(
   const maskOf = (set: readonly string[]) => columns.reduce((m, c, i) => (set.includes(c) ? m : m | (1 << (columns.length - 1 - i))), 0);
   const { rows } = await db.query<Record<string, unknown> & Totals & { set: number }>(
     `select grouping(${columns.join(", ")}) as set, ${columns.map((c, i) => `${c} as c${i}`).join(", ")}, ${measures(q)}
-     from analytics.click_event ${sql}
+     from ${sql}
      group by grouping sets (${[...new Set(sets.map((s) => `(${s.join(", ")})`))].join(", ")})`,
     params.values,
   );
@@ -157,13 +164,8 @@ export async function queryLinkGroupsAll(
   groups: readonly LinkGroup[],
   intervals: readonly Interval[],
 ): Promise<GroupRow[][]> {
-  const { sql, params } = whereClause(q, undefined, intervals);
-  return readLinkGroupsAll(
-    db,
-    [...groups],
-    `select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id`,
-    params.values,
-  );
+  const { sql, params } = eventsFrom(q, intervals);
+  return readLinkGroupsAll(db, [...groups], `select link_id, ${MEASURES} from ${sql} group by link_id`, params.values);
 }
 
 /** The `limit` largest groups, most clicks first (then most visitors, then by key); over `intervals` when given. */
@@ -174,15 +176,15 @@ export async function queryTopGroups(
   limit: number,
   intervals?: readonly Interval[],
 ): Promise<GroupRow[]> {
-  const { sql, params } = whereClause(q, undefined, intervals);
+  const { sql, params } = eventsFrom(q, intervals);
   const cols = groupColumns(group);
   const keys = cols.map((c, i) => `${c} as k${i}`).join(", ");
   const order = cols.map((c) => `${c} nulls last`).join(", ");
   const text = isLinkGroup(group)
-    ? `with per_link as (select link_id, ${MEASURES} from analytics.click_event ${sql} group by link_id)
+    ? `with per_link as (select link_id, ${MEASURES} from ${sql} group by link_id)
        select ${keys}, sum(e.clicks)::int as clicks, sum(e.visitors)::int as visitors from per_link e ${LINK_GROUPS[group].join("e")}
        group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`
-    : `select ${keys}, ${measures(q)} from analytics.click_event ${sql}
+    : `select ${keys}, ${measures(q)} from ${sql}
        group by ${cols.join(", ")} order by clicks desc, visitors desc, ${order} limit ${params.add(limit)}`;
   const { rows } = await db.query<Record<string, unknown> & Totals>(text, params.values);
   return rows.map((r) => ({
@@ -214,7 +216,7 @@ const EXPORT_COLUMNS = Object.keys(EXPORT_ROW_KEYS);
 
 /** The raw events of the query, oldest first, in pages of `pageSize` through a cursor (bounded memory). */
 export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 2000): AsyncGenerator<ExportRow[]> {
-  const { sql, params } = whereClause(q);
+  const { sql, params } = eventsFrom(q);
   const client = await pool.connect();
   let open = false;
   try {
@@ -222,7 +224,7 @@ export async function* streamEvents(pool: pg.Pool, q: ClickQuery, pageSize = 200
     open = true;
     await client.query(
       `declare click_export no scroll cursor for
-      select ${EXPORT_COLUMNS.join(", ")} from analytics.click_event ${sql} order by at`,
+      select ${EXPORT_COLUMNS.join(", ")} from ${sql} order by at`,
       params.values,
     );
     for (;;) {
