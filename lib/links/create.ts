@@ -29,7 +29,7 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const plan = planOf(workspace.plan);
   const month = monthOf();
   const shape = planCreate({ links: 1, alias: input.alias, password: input.password }, plan);
-  let row = await prepareRow(workspace, input, shape);
+  const row = await prepareRow(workspace, input, shape);
   if (row.password) {
     // Only a password makes the pre-check worth its reads: without one the statement answers as fast.
     const { verdicts, quota } = await precheckRows(workspace, [row], month);
