@@ -1,7 +1,9 @@
+import type pg from "pg";
+import { inPgTransaction } from "../../db/pg-transaction.ts";
 import type { Queryable } from "../../db/queryable.ts";
 import type { ClickEvent, ExportRow, TargetKind } from "../model.ts";
 import { clickScopeCondition, clickScopeValues, type ClickScopeColumns } from "../../events/click-scope.ts";
-import type { FeedPosition } from "./feed.ts";
+import { feedOrderOnly, type FeedPosition } from "./feed.ts";
 
 // The click-event feed (feed.ts) as link.clicked reads it: one workspace's counted clicks (never
 // bots) after an endpoint's cursor, in commit order, in the endpoint's click scope (applied in SQL:
@@ -35,6 +37,8 @@ export const CLICKED_EXAMINE_MAX = 20_000;
 export type ClickedRead = { clicks: FedClick[]; next: FeedPosition; idle: boolean };
 
 /**
+ * Called in a transaction (the cursor reader's, lib/clicks/clicked.ts), whose sorting it switches
+ * off (feed.ts feedOrderOnly).
  * Up to `room` counted clicks (never bots) of `workspaceId` after `after` whose link is in `scope`
  * (click-scope.ts, the links as they are now; a deleted link's clicks are in no scope), in commit
  * order, among the first `examine` feed rows of the workspace after `after`. `next`, where the
@@ -56,6 +60,7 @@ export async function readWorkspaceClicksAfter(
   // the rows stay in feed order and the read stops at the room's last click: as a join, PostgreSQL
   // hashed the links, read the whole window and sorted it on every turn (15-20 ms against 0.5-1 ms
   // for a room of 200 behind a long backlog)
+  await feedOrderOnly(q); // in feed order off that index, never gathered and sorted
   const window = (horizon: string) => `select c.* from analytics.click_event c
                    where c.workspace_id = $1 and (c.tx, c.seq) > ($2::xid8, $3::bigint) and c.tx < ${horizon}
                    order by c.tx, c.seq limit $4`;
@@ -134,17 +139,23 @@ export type ClickedBacklogByLink = { links: Map<number, { count: number; oldestA
  * endpoint has no cursor (no click since it subscribed).
  */
 export async function clickedBacklogByLink(
-  q: Queryable,
+  pool: pg.Pool,
   workspaceId: number,
   endpointId: number,
   cap = CLICKED_BACKLOG_CAP,
 ): Promise<ClickedBacklogByLink | null> {
-  const { rows } = await q.query<{ cursor: boolean; link_id: number | null; n: number; oldest: Date | null; examined: number }>({
-    name: "analytics_clicked_backlog",
-    text: `with c as (select tx, seq from analytics.click_cursor where name = $2),
+  // its own transaction, for the feed's order (feedOrderOnly): the examined rows walk the feed index
+  // from the cursor, whose position is a value of the scan (not a join's filter, which walked the
+  // feed from its start)
+  const rows = await inPgTransaction(pool, async (q) => {
+    await feedOrderOnly(q);
+    return (
+      await q.query<{ cursor: boolean; link_id: number | null; n: number; oldest: Date | null; examined: number }>({
+        name: "analytics_clicked_backlog",
+        text: `with c as (select tx, seq from analytics.click_cursor where name = $2),
            examined as (
-             select e.workspace_id, e.bot, e.link_id, e.at from analytics.click_event e, c
-              where (e.tx, e.seq) > (c.tx, c.seq)
+             select e.workspace_id, e.bot, e.link_id, e.at from analytics.click_event e
+              where (e.tx, e.seq) > ((select tx from c), (select seq from c))
               order by e.tx, e.seq limit $3),
            total as (select count(*)::int as examined from examined),
            behind as (
@@ -152,7 +163,9 @@ export async function clickedBacklogByLink(
               where workspace_id = $1 and not bot group by link_id)
            select exists (select 1 from c) as cursor, b.link_id, coalesce(b.n, 0) as n, b.oldest, t.examined
              from total t left join behind b on true`,
-    values: [workspaceId, clickedCursorName(endpointId), cap],
+        values: [workspaceId, clickedCursorName(endpointId), cap],
+      })
+    ).rows;
   });
   if (!rows[0]?.cursor) return null;
   const links = new Map<number, { count: number; oldestAt: number }>();

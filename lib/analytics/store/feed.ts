@@ -25,10 +25,28 @@ type Row = Omit<ExportRow, "destination" | "language"> &
   Partial<Pick<ExportRow, "destination" | "language">> & { tx: string; seq: string; workspace_id: number; visitor: string };
 
 /**
+ * Makes the rest of the caller's transaction read the feed in its index's order only: sorting is
+ * switched off. Every read "after a position, in feed order, up to a bound" must walk an index on
+ * (tx, seq) and stop at the bound; a plan that gathers every row after the position and sorts
+ * them reads without bound. PostgreSQL took such a plan whenever its statistics were older than
+ * the rows (a partition grown since it was last analyzed, as the current month is between
+ * autovacuum's analyzes, and the feed is an Append of the month partitions, so the order needs a
+ * merge the planner then priced above a sort of the "47 rows" it expected): a link.clicked read of
+ * 10 rows sorted 44,000 on disk (100-250 ms, bench:redirect (d)), and a reader far behind would
+ * sort millions. With sorting off the index's order is the only plan. The caller's other
+ * statements in that transaction must not need a sort. Outside a transaction it lasts its own
+ * statement only: call it first thing in the reader's transaction.
+ */
+export async function feedOrderOnly(q: Queryable): Promise<void> {
+  await q.query({ name: "analytics_feed_order_only", text: `select set_config('enable_sort', 'off', true)` });
+}
+
+/**
  * Up to `limit` events after `after`, in commit order, and the position to read from next (the
  * last event's, or `after` when there is none yet). Repeating a read from the same position gives
  * the same events first (rows are only ever added behind the newest finished transaction), so a
- * sink can name a batch by its first and last position.
+ * sink can name a batch by its first and last position. Called in a transaction (the sink's), whose
+ * sorting it switches off (feedOrderOnly).
  */
 export async function readClickEventsAfter(
   q: Queryable,
@@ -36,6 +54,7 @@ export async function readClickEventsAfter(
   limit: number,
 ): Promise<{ events: FedClickEvent[]; next: FeedPosition }> {
   const n = Math.max(1, Math.min(FEED_READ_MAX, Math.floor(limit)));
+  await feedOrderOnly(q);
   const { rows } = await q.query<Row>({
     name: "analytics_feed_read",
     text: `select e.*, e.tx::text as tx, e.seq::text as seq, e.visitor::text as visitor
