@@ -2,7 +2,7 @@ import { db, uniqueViolation } from "../db/client.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { ServiceError } from "../errors.ts";
 import { OPERATIONS_PATHS, TLS_ASK_SEGMENT } from "../http/operations-paths.ts";
-import { randomBase62 } from "../keys/random.ts";
+import { pooledBase62 } from "../keys/random.ts";
 
 // The code rule: a link's code is unique per domain, and never one of the app's own paths.
 //
@@ -78,7 +78,7 @@ export const GENERATED_CODE_LENGTH = 7;
 
 export function generateCode(): string {
   for (;;) {
-    const code = randomBase62(GENERATED_CODE_LENGTH);
+    const code = pooledBase62(GENERATED_CODE_LENGTH);
     if (!RESERVED_PATHS.has(code)) return code;
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "../keys/random.ts";
 
 // Request ids. server.ts gives every request except a short-link redirect one: the client's
 // X-Request-Id when it is a safe token (a proxy or client that already names its requests), else a
@@ -11,7 +11,7 @@ export const REQUEST_ID_HEADER = "x-request-id";
 
 /** A new id: the shape error references always had (err_ + 16 hex digits). */
 export function newRequestId(): string {
-  return "err_" + randomBytes(8).toString("hex");
+  return "err_" + pooledRandomBytes(8).toString("hex");
 }
 
 // Bounded and plain: the id goes into log lines and response headers as it came.

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { API_KEY_PATTERN, createKeySchema, generateApiKey, hashApiKey, isLive, keyPrefix, keyStatus } from "../../lib/keys/index.ts";
-import { randomBase62 } from "../../lib/keys/random.ts";
+import { pooledBase62, pooledRandomBytes, randomBase62 } from "../../lib/keys/random.ts";
 
 describe("API key format", () => {
   it("is lh_ and 40 base62 characters, different every time", () => {
@@ -15,6 +15,23 @@ describe("API key format", () => {
     for (const c of randomBase62(62_000)) counts.set(c, (counts.get(c) ?? 0) + 1);
     expect(counts.size).toBe(62);
     for (const n of counts.values()) expect(Math.abs(n - 1000)).toBeLessThan(200);
+  });
+
+  it("pooled (generated link codes, request ids): every base62 character about equally often over many short draws, no draw repeated", () => {
+    const counts = new Map<string, number>();
+    const codes = new Set<string>();
+    // 8,858 codes of 7: the pool (4 KiB, 14 bytes a code) is refilled about 30 times
+    for (let i = 0; i < 8_858; i++) {
+      const code = pooledBase62(7);
+      codes.add(code);
+      for (const c of code) counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    expect(codes.size).toBe(8_858);
+    expect(counts.size).toBe(62);
+    for (const n of counts.values()) expect(Math.abs(n - 1000)).toBeLessThan(200);
+    const ids = new Set(Array.from({ length: 2_000 }, () => pooledRandomBytes(8).toString("hex")));
+    expect(ids.size).toBe(2_000);
+    expect(pooledRandomBytes(10_000)).toHaveLength(10_000); // larger than the pool: drawn directly
   });
 
   it("is stored as its SHA-256 hex and shown by an 11-character prefix", () => {
