@@ -14,6 +14,9 @@ import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 // top-N panels whose rows filter the page ("View all": one panel's rows up to the API's limit).
 // Every state is in the URL. Every figure comes from the report (reports/report.ts), never added up here.
 // A streamed report's panels follow the totals and the series (Suspense) as their queries answer.
+// Only the time-range presets are prefetched: the panels' rows, "View all", the filter chips and
+// the bots toggle are up to about 170 links, each a page the server would render ahead on every
+// view of the page (as the links list's rows, app/w/[slug]/links/link-row.tsx).
 
 const INTERVAL_LABEL: Record<(typeof INTERVALS)[number], string> = {
   "24h": "24 hours",
@@ -202,6 +205,7 @@ export function AnalyticsView({
           <div className="flex flex-wrap gap-2">
             <Link
               href={href({ bots: bots === "exclude" ? "include" : null })}
+              prefetch={false}
               className={secondaryButtonClass}
               aria-pressed={bots !== "exclude"}
               role="button"
@@ -228,6 +232,7 @@ export function AnalyticsView({
               ) : (
                 <Link
                   href={href(k === "link" ? { link: null, domain: null } : { [k]: null })}
+                  prefetch={false}
                   className="inline-flex items-center gap-1 rounded-full bg-brand-100 px-3 py-1 text-xs font-medium text-brand-700 hover:bg-brand-50"
                   aria-label={`Remove filter ${FILTER_LABEL[k]}: ${chipLabel(k, v)}`}
                 >
@@ -364,6 +369,7 @@ function TopPanel({
         more ? (
           <Link
             href={href({ all: panel })}
+            prefetch={false}
             className="text-sm font-medium text-brand-700 hover:underline"
             aria-label={`View all: ${PANEL_TITLE[panel]}`}
           >
@@ -397,6 +403,7 @@ function TopPanel({
                     {filter && href ? (
                       <Link
                         href={href({ ...filter, all: null })}
+                        prefetch={false}
                         className="relative text-slate-800 hover:text-brand-700 hover:underline"
                         title={`Filter by ${label}`}
                       >
