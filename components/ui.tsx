@@ -1,9 +1,19 @@
 import Link from "next/link";
 
 // Small shared building blocks; pages compose these so the app looks the same everywhere.
-export function Card({ title, children, actions }: { title?: string; children: React.ReactNode; actions?: React.ReactNode }) {
+export function Card({
+  title,
+  children,
+  actions,
+  className = "",
+}: {
+  title?: string;
+  children: React.ReactNode;
+  actions?: React.ReactNode;
+  className?: string;
+}) {
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm">
+    <section className={`rounded-lg border border-slate-200 bg-white p-5 shadow-sm ${className}`}>
       {(title || actions) && (
         <div className="mb-4 flex items-center justify-between gap-4">
           {title && <h2 className="text-base font-semibold">{title}</h2>}

@@ -365,6 +365,8 @@ function TopPanel({
   return (
     <Card
       title={PANEL_TITLE[panel]}
+      // off screen, not laid out until it scrolls near (the page has up to 14 panels)
+      className="[contain-intrinsic-size:auto_320px] [content-visibility:auto]"
       actions={
         more ? (
           <Link

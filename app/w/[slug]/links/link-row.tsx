@@ -20,6 +20,9 @@ import { linkState } from "./link-state";
 // prefetched: a page of 100 would ask the server for 200 pages each time it is shown. Only the
 // layout the screen shows is rendered (`wide`), except in the server's HTML, which has both and
 // lets CSS choose: half the markup per row on a client render.
+// From md up a row off screen is not laid out until it scrolls near (CSS content-visibility): a
+// list of 100 rows costs the layout of the rows in view. Not on phones: the containment it brings
+// would clip the row's "…" menu.
 
 /** Tags shown in a desktop row (the rest as "+N"); the link's page lists them all. */
 const MAX_ROW_TAGS = 3;
@@ -80,7 +83,7 @@ export function LinkRow(props: RowProps) {
       data-link-id={link.id}
       data-current={current || undefined}
       aria-current={current || undefined}
-      className={`px-3 py-2 md:px-4 ${selected ? "bg-brand-50" : ""} ${current ? "outline outline-2 -outline-offset-2 outline-brand-600" : ""}`}
+      className={`px-3 py-2 md:px-4 md:[contain-intrinsic-size:auto_64px] md:[content-visibility:auto] ${selected ? "bg-brand-50" : ""} ${current ? "outline outline-2 -outline-offset-2 outline-brand-600" : ""}`}
     >
       {wide !== false && <DesktopRow {...props} shortText={shortText} />}
       {wide !== true && <PhoneRow {...props} shortText={shortText} />}
