@@ -6,6 +6,7 @@ import { insertClickEvents } from "../../lib/analytics/store/events-insert.ts";
 import { ensureMonthPartition, monthOf, nextMonth } from "../../lib/analytics/store/partitions.ts";
 import { inPgTransaction } from "../../lib/db/pg-transaction.ts";
 import { advanceCursor, readClickEventsAfter, type FeedPosition } from "../../lib/clicks/feed.ts";
+import { storedClick } from "../support/click-hits.ts";
 import { createTestDatabase } from "../support/db.ts";
 
 // Every read of the click-event feed "after a position, in feed order, up to a bound" (the
@@ -25,32 +26,29 @@ let linkId: number;
 let analyzed: FeedPosition;
 
 function clicks(n: number, from: number): ClickEvent[] {
-  return Array.from({ length: n }, (_, i) => ({
-    at: BASE + from + i,
-    workspaceId,
-    linkId,
-    domain: "short.test",
-    target: "destination",
-    country: "SE",
-    city: null,
-    referrerHost: null,
-    referrerUrl: null,
-    device: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    bot: false,
-    qr: false,
-    visitor: String(1000 + i),
-  }));
+  return Array.from({ length: n }, (_, i) => storedClick({ at: BASE + from + i, workspaceId, linkId, visitor: String(1000 + i) }));
 }
 
-/** Feed rows this transaction fetched from the click-event partitions so far (pg_stat_xact_*: exact, at once). */
-async function fetchedInTransaction(client: pg.PoolClient): Promise<number> {
-  const { rows } = await client.query<{ n: string }>(
-    `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
-       from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
-  );
-  return Number(rows[0].n);
+/** `read` in a transaction of its own, and the feed rows it fetched there (pg_stat_xact_*: exact, at once). */
+async function fetchedBy<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<{ result: T; fetched: number }> {
+  const fetched = async (client: pg.PoolClient) => {
+    const { rows } = await client.query<{ n: string }>(
+      `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
+         from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
+    );
+    return Number(rows[0].n);
+  };
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const before = await fetched(client);
+    const result = await read(client);
+    const after = await fetched(client);
+    await client.query("commit");
+    return { result, fetched: after - before };
+  } finally {
+    client.release();
+  }
 }
 
 beforeAll(async () => {
@@ -91,34 +89,16 @@ afterAll(async () => {
 // 30,000 rows (twice, for the link.clicked read's two statements)
 
 test("the link.clicked read of 10 clicks fetches about 10 feed rows, not the 30,000 after the cursor", async () => {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    const before = await fetchedInTransaction(client);
-    const scope = { clickFolders: [], clickTagIds: [], clickLinkIds: [linkId] };
-    const read = await readWorkspaceClicksAfter(client, workspaceId, scope, analyzed, 10);
-    const fetched = (await fetchedInTransaction(client)) - before;
-    await client.query("commit");
-    expect(read.clicks).toHaveLength(10);
-    expect(fetched).toBeLessThan(100);
-  } finally {
-    client.release();
-  }
+  const scope = { clickFolders: [], clickTagIds: [], clickLinkIds: [linkId] };
+  const { result, fetched } = await fetchedBy((client) => readWorkspaceClicksAfter(client, workspaceId, scope, analyzed, 10));
+  expect(result.clicks).toHaveLength(10);
+  expect(fetched).toBeLessThan(100);
 });
 
 test("the sink's read of 10 events fetches about 10 feed rows", async () => {
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    const before = await fetchedInTransaction(client);
-    const read = await readClickEventsAfter(client, analyzed, 10);
-    const fetched = (await fetchedInTransaction(client)) - before;
-    await client.query("commit");
-    expect(read.events).toHaveLength(10);
-    expect(fetched).toBeLessThan(100);
-  } finally {
-    client.release();
-  }
+  const { result, fetched } = await fetchedBy((client) => readClickEventsAfter(client, analyzed, 10));
+  expect(result.events).toHaveLength(10);
+  expect(fetched).toBeLessThan(100);
 });
 
 test("the backlog count with a cap of 1,000 fetches about 1,000 feed rows", async () => {

@@ -14,6 +14,7 @@ import {
   readCursor,
   type FeedPosition,
 } from "../../lib/clicks/feed.ts";
+import { storedClick } from "../support/click-hits.ts";
 import { createTestDatabase, feedSettled } from "../support/db.ts";
 
 // The click-event feed (lib/analytics/store/feed.ts, entry lib/clicks/feed.ts) against real
@@ -38,23 +39,7 @@ afterAll(async () => {
 });
 
 function events(workspaceId: number, n: number, at = BASE): ClickEvent[] {
-  return Array.from({ length: n }, (_, i) => ({
-    at: at + i,
-    workspaceId,
-    linkId: 1 + i,
-    domain: "short.test",
-    target: "destination",
-    country: "SE",
-    city: null,
-    referrerHost: null,
-    referrerUrl: null,
-    device: "desktop",
-    browser: "Firefox",
-    os: "Linux",
-    bot: false,
-    qr: false,
-    visitor: String(1000 + i),
-  }));
+  return Array.from({ length: n }, (_, i) => storedClick({ at: at + i, workspaceId, linkId: 1 + i, visitor: String(1000 + i) }));
 }
 
 /** Reads everything after `from` (pages of `page`) and returns the events of `workspaceId`. */
