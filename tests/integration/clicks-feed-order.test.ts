@@ -7,7 +7,7 @@ import { ensureMonthPartition, monthOf, nextMonth } from "../../lib/analytics/st
 import { inPgTransaction } from "../../lib/db/pg-transaction.ts";
 import { advanceCursor, readClickEventsAfter, type FeedPosition } from "../../lib/clicks/feed.ts";
 import { storedClick } from "../support/click-hits.ts";
-import { createTestDatabase } from "../support/db.ts";
+import { createTestDatabase, feedRowsFetchedBy } from "../support/db.ts";
 
 // Every read of the click-event feed "after a position, in feed order, up to a bound" (the
 // link.clicked cursor read, the ClickHouse sink's read, the Developers page's backlog count) walks
@@ -27,28 +27,6 @@ let analyzed: FeedPosition;
 
 function clicks(n: number, from: number): ClickEvent[] {
   return Array.from({ length: n }, (_, i) => storedClick({ at: BASE + from + i, workspaceId, linkId, visitor: String(1000 + i) }));
-}
-
-/** `read` in a transaction of its own, and the feed rows it fetched there (pg_stat_xact_*: exact, at once). */
-async function fetchedBy<T>(read: (client: pg.PoolClient) => Promise<T>): Promise<{ result: T; fetched: number }> {
-  const fetched = async (client: pg.PoolClient) => {
-    const { rows } = await client.query<{ n: string }>(
-      `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
-         from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
-    );
-    return Number(rows[0].n);
-  };
-  const client = await pool.connect();
-  try {
-    await client.query("begin");
-    const before = await fetched(client);
-    const result = await read(client);
-    const after = await fetched(client);
-    await client.query("commit");
-    return { result, fetched: after - before };
-  } finally {
-    client.release();
-  }
 }
 
 beforeAll(async () => {
@@ -90,13 +68,13 @@ afterAll(async () => {
 
 test("the link.clicked read of 10 clicks fetches about 10 feed rows, not the 30,000 after the cursor", async () => {
   const scope = { clickFolders: [], clickTagIds: [], clickLinkIds: [linkId] };
-  const { result, fetched } = await fetchedBy((client) => readWorkspaceClicksAfter(client, workspaceId, scope, analyzed, 10));
+  const { result, fetched } = await feedRowsFetchedBy(pool, (client) => readWorkspaceClicksAfter(client, workspaceId, scope, analyzed, 10));
   expect(result.clicks).toHaveLength(10);
   expect(fetched).toBeLessThan(100);
 });
 
 test("the sink's read of 10 events fetches about 10 feed rows", async () => {
-  const { result, fetched } = await fetchedBy((client) => readClickEventsAfter(client, analyzed, 10));
+  const { result, fetched } = await feedRowsFetchedBy(pool, (client) => readClickEventsAfter(client, analyzed, 10));
   expect(result.events).toHaveLength(10);
   expect(fetched).toBeLessThan(100);
 });

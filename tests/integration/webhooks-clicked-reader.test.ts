@@ -7,7 +7,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clickHit } from "../support/click-hits.ts";
-import { createTestDatabase, feedSettled, useDatabaseInProcess } from "../support/db.ts";
+import { createTestDatabase, feedRowsFetchedBy, feedSettled, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -153,28 +153,9 @@ describe("the link.clicked cursor reader's read", () => {
     await flushEach([{ workspaceId: ws.id, linkId: scoped.id, n: 3_000 }]);
     const start = await cursorOf(ep.id);
     const scope = { clickFolders: [], clickTagIds: [], clickLinkIds: [scoped.id] };
-    const client = await pool.connect();
-    try {
-      await client.query("begin");
-      // this transaction's own reads of the click-event partitions (pg_stat_xact_*: exact, at once)
-      const fetched = async () =>
-        Number(
-          (
-            await client.query<{ n: string }>(
-              `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
-                 from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
-            )
-          ).rows[0].n,
-        );
-      const before = await fetched();
-      const read = await readWorkspaceClicksAfter(client, ws.id, scope, start, 10);
-      const rows = (await fetched()) - before;
-      expect(read.clicks).toHaveLength(10);
-      // the room's 10 rows and a few more, never the 3,000 behind them (the read stops at the room's last click)
-      expect(rows).toBeLessThan(100);
-      await client.query("commit");
-    } finally {
-      client.release();
-    }
+    const { result: read, fetched } = await feedRowsFetchedBy(pool, (client) => readWorkspaceClicksAfter(client, ws.id, scope, start, 10));
+    expect(read.clicks).toHaveLength(10);
+    // the room's 10 rows and a few more, never the 3,000 behind them (the read stops at the room's last click)
+    expect(fetched).toBeLessThan(100);
   });
 });

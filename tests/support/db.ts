@@ -54,3 +54,31 @@ export async function feedSettled(pool: { query: (text: string) => Promise<{ row
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * `read` in a transaction of its own on `pool`, and the click-event feed rows it fetched there
+ * (pg_stat_xact_*: exact, at once): how many rows a bounded read really touched.
+ */
+export async function feedRowsFetchedBy<T>(
+  pool: pg.Pool,
+  read: (client: pg.PoolClient) => Promise<T>,
+): Promise<{ result: T; fetched: number }> {
+  const fetched = async (client: pg.PoolClient) => {
+    const { rows } = await client.query<{ n: string }>(
+      `select coalesce(sum(coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0)), 0)::text as n
+         from pg_stat_xact_user_tables where schemaname = 'analytics' and relname like 'click_event%'`,
+    );
+    return Number(rows[0].n);
+  };
+  const client = await pool.connect();
+  try {
+    await client.query("begin");
+    const before = await fetched(client);
+    const result = await read(client);
+    const after = await fetched(client);
+    await client.query("commit");
+    return { result, fetched: after - before };
+  } finally {
+    client.release();
+  }
+}
