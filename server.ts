@@ -1,6 +1,7 @@
 // Linkhop's single entry: config -> database (embedded or DATABASE_URL) and migrations -> the
 // runtime (lib/runtime.ts: pools, click pipeline, caches, background jobs) -> one HTTP server where
-// short-link requests take a lean path (lib/redirects) and everything else goes to Next.js ->
+// short-link requests take a lean path (lib/redirects), /api/v1 endpoints are answered by their route
+// handlers directly (lib/api/lane.ts) and everything else goes to Next.js ->
 // graceful shutdown (/readyz 503, SHUTDOWN_DRAIN_MS of serving, stop accepting, the requests in
 // flight answered, runtime.close(), stop the embedded PostgreSQL). /healthz, /readyz and /metrics
 // are answered first, on every host (lib/http/operations.ts), then Caddy's /tls/ask (lib/domains/tls-ask.ts).
@@ -87,6 +88,8 @@ async function main() {
   const runtime = await createRuntime(cfg, { serve: true, jobs: true });
   const shortLinks = runtime.shortLinks!;
   const { isApiUrl, normalizeApiUrl } = await import("./lib/http/api-url.ts");
+  const { answerThroughLane, matchApiLane } = await import("./lib/api/lane.ts");
+  const appOrigin = new URL(cfg.APP_URL).origin;
   const { stampClientAddress } = await import("./lib/auth/client-address.ts");
   const { stampPagePath } = await import("./lib/auth/page-path.ts");
   const { appSecurityHeaders, isUploadedImagePath, UPLOADED_IMAGE_CSP } = await import("./lib/http/security-headers.ts");
@@ -165,6 +168,9 @@ async function main() {
       });
       return;
     }
+    // /api/v1 endpoints: their route handlers, called without Next's request machinery (lib/api/lane.ts)
+    const lane = isApiUrl(req.url) ? matchApiLane(req.method, req.url) : null;
+    if (lane && answerThroughLane(req, res, lane, appOrigin)) return;
     void passToNext(req, res);
   });
   server.keepAliveTimeout = 65_000;

@@ -40,7 +40,7 @@
 // PostgreSQL's execution time and WAL records (a row or index entry written is one) per request. The "CPU
 // ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
 // case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
-// those; BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
+// those ("=name": that case alone); BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
 // Prints figures only; it never passes or fails on timing.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -325,7 +325,12 @@ async function main() {
     },
     { name: "1 client: create-link", port: "app", clients: 1, next: create("limited") },
   ];
-  const cases = all.filter((c) => !ONLY || c.name.startsWith("floor: route handler (server") || ONLY.some((o) => c.name.startsWith(o)));
+  const cases = all.filter(
+    (c) =>
+      !ONLY ||
+      c.name.startsWith("floor: route handler (server") ||
+      ONLY.some((o) => (o.startsWith("=") ? c.name === o.slice(1) : c.name.startsWith(o))),
+  );
 
   console.log(
     `Linkhop API benchmark: ${CLIENTS} clients, ${SECONDS} s per case after ${WARMUP} s warm-up, median of ${ROUNDS} rounds, ` +

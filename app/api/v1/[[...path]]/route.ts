@@ -1,8 +1,9 @@
-import { unknownPath } from "@/lib/api/handler";
+import { UNKNOWN_API_PATH } from "@/lib/api/endpoints";
 
 // Any other /api/v1 path: 404 not_found (after authentication and the limiter, like every API answer).
-export const GET = unknownPath;
-export const POST = unknownPath;
-export const PUT = unknownPath;
-export const PATCH = unknownPath;
-export const DELETE = unknownPath;
+// The handlers are lib/api/endpoints.ts UNKNOWN_API_PATH, which server.ts also serves.
+export const GET = UNKNOWN_API_PATH.GET;
+export const POST = UNKNOWN_API_PATH.POST;
+export const PUT = UNKNOWN_API_PATH.PUT;
+export const PATCH = UNKNOWN_API_PATH.PATCH;
+export const DELETE = UNKNOWN_API_PATH.DELETE;

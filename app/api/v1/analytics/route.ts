@@ -1,9 +1,10 @@
-import { unsupportedMethod } from "@/lib/api/handler";
-import { analyticsRoute } from "@/lib/api/analytics";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
 
 // GET /api/v1/analytics (lib/analytics/reports/service.ts)
-export const GET = analyticsRoute;
-export const POST = unsupportedMethod(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+// The handlers are THE table's row for this path (lib/api/endpoints.ts), which server.ts also serves.
+const endpoint = API_ENDPOINTS["/api/v1/analytics"];
+export const GET = endpoint.GET;
+export const POST = endpoint.POST;
+export const PUT = endpoint.PUT;
+export const PATCH = endpoint.PATCH;
+export const DELETE = endpoint.DELETE;

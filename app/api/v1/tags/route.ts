@@ -1,8 +1,10 @@
-import { createTagRoute, listTagsRoute, unsupportedMethod } from "@/lib/api/tags";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
 
 // GET /api/v1/tags (all tags), POST /api/v1/tags (create). Everything happens in lib/api and lib/tags.
-export const GET = listTagsRoute;
-export const POST = createTagRoute;
-export const PUT = unsupportedMethod(["GET", "POST"]);
-export const PATCH = PUT;
-export const DELETE = PUT;
+// The handlers are THE table's row for this path (lib/api/endpoints.ts), which server.ts also serves.
+const endpoint = API_ENDPOINTS["/api/v1/tags"];
+export const GET = endpoint.GET;
+export const POST = endpoint.POST;
+export const PUT = endpoint.PUT;
+export const PATCH = endpoint.PATCH;
+export const DELETE = endpoint.DELETE;

@@ -1,9 +1,10 @@
-import { unsupportedMethod } from "@/lib/api/handler";
-import { analyticsExportRoute } from "@/lib/api/analytics";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
 
 // GET /api/v1/analytics/export: CSV of the raw click events (lib/analytics/reports/export.ts)
-export const GET = analyticsExportRoute;
-export const POST = unsupportedMethod(["GET"]);
-export const PUT = POST;
-export const PATCH = POST;
-export const DELETE = POST;
+// The handlers are THE table's row for this path (lib/api/endpoints.ts), which server.ts also serves.
+const endpoint = API_ENDPOINTS["/api/v1/analytics/export"];
+export const GET = endpoint.GET;
+export const POST = endpoint.POST;
+export const PUT = endpoint.PUT;
+export const PATCH = endpoint.PATCH;
+export const DELETE = endpoint.DELETE;

@@ -1,9 +1,10 @@
-import { linkRoutes, unsupportedMethod } from "@/lib/api/links";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
 
 // GET / PATCH / DELETE /api/v1/links/{code}?domain=
-const routes = linkRoutes();
-export const GET = routes.GET;
-export const PATCH = routes.PATCH;
-export const DELETE = routes.DELETE;
-export const POST = unsupportedMethod(["GET", "PATCH", "DELETE"]);
-export const PUT = POST;
+// The handlers are THE table's row for this path (lib/api/endpoints.ts), which server.ts also serves.
+const endpoint = API_ENDPOINTS["/api/v1/links/[code]"];
+export const GET = endpoint.GET;
+export const POST = endpoint.POST;
+export const PUT = endpoint.PUT;
+export const PATCH = endpoint.PATCH;
+export const DELETE = endpoint.DELETE;

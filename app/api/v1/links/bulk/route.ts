@@ -1,9 +1,10 @@
-import { bulkCreateLinksRoute, linkRoutes, unsupportedMethod } from "@/lib/api/links";
+import { API_ENDPOINTS } from "@/lib/api/endpoints";
 
 // POST /api/v1/links/bulk. The other methods treat "bulk" as a link code, like /links/{code}.
-const single = linkRoutes("bulk");
-export const POST = bulkCreateLinksRoute;
-export const GET = single.GET;
-export const PATCH = single.PATCH;
-export const DELETE = single.DELETE;
-export const PUT = unsupportedMethod(["POST", "GET", "PATCH", "DELETE"]);
+// The handlers are THE table's row for this path (lib/api/endpoints.ts), which server.ts also serves.
+const endpoint = API_ENDPOINTS["/api/v1/links/bulk"];
+export const GET = endpoint.GET;
+export const POST = endpoint.POST;
+export const PUT = endpoint.PUT;
+export const PATCH = endpoint.PATCH;
+export const DELETE = endpoint.DELETE;
