@@ -86,9 +86,11 @@ describe("the built-in scheduler's claims", () => {
       const claimsWithRows = counted.calls.filter((c) => c.name === "webhook_claim_due" && c.rows > 0).length;
       const reads = counted.calls.filter((c) => c.name === "webhook_sendable").length;
       const records = counted.calls.filter((c) => c.name === "webhook_record_delivered").length;
-      // one read per claim that found rows (an attempt started over a second after its claim reads again: none here)
+      // one read per claim that found rows; an attempt that starts more than PREFETCH_FRESH_MS after
+      // its claim reads again (a few on a loaded machine), never one read per attempt
       expect(claimsWithRows).toBeGreaterThan(0);
-      expect(reads).toBe(claimsWithRows);
+      expect(reads).toBeGreaterThanOrEqual(claimsWithRows);
+      expect(reads).toBeLessThanOrEqual(claimsWithRows + deliveries / 10);
       // 60 attempts paced 5 ms apart (200/s) end within about 300 ms: written at most every 20 ms, far fewer statements than attempts
       expect(records).toBeLessThanOrEqual(deliveries / 2);
     } finally {
