@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { pooledRandomBytes } from "../keys/random.ts";
 import { realTimeNow } from "../clock.ts";
 import { db, type Tx } from "../db/client.ts";
 import { peekShared, setShared } from "../registry.ts";
@@ -19,8 +19,9 @@ export { BY_NAME_ONLY_EVENT_TYPES, EVENT_TYPES, SELECTABLE_EVENT_TYPES, type Eve
 
 export type EventWorkspace = { id: number; slug: string; name: string; plan: string };
 
+/** A new event id: unique, not secret (lib/keys/random.ts pooledRandomBytes). */
 export function newEventId(): string {
-  return "evt_" + randomBytes(16).toString("hex");
+  return "evt_" + pooledRandomBytes(16).toString("hex");
 }
 
 /** The envelope's bytes; `createdAt` is a Date, or what stands in for one (a hole: lib/events/sql.ts eventWithHoles). */

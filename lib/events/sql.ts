@@ -1,5 +1,5 @@
+import { pooledRandomBytes } from "../keys/random.ts";
 import type pg from "pg";
-import { randomBytes } from "node:crypto";
 import { realTimeNow } from "../clock.ts";
 import type { ScopedLink, ClickScopeColumns } from "./click-scope.ts";
 import { inClickScope } from "./click-scope.ts";
@@ -42,8 +42,9 @@ export function eventWithHoles(
 ): EventParts | null {
   if (!planSendsEvents(workspace.plan)) return null;
   const id = newEventId();
-  // a random mark: no data (a title, a URL) can contain it by chance or on purpose
-  const mark = `\u0000hole-${randomBytes(12).toString("hex")}-`;
+  // a random mark: no data (a title, a URL) can contain it by chance or on purpose (the pool's bytes
+  // come from the system's generator and are never shown)
+  const mark = `\u0000hole-${pooledRandomBytes(12).toString("hex")}-`;
   const createdAt = at === "statement" ? { toISOString: () => `${mark}at` } : at;
   let rest = serializeEnvelope(
     id,

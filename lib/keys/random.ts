@@ -18,7 +18,8 @@ export function randomBase62(length: number): string {
   return base62From(length, randomBytes);
 }
 
-// Random bytes for values that are unique but not secret (request ids, generated link codes),
+// Random bytes for values that are unique but not secret (request ids, generated link codes, event
+// ids and the event statement's hole marks),
 // taken from a 4 KiB buffer refilled from the same generator when used up: one call into OpenSSL
 // per few hundred values instead of one per value (under load a call cost about 25 µs of a
 // request's CPU, bench:api's profile). Each byte is handed out once. Secrets never come from here.
