@@ -7,11 +7,13 @@ import { INTERVALS } from "@/lib/analytics/reports/schemas";
 import { changeLabel, type AnalyticsReport, type Panel } from "@/lib/analytics/reports/report";
 import { Card, secondaryButtonClass } from "@/components/ui";
 import { CustomRange } from "./custom-range";
+import { PanelTabs } from "./panel-tabs";
 import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
 
 // The analytics of a workspace (or of one link, or a read-only share page): interval presets and a
 // custom range, bots toggle, active filters, totals with the previous period's, the time series and
-// top-N panels whose rows filter the page ("View all": one panel's rows up to the API's limit).
+// top-N panels whose rows filter the page, related ones sharing a card as tabs (PANEL_CARDS; "View
+// all": one panel's rows up to the API's limit).
 // Every state is in the URL. Every figure comes from the report (reports/report.ts), never added up here.
 // A streamed report's panels follow the totals and the series (Suspense) as their queries answer.
 // Only the time-range presets are prefetched: the panels' rows, "View all", the filter chips and
@@ -58,6 +60,20 @@ const PANEL_COLUMN: Record<Panel, string> = {
   destinations: "Sent to",
   languages: "Language",
 };
+/**
+ * The panels as cards of related ones, each card a set of tabs (panel-tabs.tsx), like Dub's: six
+ * cards where there are fourteen tables. A panel no card names gets a card of its own.
+ */
+const PANEL_CARDS: { title: string; panels: Panel[] }[] = [
+  { title: "Locations", panels: ["countries", "cities", "languages"] },
+  { title: "Referrers", panels: ["referrers"] },
+  { title: "Devices", panels: ["devices", "browsers", "os"] },
+  { title: "Links", panels: ["links", "destinations"] },
+  { title: "UTM", panels: ["utm_source", "utm_medium", "utm_campaign"] },
+  { title: "Tags and QR", panels: ["tags", "qr"] },
+];
+/** A tab's visible label where the card's title already says the rest ("Source" under "UTM"). */
+const TAB_LABEL: Partial<Record<Panel, string>> = { utm_source: "Source", utm_medium: "Medium", utm_campaign: "Campaign" };
 const FILTER_LABEL: Record<string, string> = {
   link: "Link",
   folder: "Folder",
@@ -322,15 +338,34 @@ function Headline({ value, previous, label, testId }: { value: number; previous:
 
 type PanelHref = ((c: Record<string, string | null>) => string) | null;
 
-/** The top-N panels; `range` ("start/end") says which range they answer (the benchmark waits for it). */
+/** The top-N panels in their cards; `range` ("start/end") says which range they answer (the benchmark waits for it). */
 function PanelGrid({ panels, range, href }: { panels: AnalyticsReport["panels"]; range: string; href: PanelHref }) {
   const names = Object.keys(panels) as Panel[];
   if (!names.length) return null;
+  const carded = new Set(PANEL_CARDS.flatMap((c) => c.panels));
+  const cards = PANEL_CARDS.map((c) => ({ title: c.title, panels: c.panels.filter((p) => p in panels) }))
+    .concat(names.filter((p) => !carded.has(p)).map((p) => ({ title: PANEL_TITLE[p], panels: [p] })))
+    .filter((c) => c.panels.length > 0);
+  const rowsOf = (panel: Panel) => (panels[panel]?.data ?? []) as Row[];
   return (
     <div className="grid gap-6 md:grid-cols-2" data-panels-range={range}>
-      {names.map((panel) => (
-        <TopPanel key={panel} panel={panel} rows={(panels[panel]?.data ?? []) as Row[]} href={href} />
-      ))}
+      {cards.map((card) =>
+        card.panels.length === 1 ? (
+          <TopPanel key={card.title} panel={card.panels[0]} rows={rowsOf(card.panels[0])} href={href} />
+        ) : (
+          <PanelTabs
+            key={card.title}
+            title={card.title}
+            tabs={card.panels.map((panel) => ({
+              id: panel,
+              label: TAB_LABEL[panel] ?? PANEL_TITLE[panel],
+              name: TAB_LABEL[panel] ? PANEL_TITLE[panel] : undefined,
+              viewAll: href && rowsOf(panel).length > 0 ? href({ all: panel }) : null,
+              content: <PanelTable panel={panel} rows={rowsOf(panel)} href={href} />,
+            }))}
+          />
+        ),
+      )}
     </div>
   );
 }
@@ -348,6 +383,7 @@ async function StreamedPanels({
   return <PanelGrid panels={await later} range={range} href={href} />;
 }
 
+/** One panel in a card of its own (a card of one panel, or "View all"). */
 function TopPanel({
   panel,
   rows,
@@ -357,15 +393,14 @@ function TopPanel({
   panel: Panel;
   rows: Row[];
   /** null: rows are labels only (a share page) */
-  href: ((c: Record<string, string | null>) => string) | null;
+  href: PanelHref;
   all?: boolean;
 }) {
-  const max = Math.max(1, ...rows.map((r) => r.clicks));
   const more = !all && href && rows.length > 0;
   return (
     <Card
       title={PANEL_TITLE[panel]}
-      // off screen, not laid out until it scrolls near (the page has up to 14 panels)
+      // off screen, not laid out until it scrolls near (the page has several cards)
       className="[contain-intrinsic-size:auto_320px] [content-visibility:auto]"
       actions={
         more ? (
@@ -380,51 +415,56 @@ function TopPanel({
         ) : undefined
       }
     >
-      {rows.length === 0 ? (
-        <p className="text-sm text-slate-600">No clicks in this range.</p>
-      ) : (
-        <table className="w-full table-fixed text-sm" aria-label={PANEL_TITLE[panel]} data-panel={panel}>
-          <thead className="text-xs text-slate-600">
-            <tr>
-              <th className="pb-1 text-left font-medium">{PANEL_COLUMN[panel]}</th>
-              <th className="w-16 pb-1 text-right font-medium">Clicks</th>
-              <th className="w-16 pb-1 text-right font-medium">Visitors</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r, i) => {
-              const { label, filter } = rowFilter(panel, r);
-              return (
-                <tr key={i} className="relative">
-                  <td className="relative truncate py-1 pr-2">
-                    <span
-                      aria-hidden
-                      className="absolute inset-y-0.5 left-0 rounded bg-brand-50"
-                      style={{ width: `${(r.clicks / max) * 100}%` }}
-                    />
-                    {filter && href ? (
-                      <Link
-                        href={href({ ...filter, all: null })}
-                        prefetch={false}
-                        className="relative text-slate-800 hover:text-brand-700 hover:underline"
-                        title={`Filter by ${label}`}
-                      >
-                        {label}
-                      </Link>
-                    ) : (
-                      <span className="relative text-slate-700" title={label}>
-                        {label}
-                      </span>
-                    )}
-                  </td>
-                  <td className="py-1 text-right tabular-nums">{fmt(r.clicks)}</td>
-                  <td className="py-1 text-right tabular-nums text-slate-600">{fmt(r.visitors)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
+      <PanelTable panel={panel} rows={rows} href={href} />
     </Card>
+  );
+}
+
+/** A panel's rows, each a filter of the page (unless `href` is null). */
+function PanelTable({ panel, rows, href }: { panel: Panel; rows: Row[]; href: PanelHref }) {
+  if (rows.length === 0) return <p className="text-sm text-slate-600">No clicks in this range.</p>;
+  const max = Math.max(1, ...rows.map((r) => r.clicks));
+  return (
+    <table className="w-full table-fixed text-sm" aria-label={PANEL_TITLE[panel]} data-panel={panel}>
+      <thead className="text-xs text-slate-600">
+        <tr>
+          <th className="pb-1 text-left font-medium">{PANEL_COLUMN[panel]}</th>
+          <th className="w-16 pb-1 text-right font-medium">Clicks</th>
+          <th className="w-16 pb-1 text-right font-medium">Visitors</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r, i) => {
+          const { label, filter } = rowFilter(panel, r);
+          return (
+            <tr key={i} className="relative">
+              <td className="relative truncate py-1 pr-2">
+                <span
+                  aria-hidden
+                  className="absolute inset-y-0.5 left-0 rounded bg-brand-50"
+                  style={{ width: `${(r.clicks / max) * 100}%` }}
+                />
+                {filter && href ? (
+                  <Link
+                    href={href({ ...filter, all: null })}
+                    prefetch={false}
+                    className="relative text-slate-800 hover:text-brand-700 hover:underline"
+                    title={`Filter by ${label}`}
+                  >
+                    {label}
+                  </Link>
+                ) : (
+                  <span className="relative text-slate-700" title={label}>
+                    {label}
+                  </span>
+                )}
+              </td>
+              <td className="py-1 text-right tabular-nums">{fmt(r.clicks)}</td>
+              <td className="py-1 text-right tabular-nums text-slate-600">{fmt(r.visitors)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { expect, test } from "@playwright/test";
-import { admin, appUrl, shot, signUp } from "./support.ts";
+import { admin, analyticsPanel, appUrl, shot, signUp } from "./support.ts";
 
 // The Analytics page with real clicks (real redirects with real browser User-Agents, countries from
 // the country header, referrers): totals, a filter applied by clicking a row (kept in the URL), the
@@ -56,11 +56,14 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await expect(page.getByTestId("total-clicks")).toHaveText("5");
   await expect(page.getByRole("img", { name: /Clicks and visitors per day: 5 clicks/ })).toBeVisible();
   const countries = page.getByRole("table", { name: "Countries" });
+  // Countries is the first tab of its card: shown without a click
   await expect(countries.getByRole("row")).toHaveCount(4); // header + US, DE, FR
-  await expect(page.getByRole("table", { name: "Browsers" })).toContainText("Safari");
-  await expect(page.getByRole("table", { name: "Referrers" })).toContainText("t.co");
+  await expect(await analyticsPanel(page, "Browsers")).toContainText("Safari");
+  await expect(await analyticsPanel(page, "Referrers")).toContainText("t.co");
   // where the visits were sent and their languages (what the redirect recorded; rows are labels, not filters)
-  for (const name of ["Destinations", "Languages"]) await expect(page.getByRole("table", { name }).getByRole("row").nth(1)).toBeVisible();
+  for (const name of ["Destinations", "Languages"]) await expect((await analyticsPanel(page, name)).getByRole("row").nth(1)).toBeVisible();
+  // back to the first tab of each card for the screenshot and the filter below
+  for (const name of ["Countries", "Links"]) await analyticsPanel(page, name);
   await shot(page, testInfo, "analytics-page");
 
   // Filter by clicking a row: kept in the URL, shown as a removable chip, figures follow.
@@ -68,6 +71,8 @@ test("analytics: figures from real clicks, filter by clicking a row, bots toggle
   await expect(page).toHaveURL(/country=DE/);
   await expect(page.getByTestId("total-clicks")).toHaveText("2");
   await expect(page.getByRole("link", { name: "Remove filter Country: Germany" })).toBeVisible();
+  // the card keeps the tab chosen before the filter
+  await expect(page.getByRole("tab", { name: "Browsers" })).toHaveAttribute("aria-selected", "true");
   await expect(page.getByRole("table", { name: "Browsers" })).not.toContainText("Safari");
   await shot(page, testInfo, "analytics-filtered");
 

@@ -4,7 +4,7 @@ import { expect, test, type Browser, type BrowserContext, type Page } from "@pla
 import pg from "pg";
 import type { ClickEvent } from "../../lib/analytics/model.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
-import { admin, appUrl, dataDir, seriousViolations, signUp } from "./support.ts";
+import { admin, analyticsPanel, appUrl, dataDir, seriousViolations, signUp } from "./support.ts";
 
 // Campaign analytics in the browser, desktop and phone, on one workspace seeded in beforeAll: clicks
 // through the real redirect (UTM values in the links' URLs, tags, QR scans by the QR marker,
@@ -50,11 +50,10 @@ async function axe(p: Page, name: string) {
 }
 
 const total = (p: Page) => p.getByTestId("total-clicks");
-const panel = (p: Page, name: string) => p.getByRole("table", { name, exact: true });
-const rowOf = (p: Page, panelName: string, label: string) =>
-  panel(p, panelName)
-    .getByRole("row")
-    .filter({ has: p.getByText(label, { exact: true }) });
+// a panel's table, its tab chosen first (support.ts analyticsPanel)
+const panel = analyticsPanel;
+const rowOf = async (p: Page, panelName: string, label: string) =>
+  (await panel(p, panelName)).getByRole("row").filter({ has: p.getByText(label, { exact: true }) });
 
 test.describe.configure({ mode: "serial" });
 
@@ -141,18 +140,18 @@ for (const [device, viewport] of [
     await expect(page.getByTestId("total-clicks-previous")).toHaveText("+50 % vs 4 before");
     await expect(page.getByTestId("chart-legend")).toHaveText(/Clicks\s*Visitors\s*Clicks, previous period/);
     await expect(page.getByText("Visitors: a visitor counts once a day")).toBeVisible();
-    await expect(rowOf(page, "UTM source", "newsletter")).toContainText("3");
-    await expect(rowOf(page, "UTM source", "twitter")).toContainText("3");
-    await expect(rowOf(page, "UTM medium", "email")).toContainText("3");
-    await expect(rowOf(page, "UTM campaign", "summer")).toContainText("3");
-    await expect(rowOf(page, "Tags", "launch")).toContainText("3");
-    await expect(rowOf(page, "Tags", "promo")).toContainText("3");
-    await expect(rowOf(page, "QR versus link", "QR scan")).toContainText("2");
-    await expect(rowOf(page, "QR versus link", "Link click")).toContainText("4");
-    await expect(rowOf(page, "Cities", "Paris, FR")).toContainText("1");
-    await expect(rowOf(page, "Languages", "de")).toContainText("2");
-    await expect(rowOf(page, "Languages", "fr")).toContainText("2");
-    await expect(panel(page, "Destinations")).toContainText("https://example.com/spring?utm_source=newsletter");
+    await expect(await rowOf(page, "UTM source", "newsletter")).toContainText("3");
+    await expect(await rowOf(page, "UTM source", "twitter")).toContainText("3");
+    await expect(await rowOf(page, "UTM medium", "email")).toContainText("3");
+    await expect(await rowOf(page, "UTM campaign", "summer")).toContainText("3");
+    await expect(await rowOf(page, "Tags", "launch")).toContainText("3");
+    await expect(await rowOf(page, "Tags", "promo")).toContainText("3");
+    await expect(await rowOf(page, "QR versus link", "QR scan")).toContainText("2");
+    await expect(await rowOf(page, "QR versus link", "Link click")).toContainText("4");
+    await expect(await rowOf(page, "Cities", "Paris, FR")).toContainText("1");
+    await expect(await rowOf(page, "Languages", "de")).toContainText("2");
+    await expect(await rowOf(page, "Languages", "fr")).toContainText("2");
+    await expect(await panel(page, "Destinations")).toContainText("https://example.com/spring?utm_source=newsletter");
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(1);
     await axe(page, `analytics ${device}`);
@@ -183,10 +182,12 @@ test("View all lists a panel's rows in a view of its own (axe at desktop and pho
   for (const viewport of [DESKTOP, PHONE]) {
     await page.setViewportSize(viewport);
     await page.goto(`/w/${slug}/analytics?interval=7d`);
+    // "View all" is the chosen tab's: Languages chosen in its card first
+    await panel(page, "Languages");
     await page.getByRole("link", { name: "View all: Languages" }).click();
     await expect(page).toHaveURL(/all=languages/);
     await expect(page.getByTestId("view-all")).toBeVisible();
-    await expect(panel(page, "Languages").getByRole("row")).toHaveCount(4); // header + de, en, fr
+    await expect(page.getByRole("table", { name: "Languages" }).getByRole("row")).toHaveCount(4); // header + de, en, fr
     await expect(page.getByRole("table", { name: "Countries" })).toHaveCount(0);
     await axe(page, `view all ${viewport.width}`);
     await page.getByRole("link", { name: "← All panels" }).click();
@@ -194,14 +195,48 @@ test("View all lists a panel's rows in a view of its own (axe at desktop and pho
   }
 });
 
+test("the panels' cards are tabs: arrows, Home and End choose one, and the choice stays when the range changes", async () => {
+  await page.setViewportSize(DESKTOP);
+  await page.goto(`/w/${slug}/analytics?interval=7d`);
+  await expect(page.getByRole("table", { name: "Countries" })).toBeVisible();
+  const tab = (name: string) => page.getByRole("tab", { name, exact: true });
+  await tab("Countries").focus();
+  await page.keyboard.press("ArrowRight");
+  await expect(tab("Cities")).toBeFocused();
+  await expect(tab("Cities")).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("table", { name: "Cities" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Countries" })).toHaveCount(0);
+  await page.keyboard.press("End");
+  await expect(tab("Languages")).toBeFocused();
+  await expect(page.getByRole("table", { name: "Languages" })).toBeVisible();
+  await page.keyboard.press("Home");
+  await expect(tab("Countries")).toBeFocused();
+  await page.keyboard.press("ArrowLeft"); // wraps to the last
+  await expect(tab("Languages")).toHaveAttribute("aria-selected", "true");
+  // one tab stop per card: the others are reached with the arrows
+  await expect(tab("Countries")).toHaveAttribute("tabindex", "-1");
+
+  await tab("UTM medium").click();
+  await expect(page.getByRole("table", { name: "UTM medium" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "30 days" }).click();
+  await expect(page.getByRole("navigation", { name: "Time range" }).getByRole("link", { name: "30 days" })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
+  await expect(tab("UTM medium")).toHaveAttribute("aria-selected", "true");
+  await expect(tab("Languages")).toHaveAttribute("aria-selected", "true");
+  // 30 days: the 3 clicks of now and the 4 of ten days ago
+  await expect(await rowOf(page, "UTM medium", "email")).toContainText("7");
+});
+
 test("clicking a panel row filters the whole page and the export", async () => {
   await page.setViewportSize(DESKTOP);
   await page.goto(`/w/${slug}/analytics?interval=7d`);
-  await panel(page, "UTM source").getByRole("link", { name: "newsletter" }).click();
+  await (await panel(page, "UTM source")).getByRole("link", { name: "newsletter" }).click();
   await expect(page).toHaveURL(/utm_source=newsletter/);
   await expect(total(page)).toHaveText("3");
   await expect(page.getByRole("link", { name: "Remove filter UTM source: newsletter" })).toBeVisible();
-  await expect(panel(page, "Tags")).not.toContainText("promo");
+  await expect(await panel(page, "Tags")).not.toContainText("promo");
   const download = page.waitForEvent("download");
   await page.getByRole("link", { name: "Export CSV" }).click();
   const lines = fs
@@ -211,7 +246,7 @@ test("clicking a panel row filters the whole page and the export", async () => {
   expect(lines).toHaveLength(4); // header + the 3 clicks on the spring link
   expect(lines.slice(1).every((l) => l.split(",")[1] === spring.code)).toBe(true);
   // a second filter from another panel narrows further
-  await panel(page, "QR versus link").getByRole("link", { name: "QR scan" }).click();
+  await (await panel(page, "QR versus link")).getByRole("link", { name: "QR scan" }).click();
   await expect(total(page)).toHaveText("1");
   await page.getByRole("link", { name: "Remove filter Visit: QR scans" }).click();
   await expect(total(page)).toHaveText("3");

@@ -133,3 +133,15 @@ export async function seriousViolations(page: Page, label?: string): Promise<str
     .filter((v) => v.impact === "critical" || v.impact === "serious")
     .map((v) => `${label ? `${label}: ` : ""}${v.id} (${v.impact}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}: ${v.help}`);
 }
+
+/**
+ * An analytics panel's table (its aria-label is the panel's title), its tab chosen first when the
+ * panel sits in a card of tabs (components/analytics/panel-tabs.tsx).
+ */
+export async function analyticsPanel(page: Page, name: string) {
+  // the panels stream in after the totals
+  await page.locator("[data-panels-range]").first().waitFor();
+  const tab = page.getByRole("tab", { name, exact: true });
+  if ((await tab.count()) > 0 && (await tab.getAttribute("aria-selected")) !== "true") await tab.click();
+  return page.getByRole("table", { name, exact: true });
+}
