@@ -8,8 +8,10 @@
 //
 // The two floors, measured in the same run:
 //   route-handler floor  GET /api/bench-floor in this server: a route handler of the same build that
-//                        answers a constant JSON body (app/api/bench-floor); every API case is printed
-//                        with its throughput as a ratio of this one
+//                        answers a constant JSON body (app/api/bench-floor), through Next.js; every API
+//                        case is printed with its throughput as a ratio of this one. The /api/v1 cases
+//                        are answered by server.ts's lane (lib/api/lane.ts), without Next's request
+//                        machinery, so they can pass 1.00
 //   bare node:http       a node:http server answering the same constant: the machine's floor
 //   next start floor     the same route under a plain `next start` of the same build (BENCH_NEXT_START=0
 //                        leaves it out): what server.ts costs in front of Next
