@@ -3,10 +3,11 @@ import { addDomainRoute, getDomainRoute, listDomainsRoute, updateDomainRoute, ve
 import { unknownPath, unsupportedMethod } from "./handler.ts";
 import { bulkCreateLinksRoute, createLinkRoute, exportLinksRoute, linkRoutes, listLinksRoute } from "./links.ts";
 import { openApiRoute } from "./openapi-route.ts";
+import type { ApiPath } from "./paths.ts";
 import { createTagRoute, deleteTagRoute, listTagsRoute, updateTagRoute } from "./tags.ts";
 
-// THE table of /api/v1 endpoints: each path (its dynamic segments in brackets, as the route files
-// under app/api/v1 are named) with the route handler of each method. Both doors of the process
+// THE table of /api/v1 endpoints: each path of paths.ts (its dynamic segments in brackets, as the
+// route files under app/api/v1 are named) with the route handler of each method. Both doors of the process
 // serve these same functions: the route files under app/api/v1 export them for Next.js, and
 // server.ts answers them itself without Next's request machinery (lib/api/lane.ts). A test
 // (tests/unit/api-endpoints.test.ts) holds every route file to its row here.
@@ -40,7 +41,7 @@ export const API_ENDPOINTS = {
   "/api/v1/domains/[host]": endpoint({ GET: getDomainRoute, PATCH: updateDomainRoute }),
   "/api/v1/domains/[host]/verify": endpoint({ POST: verifyDomainRoute }),
   "/api/v1/openapi.json": { GET: openApiRoute },
-} satisfies Record<string, Partial<Endpoint>>;
+} satisfies Record<ApiPath, Partial<Endpoint>>;
 
 export type EndpointPath = keyof typeof API_ENDPOINTS;
 

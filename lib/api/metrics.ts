@@ -1,19 +1,14 @@
 import { metrics } from "../metrics/index.ts";
+import { API_PATHS } from "./paths.ts";
 
 // What the /api/v1 wrapper (handler.ts) records per request: the route as its path pattern (a
 // link's code or a tag's id in a label would make one time series per link), the method and the
 // status, and the time to the answer's headers.
 
-const ROUTES: [RegExp, string][] = [
-  [/^\/api\/v1\/links\/?$/, "/api/v1/links"],
-  [/^\/api\/v1\/links\/bulk\/?$/, "/api/v1/links/bulk"],
-  [/^\/api\/v1\/links\/export\/?$/, "/api/v1/links/export"],
-  [/^\/api\/v1\/links\/[^/]+\/?$/, "/api/v1/links/{code}"],
-  [/^\/api\/v1\/tags\/?$/, "/api/v1/tags"],
-  [/^\/api\/v1\/tags\/[^/]+\/?$/, "/api/v1/tags/{id}"],
-  [/^\/api\/v1\/analytics\/?$/, "/api/v1/analytics"],
-  [/^\/api\/v1\/analytics\/export\/?$/, "/api/v1/analytics/export"],
-];
+/** Each endpoint path as a pattern ([code] matches one segment) and its label ("/api/v1/links/{code}"); static paths first. */
+const ROUTES: [RegExp, string][] = [...API_PATHS]
+  .sort((a, b) => Number(a.includes("[")) - Number(b.includes("[")))
+  .map((path) => [new RegExp(`^${path.replace(/\./g, "\\.").replace(/\[\w+\]/g, "[^/]+")}/?$`), path.replace(/\[(\w+)\]/g, "{$1}")]);
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 

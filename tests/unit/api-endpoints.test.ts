@@ -3,6 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { API_ENDPOINTS, UNKNOWN_API_PATH } from "../../lib/api/endpoints.ts";
 import { acceptedEncoding, matchApiLane } from "../../lib/api/lane.ts";
+import { apiRouteLabel } from "../../lib/api/metrics.ts";
+import { API_PATHS } from "../../lib/api/paths.ts";
 
 // THE table of /api/v1 endpoints (lib/api/endpoints.ts) is served through two doors: Next.js (the
 // route files under app/api/v1) and server.ts's lane (lib/api/lane.ts). Both must serve the same
@@ -80,5 +82,18 @@ describe("acceptedEncoding", () => {
     expect(acceptedEncoding("br, identity")).toBeNull();
     expect(acceptedEncoding(undefined)).toBeNull();
     expect(acceptedEncoding("")).toBeNull();
+  });
+});
+
+describe("the request metrics' route label", () => {
+  it('names every endpoint path by its pattern, never one series per code, and anything else "other"', () => {
+    for (const path of API_PATHS) {
+      const sample = path.replace(/\[\w+\]/g, "abc123");
+      expect(apiRouteLabel(sample), path).toBe(path.replace(/\[(\w+)\]/g, "{$1}"));
+    }
+    expect(apiRouteLabel("/api/v1/links/bulk")).toBe("/api/v1/links/bulk");
+    expect(apiRouteLabel("/api/v1/domains/go.example.com/verify")).toBe("/api/v1/domains/{host}/verify");
+    expect(apiRouteLabel("/api/v1/openapiXjson")).toBe("other");
+    expect(apiRouteLabel("/api/v1/links/a/b")).toBe("other");
   });
 });
