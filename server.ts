@@ -144,7 +144,8 @@ async function main() {
       return;
     }
     // API paths Next cannot route as they are (bad escapes, "..") are made routable (lib/http/api-url.ts).
-    if (isApiUrl(req.url)) req.url = normalizeApiUrl(req.url!);
+    const api = isApiUrl(req.url);
+    if (api) req.url = normalizeApiUrl(req.url!);
     // The client's address for the sign-in limits (a client-sent header of that name is replaced).
     stampClientAddress(req, cfg.TRUST_PROXY);
     // The page asked for, where a signed-out visitor returns after signing in (lib/auth/page-path.ts).
@@ -169,7 +170,7 @@ async function main() {
       return;
     }
     // /api/v1 endpoints: their route handlers, called without Next's request machinery (lib/api/lane.ts)
-    const lane = isApiUrl(req.url) ? matchApiLane(req.method, req.url) : null;
+    const lane = api ? matchApiLane(req.method, req.url) : null;
     if (lane && answerThroughLane(req, res, lane, appOrigin)) return;
     void passToNext(req, res);
   });

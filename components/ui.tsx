@@ -37,6 +37,9 @@ export function PageHeader({ title, description, actions }: { title: string; des
   );
 }
 
+/** A card among many on a long page: off screen it is not laid out until it scrolls near (CSS content-visibility). */
+export const offscreenCardClass = "[contain-intrinsic-size:auto_320px] [content-visibility:auto]";
+
 export const inputClass =
   "block w-full rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm placeholder:text-slate-400 focus:border-brand-500 focus:outline-none focus:ring-1 focus:ring-brand-500 disabled:bg-slate-100 disabled:text-slate-500 aria-[invalid=true]:border-red-600 aria-[invalid=true]:ring-1 aria-[invalid=true]:ring-red-600";
 

@@ -5,7 +5,7 @@ import { countryName } from "@/lib/analytics/reports/countries";
 import { dateInZone, withParams } from "@/lib/analytics/reports/page-url";
 import { INTERVALS } from "@/lib/analytics/reports/schemas";
 import { changeLabel, type AnalyticsReport, type Panel } from "@/lib/analytics/reports/report";
-import { Card, secondaryButtonClass } from "@/components/ui";
+import { Card, offscreenCardClass, secondaryButtonClass } from "@/components/ui";
 import { CustomRange } from "./custom-range";
 import { PanelTabs } from "./panel-tabs";
 import { TimeseriesChart, type SeriesPoint } from "./timeseries-chart";
@@ -360,7 +360,7 @@ function PanelGrid({ panels, range, href }: { panels: AnalyticsReport["panels"];
               id: panel,
               label: TAB_LABEL[panel] ?? PANEL_TITLE[panel],
               name: TAB_LABEL[panel] ? PANEL_TITLE[panel] : undefined,
-              viewAll: href && rowsOf(panel).length > 0 ? href({ all: panel }) : null,
+              action: href && rowsOf(panel).length > 0 ? <ViewAllLink panel={panel} href={href} /> : null,
               content: <PanelTable panel={panel} rows={rowsOf(panel)} href={href} />,
             }))}
           />
@@ -396,27 +396,28 @@ function TopPanel({
   href: PanelHref;
   all?: boolean;
 }) {
-  const more = !all && href && rows.length > 0;
   return (
     <Card
       title={PANEL_TITLE[panel]}
-      // off screen, not laid out until it scrolls near (the page has several cards)
-      className="[contain-intrinsic-size:auto_320px] [content-visibility:auto]"
-      actions={
-        more ? (
-          <Link
-            href={href({ all: panel })}
-            prefetch={false}
-            className="text-sm font-medium text-brand-700 hover:underline"
-            aria-label={`View all: ${PANEL_TITLE[panel]}`}
-          >
-            View all
-          </Link>
-        ) : undefined
-      }
+      className={offscreenCardClass}
+      actions={!all && href && rows.length > 0 ? <ViewAllLink panel={panel} href={href} /> : undefined}
     >
       <PanelTable panel={panel} rows={rows} href={href} />
     </Card>
+  );
+}
+
+/** "View all" of one panel: its rows up to the API's limit, in a view of their own. */
+function ViewAllLink({ panel, href }: { panel: Panel; href: NonNullable<PanelHref> }) {
+  return (
+    <Link
+      href={href({ all: panel })}
+      prefetch={false}
+      className="text-sm font-medium text-brand-700 hover:underline"
+      aria-label={`View all: ${PANEL_TITLE[panel]}`}
+    >
+      View all
+    </Link>
   );
 }
 

@@ -1,6 +1,6 @@
 "use client";
-import Link from "next/link";
 import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { Card, offscreenCardClass } from "@/components/ui";
 
 // One card of related analytics panels (Countries, Cities and Languages; the UTM fields; ...) as
 // tabs, so the Analytics page shows six cards where it would show fourteen tables. Only the chosen
@@ -14,8 +14,8 @@ export type PanelTab = {
   label: string;
   /** the accessible name when the visible label is shortened by the card's title ("Source" under "UTM") */
   name?: string;
-  /** "View all" of this panel (null: none, e.g. no rows or a share page) */
-  viewAll: string | null;
+  /** the card's action while this tab is chosen (its "View all"), or null */
+  action: ReactNode;
   content: ReactNode;
 };
 
@@ -37,23 +37,7 @@ export function PanelTabs({ title, tabs }: { title: string; tabs: PanelTab[] }) 
   }
 
   return (
-    <section
-      aria-label={title}
-      className="rounded-lg border border-slate-200 bg-white p-5 shadow-sm [contain-intrinsic-size:auto_320px] [content-visibility:auto]"
-    >
-      <div className="mb-3 flex items-center justify-between gap-4">
-        <h2 className="text-base font-semibold">{title}</h2>
-        {tab.viewAll && (
-          <Link
-            href={tab.viewAll}
-            prefetch={false}
-            className="text-sm font-medium text-brand-700 hover:underline"
-            aria-label={`View all: ${tab.name ?? tab.label}`}
-          >
-            View all
-          </Link>
-        )}
-      </div>
+    <Card title={title} actions={tab.action} className={offscreenCardClass}>
       <div role="tablist" aria-label={title} className="mb-3 flex flex-wrap gap-1 border-b border-slate-200" onKeyDown={onKeyDown}>
         {tabs.map((t, i) => (
           <button
@@ -80,6 +64,6 @@ export function PanelTabs({ title, tabs }: { title: string; tabs: PanelTab[] }) 
       <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-tab-${tab.id}`}>
         {tab.content}
       </div>
-    </section>
+    </Card>
   );
 }
