@@ -76,7 +76,7 @@ export class ClickedReader {
       const room = this.window(webhookRatePerSecond(planOf(ep.workspace.plan))) - ep.waiting;
       if (room <= 0) continue;
       const ids = await this.read(ep, room);
-      handOffAfterCommit(ids);
+      handOffAfterCommit(ids, [ep.endpointId]);
       deliveries += ids.length;
     }
     return { endpoints: endpoints.length, deliveries };

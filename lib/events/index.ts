@@ -85,8 +85,12 @@ export async function recordTestEvent(
   return delivery.id;
 }
 
-/** What happens to new deliveries once their transaction has committed. */
-export type AfterCommit = (deliveryIds: number[]) => void;
+/**
+ * What happens to new deliveries once their transaction has committed. `endpointIds`: the endpoints
+ * they go to, when the writer has them at hand (the single create, the link.clicked reader): the
+ * built-in scheduler then makes no claim for endpoints it already holds enough of (scheduler.ts wake).
+ */
+export type AfterCommit = (deliveryIds: number[], endpointIds?: readonly number[]) => void;
 
 /** Sets what every withEvents does after commit (the runtime: the webhooks' hand-off). */
 export function setAfterCommit(hook: AfterCommit | undefined): void {
@@ -94,10 +98,10 @@ export function setAfterCommit(hook: AfterCommit | undefined): void {
 }
 
 /** Runs the after-commit hand-off; a failure is logged, never thrown at the caller whose change is committed. */
-function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
+function handOff(deliveryIds: number[], afterCommit: AfterCommit, endpointIds?: readonly number[]) {
   if (!deliveryIds.length) return;
   try {
-    afterCommit(deliveryIds);
+    afterCommit(deliveryIds, endpointIds);
   } catch (e) {
     log("events").error({ err: e }, "webhook hand-off failed; the scheduler's sweep will pick these up");
   }
@@ -107,9 +111,9 @@ function handOff(deliveryIds: number[], afterCommit: AfterCommit) {
  * The after-commit hand-off of a transaction that recorded events without withEvents: the raw `pg`
  * forms of sql.ts (the API's single create, the click flush's own transaction).
  */
-export function handOffAfterCommit(deliveryIds: number[]): void {
+export function handOffAfterCommit(deliveryIds: number[], endpointIds?: readonly number[]): void {
   const hook = peekShared<AfterCommit>("after-commit");
-  if (hook) handOff(deliveryIds, hook);
+  if (hook) handOff(deliveryIds, hook, endpointIds);
 }
 
 /**

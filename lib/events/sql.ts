@@ -95,7 +95,7 @@ export function recordEventCte(p: (i: number) => string, source: string, holes: 
     insert into "Delivery" ("eventId", "endpointId", "nextAttemptAt")
     select event."id", event_endpoints."id", event."createdAt" from event, event_endpoints
     order by event_endpoints."id"
-    returning "id"
+    returning "id", "endpointId"
   )`;
 }
 

@@ -109,11 +109,12 @@ function statementText(s: Shape): string {
     : "";
   const names = p.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
   const deliveries = p.event ? `(select coalesce(array_agg(d."id" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
+  const endpoints = p.event ? `(select coalesce(array_agg(d."endpointId" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
   // over the limit or uncounted: nothing written, nothing refused
   const stopped = rated ? `when not exists (select 1 from rate_allows) then null` : "";
   const count = rated ? `(select "count" from rate) as "rateCount", ` : "";
   return `with ${ctes.join(", ")}
-  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries", ${count}
+  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries", ${endpoints} as "deliveryEndpoints", ${count}
     linkhop_refuse(case ${stopped} ${verified} when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken' end) as "refused"
   from (select 1) as one left join inserted on true`;
 }
@@ -124,10 +125,11 @@ const TEXTS = new Map<string, string>();
 const REFUSED = "LH001";
 
 /**
- * What a create statement wrote: the link, its tags' names and the new deliveries of its event (to
- * hand off after it), and the request's rate count when it was counted in it (else null).
+ * What a create statement wrote: the link, its tags' names, the new deliveries of its event and
+ * their endpoints, in the same order (to hand off after it), and the request's rate count when it
+ * was counted in it (else null).
  */
-export type Created = { link: Link; tagNames: string[]; deliveries: number[]; rateCount: number | null };
+export type Created = { link: Link; tagNames: string[]; deliveries: number[]; deliveryEndpoints: number[]; rateCount: number | null };
 
 /**
  * createStatement with a rate wrote nothing: its count did not allow the create (over the limit),
@@ -169,14 +171,16 @@ export async function createStatement(
   if (o.event) values.push(...eventValues(o.event));
   if (o.rate) values.push(...liveKeyRateValues(o.rate));
   try {
-    const { rows } = await q.query<Link & { tagNames: string[]; deliveries: number[]; rateCount?: number | null; refused: unknown }>({
+    const { rows } = await q.query<
+      Link & { tagNames: string[]; deliveries: number[]; deliveryEndpoints: number[]; rateCount?: number | null; refused: unknown }
+    >({
       name,
       text: TEXTS.get(name)!,
       values,
     });
-    const { tagNames, deliveries, rateCount, refused: _, ...link } = rows[0];
+    const { tagNames, deliveries, deliveryEndpoints, rateCount, refused: _, ...link } = rows[0];
     if (o.rate && link.id === null) throw new RateStopped(rateCount ?? null);
-    return { link, tagNames, deliveries, rateCount: rateCount ?? null };
+    return { link, tagNames, deliveries, deliveryEndpoints, rateCount: rateCount ?? null };
   } catch (e) {
     const err = e as { code?: string; message?: string };
     if (err.code === REFUSED && ["destination", "quota", "taken"].includes(err.message!))

@@ -161,6 +161,7 @@ async function createInOneStatement(
 ): Promise<{ link: LinkWithHost; rateCount: number | null }> {
   const options = { allowance: { month, limit }, tags: row.tags, destinationHosts: row.uncheckedHosts, rate };
   let deliveries: number[] = [];
+  let deliveryEndpoints: number[] = [];
   let rateCount: number | null = null;
   const [r] = await insertDrawingCodes([row], async ([{ code }]) => {
     const c = linkColumns(row, code);
@@ -170,6 +171,7 @@ async function createInOneStatement(
         event: shape.event ? createdEvent(workspace, row, c) : null,
       });
       deliveries = r.deliveries;
+      deliveryEndpoints = r.deliveryEndpoints;
       rateCount = r.rateCount;
       return [{ ...r.link, tagNames: r.tagNames }];
     } catch (e) {
@@ -179,6 +181,6 @@ async function createInOneStatement(
     }
   });
   if (r === "taken") throw new CreateRefused("taken");
-  handOffAfterCommit(deliveries);
+  handOffAfterCommit(deliveries, deliveryEndpoints);
   return { link: created(row, r), rateCount };
 }

@@ -14,15 +14,18 @@ import { log } from "../log/index.ts";
 // that create deliveries run in route handlers and server actions, in Next's own copy of every
 // module: the wake-up is therefore kept in the process registry (lib/registry.ts).
 
-export function setSchedulerWake(wake: (() => void) | undefined) {
+/** Wakes the scheduler for new deliveries (of `endpointIds`, when known: scheduler.ts wake). */
+export type SchedulerWake = (endpointIds?: readonly number[]) => void;
+
+export function setSchedulerWake(wake: SchedulerWake | undefined) {
   setShared("scheduler-wake", wake);
 }
 
-/** lib/events' after-commit hand-off (withEvents): never throws, never blocks the caller. */
-export function dispatchDeliveries(deliveryIds: number[]): void {
+/** lib/events' after-commit hand-off (events/index.ts AfterCommit): never throws, never blocks the caller. */
+export function dispatchDeliveries(deliveryIds: number[], endpointIds?: readonly number[]): void {
   if (!deliveryIds.length) return;
   if (!config().inngestEnabled) {
-    peekShared<() => void>("scheduler-wake")?.();
+    peekShared<SchedulerWake>("scheduler-wake")?.(endpointIds);
     return;
   }
   void inBackground(

@@ -56,7 +56,12 @@ export type SchedulerOptions = {
 
 export const SCHEDULER_DEFAULTS = { pollMs: 500, maxInFlight: 64, perEndpoint: 8, queuedPerEndpoint: 24, batch: 50 };
 
-export type Scheduler = { wake: () => void; stop: () => Promise<void>; inFlight: () => number; attempts: () => number };
+export type Scheduler = {
+  wake: (endpointIds?: readonly number[]) => void;
+  stop: () => Promise<void>;
+  inFlight: () => number;
+  attempts: () => number;
+};
 
 /**
  * `slotAt`: the endpoint's send slot (pacing.ts), before which the request does not leave; `intervalMs`: the spacing of its slots;
@@ -242,8 +247,16 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
     return mine;
   };
 
-  function wake() {
+  /**
+   * Claims soon (at most once per WAKE_SPACING_MS). A wake-up for new deliveries of `endpointIds`,
+   * each of which this process already holds enough claims of (refillBelow, the claim's `skip`),
+   * claims nothing: the claim would skip them, and with a slow receiver under a stream of creates it
+   * walked the endpoint's whole due backlog in the index to do so, every WAKE_SPACING_MS. The rows
+   * wait in the table; the endpoint's own refill (run's endTurn) claims them in due order.
+   */
+  function wake(endpointIds?: readonly number[]) {
     if (stopped || wakePending) return;
+    if (endpointIds?.length && endpointIds.every((id) => held(id) >= refillBelow)) return;
     wakePending = true;
     const started = () => {
       wakePending = false;

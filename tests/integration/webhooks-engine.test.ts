@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import type { Receiver } from "../support/https-receiver.ts";
-import { emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
+import { countStatements, emitEvent, eventually, newWorkspace, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
 // The built-in scheduler's claims (lib/webhooks/scheduler.ts) with the scheduler in this process
 // and a real HTTPS receiver: one endpoint's older backlog, claimed up to that endpoint's room, must
@@ -121,16 +121,3 @@ describe("the built-in scheduler's claims", () => {
     }
   }, 30_000);
 });
-
-/** Records the name and row count of every named statement run through `pool.query` until restored. */
-function countStatements(pool: import("pg").Pool) {
-  const calls: { name: string; rows: number }[] = [];
-  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<{ rowCount: number | null; rows: unknown[] }>;
-  (pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
-    const result = await original(...args);
-    const config = args[0] as { name?: string };
-    if (config && typeof config === "object" && config.name) calls.push({ name: config.name, rows: result.rows?.length ?? 0 });
-    return result;
-  };
-  return { calls, restore: () => delete (pool as unknown as { query?: unknown }).query };
-}

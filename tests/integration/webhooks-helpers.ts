@@ -102,3 +102,16 @@ export async function startHttpsReceiver(opts: { respond?: Responder; names?: st
   const tls = opts.names?.length ? testCa().issue([...opts.names, "localhost"]) : (issued ??= testCa().issue(["localhost"]));
   return startReceiver({ tls, respond: opts.respond });
 }
+
+/** Records the name and row count of every named statement run through `pool.query` until restored. */
+export function countStatements(pool: import("pg").Pool) {
+  const calls: { name: string; rows: number }[] = [];
+  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<{ rowCount: number | null; rows: unknown[] }>;
+  (pool as unknown as { query: unknown }).query = async (...args: unknown[]) => {
+    const result = await original(...args);
+    const config = args[0] as { name?: string };
+    if (config && typeof config === "object" && config.name) calls.push({ name: config.name, rows: result.rows?.length ?? 0 });
+    return result;
+  };
+  return { calls, restore: () => delete (pool as unknown as { query?: unknown }).query };
+}
