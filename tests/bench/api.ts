@@ -27,6 +27,11 @@
 //     (c) one endpoint   a plan with webhooks and one enabled endpoint of all events: each create
 //                        also sends one delivery to a receiver on loopback (the bare node:http server
 //                        below), whose send is in the server's CPU too
+//     (c') sends held    (c) while the receiver holds its requests: the engine has its turns of the
+//                        endpoint in flight and claims no more (lib/webhooks/scheduler.ts wake), so
+//                        the measured seconds are the creates' own (their event and delivery rows);
+//                        the receiver answers after the case and the backlog is sent before the next.
+//                        (c) less (c') is printed: what sending one delivery costs
 //     (d) tags           { url, tags: [2 names] } on the plan of (a), the tags already there
 //     (e) password       { url, password } on the plan of (a): one scrypt hash per create (printed apart:
 //                        the hash's CPU, measured in this process, and the server CPU less one hash)
@@ -90,17 +95,38 @@ const FLOOR_BODY = JSON.stringify({ ok: true });
 
 // ---- the machine's floor: node:http answering the route handler's constant --------------------
 
+// As case (c)'s receiver it holds the requests to /hook while told to ({ hold: true } over IPC,
+// answered { holding }), and answers them when told { hold: false }.
 const BARE_SERVER = `
 const http = require("node:http");
 const body = ${JSON.stringify(FLOOR_BODY)};
-const server = http.createServer((req, res) => {
+const answer = (res) => {
   res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
   res.end(body);
+};
+let holding = false;
+let held = [];
+const server = http.createServer((req, res) => {
+  if (holding && req.url.startsWith("/hook")) held.push(res);
+  else answer(res);
+});
+process.on("message", (m) => {
+  holding = m.hold;
+  if (!holding) held.splice(0).forEach(answer);
+  process.send({ holding });
 });
 server.keepAliveTimeout = 65000;
 server.listen(0, "127.0.0.1", () => process.send({ port: server.address().port }));
 process.on("SIGTERM", () => process.exit(0));
 `;
+
+/** Tells the bare server to hold (or to answer) the webhook requests, once it has taken it in. */
+function holdHooks(child: ChildProcess, hold: boolean): Promise<void> {
+  return new Promise((resolve) => {
+    child.once("message", () => resolve());
+    child.send({ hold });
+  });
+}
 
 function startBareServer(): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -214,7 +240,14 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
 
 // ---- the run ----------------------------------------------------------------------------------
 
-type Case = { name: string; port: "app" | "bare" | "next"; clients: number; next: () => BenchRequest };
+type Case = {
+  name: string;
+  port: "app" | "bare" | "next";
+  clients: number;
+  next: () => BenchRequest;
+  /** run before the warm-up and after the measured seconds */
+  around?: { before: () => Promise<void>; after: () => Promise<void> };
+};
 type Result = LoadResult & { sql: StatementStats };
 
 /** What each statement did during the measured seconds: the differences of two snapshots. */
@@ -309,6 +342,13 @@ async function main() {
     { name: "create-link", port: "app", clients: CLIENTS, next: create("limited") },
     { name: "create-link (b) webhooks, none", port: "app", clients: CLIENTS, next: create("hooks") },
     { name: "create-link (c) one endpoint", port: "app", clients: CLIENTS, next: create("hooked") },
+    {
+      name: "create-link (c') sends held",
+      port: "app",
+      clients: CLIENTS,
+      next: create("hooked"),
+      around: { before: () => holdHooks(bare.child, true), after: () => holdHooks(bare.child, false) },
+    },
     { name: "create-link (d) tags", port: "app", clients: CLIENTS, next: create("limited", { tags: ["spring", "Sale"] }) },
     { name: "create-link (e) password", port: "app", clients: CLIENTS, next: create("limited", { password: BENCH_PASSWORD }) },
     {
@@ -345,6 +385,7 @@ async function main() {
   try {
     const run = async (c: Case, seconds: number): Promise<Result> => {
       const snapshots: StatementStats[] = [];
+      await c.around?.before();
       const r = await load({
         name: c.name,
         port: ports[c.port],
@@ -362,6 +403,7 @@ async function main() {
                 return new Map([...s].map(([q, v]) => [q, v.calls]));
               },
       });
+      await c.around?.after();
       // case (c)'s deliveries still being sent would be the next case's work: wait for them
       await db.deliveriesSent();
       return { ...r, sql: snapshots.length === 2 ? statementsDuring(snapshots[0], snapshots[1]) : new Map() };
@@ -416,6 +458,12 @@ async function main() {
         `  ${r.name.padEnd(34)} server CPU / the cheapest create's = ${(net(r) / cheapest).toFixed(2)}, ` +
           `server + PostgreSQL = ${(withPostgres(r) / cheapestWithPostgres).toFixed(2)} (less the hash for (e))`,
       );
+    const sending = med.get("create-link (c) one endpoint");
+    const held = med.get("create-link (c') sends held");
+    if (sending?.cpu && held?.cpu) {
+      const less = (k: "server" | "postgres") => ((sending.cpu![k] / sending.rps - held.cpu![k] / held.rps) * 1e6).toFixed(0);
+      console.log(`  sending one delivery, (c) less (c'): server ${less("server")} µs, PostgreSQL ${less("postgres")} µs`);
+    }
     const created = med.get("create-link");
     if (created) console.log(`create-link at ${CLIENTS} clients in one workspace: p99 / p50 = ${(created.p99 / created.p50).toFixed(2)}`);
     const oneGet = med.get("1 client: get-link");
