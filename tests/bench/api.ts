@@ -36,7 +36,8 @@
 //     (e) password       { url, password } on the plan of (a): one scrypt hash per create (printed apart:
 //                        the hash's CPU, measured in this process, and the server CPU less one hash)
 //   ... (no rate limit)  get-link and create-link on the same plan without a rate: the limiter's cost
-// then, with one client: the floor, get-link and create-link (latency without queueing).
+// then, with one client: the floor, get-link and create-link (latency without queueing), and (c')
+// (what a create's event adds without 16 clients queueing on the workspace's allowance row).
 //
 // Per case: CPU per request of the server, PostgreSQL (all its processes) and the load generator
 // (Linux /proc, as bench:redirect), and SQL statements per request: the embedded PostgreSQL runs with
@@ -366,6 +367,13 @@ async function main() {
       next: () => ({ method: "GET", path: "/api/v1/links/read-limited", headers: auth("limited") }),
     },
     { name: "1 client: create-link", port: "app", clients: 1, next: create("limited") },
+    {
+      name: "1 client: create-link (c')",
+      port: "app",
+      clients: 1,
+      next: create("hooked"),
+      around: { before: () => holdHooks(bare.child, true), after: () => holdHooks(bare.child, false) },
+    },
   ];
   const cases = all.filter(
     (c) =>
@@ -470,6 +478,13 @@ async function main() {
     const oneCreate = med.get("1 client: create-link");
     if (oneFloor && oneGet) console.log(`1 client: get-link p50 - floor p50 = ${(oneGet.p50 - oneFloor.p50).toFixed(2)} ms`);
     if (oneFloor && oneCreate) console.log(`1 client: create-link p50 - floor p50 = ${(oneCreate.p50 - oneFloor.p50).toFixed(2)} ms`);
+    // one client queues on nothing: the CPU a create's event adds to it, without 16 clients
+    // waiting on the workspace's allowance row (which the longer statement holds longer)
+    const oneHeld = med.get("1 client: create-link (c')");
+    if (oneCreate && oneHeld)
+      console.log(
+        `1 client: create-link (c') server + PostgreSQL CPU / create-link's = ${(cpuPerRequest(oneHeld) / cpuPerRequest(oneCreate)).toFixed(2)}`,
+      );
     const viaNext = med.get("floor: route handler (next start)");
     if (routeFloor && viaNext)
       console.log(`route-handler floor: server.ts / next start = ${(routeFloor.rps / viaNext.rps).toFixed(2)} (throughput)`);

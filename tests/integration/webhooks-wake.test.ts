@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
+import type { AfterCommit } from "../../lib/events/index.ts";
 import type { Receiver } from "../support/https-receiver.ts";
 import { countStatements, emitEvent, eventually, newWorkspace, sleep, startHttpsReceiver, useEnv } from "./webhooks-helpers.ts";
 
@@ -92,12 +93,14 @@ describe("the built-in scheduler's wake-ups", () => {
     const ws = await newWorkspace("business");
     const first = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/first") });
     const second = await webhooks.createEndpoint(ws.id, { url: receiver.url("127.0.0.1", "/second") });
+    const { peekShared } = await import("../../lib/registry.ts");
     const handedOff: { deliveryIds: number[]; endpointIds?: readonly number[] }[] = [];
+    const before = peekShared<AfterCommit>("after-commit");
     setAfterCommit((deliveryIds, endpointIds) => handedOff.push({ deliveryIds, endpointIds }));
     try {
       await createLink(ws, { url: "https://example.com/handed-off" });
     } finally {
-      setAfterCommit(undefined);
+      setAfterCommit(before);
     }
     const rows = await db().delivery.findMany({ where: { endpoint: { workspaceId: ws.id } }, orderBy: { id: "asc" } });
     expect(rows.map((r) => r.endpointId).sort()).toEqual([first.id, second.id].sort());
