@@ -108,13 +108,14 @@ function statementText(s: Shape): string {
     ? `when exists (select 1 from "Domain" d where d."host" = any(${p.hosts(1)}::text[]) and d."verifiedAt" is not null) then 'destination'`
     : "";
   const names = p.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
-  const deliveries = p.event ? `(select coalesce(array_agg(d."id" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
-  const endpoints = p.event ? `(select coalesce(array_agg(d."endpointId" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
+  // the new deliveries' ids and their endpoints, in the same order
+  const ofDeliveries = (column: string) =>
+    p.event ? `(select coalesce(array_agg(d."${column}" order by d."id"), '{}') from event_deliveries d)` : `'{}'::int[]`;
   // over the limit or uncounted: nothing written, nothing refused
   const stopped = rated ? `when not exists (select 1 from rate_allows) then null` : "";
   const count = rated ? `(select "count" from rate) as "rateCount", ` : "";
   return `with ${ctes.join(", ")}
-  select inserted.*, ${names} as "tagNames", ${deliveries} as "deliveries", ${endpoints} as "deliveryEndpoints", ${count}
+  select inserted.*, ${names} as "tagNames", ${ofDeliveries("id")} as "deliveries", ${ofDeliveries("endpointId")} as "deliveryEndpoints", ${count}
     linkhop_refuse(case ${stopped} ${verified} when not exists (select 1 from allowance) then 'quota' when inserted."id" is null then 'taken' end) as "refused"
   from (select 1) as one left join inserted on true`;
 }

@@ -323,6 +323,8 @@ async function main() {
       body: JSON.stringify({ url: `https://example.com/bench/${n++}`, ...more }),
     });
   const floor = () => ({ method: "GET", path: "/api/bench-floor" });
+  // (c'): the receiver holds its requests for the case's seconds
+  const receiverHeld = { before: () => holdHooks(bare.child, true), after: () => holdHooks(bare.child, false) };
   const all: Case[] = [
     { name: "floor: route handler (server.ts)", port: "app", clients: CLIENTS, next: floor },
     { name: "floor: bare node:http", port: "bare", clients: CLIENTS, next: floor },
@@ -348,7 +350,7 @@ async function main() {
       port: "app",
       clients: CLIENTS,
       next: create("hooked"),
-      around: { before: () => holdHooks(bare.child, true), after: () => holdHooks(bare.child, false) },
+      around: receiverHeld,
     },
     { name: "create-link (d) tags", port: "app", clients: CLIENTS, next: create("limited", { tags: ["spring", "Sale"] }) },
     { name: "create-link (e) password", port: "app", clients: CLIENTS, next: create("limited", { password: BENCH_PASSWORD }) },
@@ -372,7 +374,7 @@ async function main() {
       port: "app",
       clients: 1,
       next: create("hooked"),
-      around: { before: () => holdHooks(bare.child, true), after: () => holdHooks(bare.child, false) },
+      around: receiverHeld,
     },
   ];
   const cases = all.filter(
