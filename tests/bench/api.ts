@@ -33,8 +33,9 @@
 //                        the receiver answers after the case and the backlog is sent before the next.
 //                        (c) less (c') is printed: what sending one delivery costs
 //     (d) tags           { url, tags: [2 names] } on the plan of (a), the tags already there
-//     (e) password       { url, password } on the plan of (a): one scrypt hash per create (printed apart:
-//                        the hash's CPU, measured in this process, and the server CPU less one hash)
+//     (e) password       { url, password } on the plan of (a): one scrypt hash per create, on libuv's
+//                        pool (the server's CPU is printed with its main thread's apart; "less its
+//                        hash" takes off what the other threads spent beyond (a)'s)
 //   ... (no rate limit)  get-link and create-link on the same plan without a rate: the limiter's cost
 // then, with one client: the floor, get-link and create-link (latency without queueing), and (c')
 // (what a create's event adds without 16 clients queueing on the workspace's allowance row).
@@ -45,10 +46,14 @@
 // reads excluded) during the measured seconds are divided by the requests answered in them. Background
 // jobs' statements in those seconds count too (a handful a second: the scheduler's poll, the listener's
 // health check). BENCH_SQL_DETAIL=1 prints each case's statements per request by statement, with
-// PostgreSQL's execution time and WAL records (a row or index entry written is one) per request. The "CPU
+// PostgreSQL's execution time and WAL records (a row or index entry written is one) per request, and
+// the sequential scans that read at least a row per request, by table. The "CPU
 // ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
 // case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
 // those ("=name": that case alone); BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
+// The creates are compared by server + PostgreSQL CPU per create, each round's to that round's
+// cheapest create, and the median of the rounds is printed. The database starts as a workspace in use
+// has it: links to read, and a day of delivered webhook history (seedDeliveryHistory).
 // Prints figures only; it never passes or fails on timing.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -62,7 +67,7 @@ import { applyMigrations } from "../../lib/db/migrate.ts";
 import { hashPassword } from "../../lib/auth/password.ts";
 import { generateApiKey, hashApiKey, keyPrefix } from "../../lib/keys/index.ts";
 import { startApp } from "../support/app.ts";
-import { postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
+import { coresBusy, cpuSnapshot, postmasterPid, serverNodeOptions, type CpuProbe } from "./cpu.ts";
 import { load, type BenchRequest, type LoadResult } from "./http-load.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -72,6 +77,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ONLY = process.env.BENCH_CASES?.split(",").filter(Boolean);
 const NEXT_START = process.env.BENCH_NEXT_START !== "0";
 const CPU_PROFILE = process.env.BENCH_SERVER_CPU_PROFILE;
+const IDLE_SECONDS = 3;
 
 const ALL = ["ApiAccess", "CustomAliases", "LinkExpiry", "LinkPasswords", "CustomDomains", "BulkLinks", "Webhooks"];
 const PLANS = {
@@ -166,8 +172,39 @@ async function startNextStart(env: Record<string, string>): Promise<{ port: numb
 
 // ---- the database: pg_stat_statements on, two workspaces with keys and links ------------------
 
+/** The key prefix of a table's sequential scans among StatementStats. */
+const SEQ_SCAN = "\u0000seq scan ";
 /** pg_stat_statements per statement: calls, execution ms, rows, WAL records. */
 type StatementStats = Map<string, { calls: number; ms: number; rows: number; wal: number }>;
+
+/**
+ * A day of delivered events behind the workspace's endpoint (HISTORY of each: event, delivery,
+ * attempt), so the ANALYZE below sees the webhook tables as a workspace in use has them. Analyzed
+ * empty, PostgreSQL would plan the foreign-key checks of every new delivery (on WebhookEvent) and
+ * attempt (on Delivery) as sequential scans, cached by each connection until autovacuum analyzes
+ * again: each create would then read every event written so far (measured: a create's PostgreSQL
+ * CPU grew 937, 1,243, 1,823 µs over three rounds of 3,000).
+ */
+const HISTORY = 2000;
+async function seedDeliveryHistory(client: pg.Client, workspaceId: number) {
+  await client.query(
+    `insert into "WebhookEvent" ("id", "workspaceId", "type", "createdAt", "body")
+     select 'evt_history_' || i, $1, 'link.created', now() - interval '1 day' + i * interval '40 ms', '{}' from generate_series(1, $2::int) i`,
+    [workspaceId, HISTORY],
+  );
+  await client.query(
+    `insert into "Delivery" ("eventId", "endpointId", "status", "attempts", "createdAt", "updatedAt")
+     select v."id", e."id", 'delivered', 1, v."createdAt", v."createdAt"
+       from "WebhookEvent" v join "WebhookEndpoint" e on e."workspaceId" = v."workspaceId" where v."workspaceId" = $1`,
+    [workspaceId],
+  );
+  await client.query(
+    `insert into "DeliveryAttempt" ("deliveryId", "number", "startedAt", "durationMs", "statusCode", "outcome")
+     select d."id", 1, d."createdAt", 3, 200, 'delivered' from "Delivery" d join "WebhookEndpoint" e on e."id" = d."endpointId"
+      where e."workspaceId" = $1`,
+    [workspaceId],
+  );
+}
 
 async function prepareDatabase(dir: string, receiverUrl: string) {
   let embedded = await startEmbeddedPostgres(path.join(dir, "pg"), "linkhop_bench");
@@ -184,11 +221,13 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
   const keys: Record<string, string> = {};
   for (const [plan, planId] of Object.entries(WORKSPACES)) {
     const ws = await client.query(`insert into "Workspace" (slug, name, plan) values ($1, $1, $2) returning id`, [plan, planId]);
-    if (plan === "hooked")
+    if (plan === "hooked") {
       await client.query(`insert into "WebhookEndpoint" ("workspaceId", url, secret) values ($1, $2, 'whsec_bench')`, [
         ws.rows[0].id,
         receiverUrl,
       ]);
+      await seedDeliveryHistory(client, ws.rows[0].id);
+    }
     // the tags of case (d), there before it starts
     await client.query(`insert into "Tag" ("workspaceId", name, "nameKey") values ($1, 'Spring', 'spring'), ($1, 'Sale', 'sale')`, [
       ws.rows[0].id,
@@ -222,6 +261,20 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
     );
     return new Map(rows.map((r) => [r.query, { calls: Number(r.n), ms: r.ms, rows: Number(r.rows), wal: Number(r.wal) }]));
   };
+  // sequential scans by table (as statements named SEQ_SCAN + table: calls, rows read): one that
+  // reads a growing table per request is a plan to look at
+  const seqScans = async (): Promise<StatementStats> => {
+    const { rows } = await client.query<{ relname: string; n: string; tuples: string }>(
+      `select relname, seq_scan::bigint as n, seq_tup_read::bigint as tuples from pg_stat_user_tables`,
+    );
+    return new Map(rows.map((r) => [SEQ_SCAN + r.relname, { calls: Number(r.n), ms: 0, rows: Number(r.tuples), wal: 0 }]));
+  };
+  // what a case's writes leave to PostgreSQL's background (dead rows to vacuum, dirty pages to
+  // write) is done before the next case, so it is not counted in the next case's seconds
+  const settle = async () => {
+    await client.query("vacuum");
+    await client.query("checkpoint");
+  };
   const deliveriesSent = async () => {
     for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
       const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from "Delivery" where status = 'pending'`);
@@ -233,7 +286,9 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
     embedded,
     keys,
     statements,
+    seqScans,
     deliveriesSent,
+    settle,
     close: () => client.end(),
     postmasterPid: postmasterPid(path.join(dir, "pg", "pg")),
   };
@@ -274,15 +329,16 @@ async function hashCpuSeconds(): Promise<number> {
 /** Server and PostgreSQL CPU per request, in µs. */
 const cpuPerRequest = (r: LoadResult) => (r.cpu ? ((r.cpu.server + r.cpu.postgres) / r.rps) * 1e6 : NaN);
 
-function print(r: LoadResult, floor: LoadResult | undefined, hashSeconds?: number) {
+function print(r: LoadResult, floor: LoadResult | undefined) {
   const us = (cores: number) => `${((cores / r.rps) * 1e6).toFixed(0)} µs`;
   const cpuRatio = floor ? (cpuPerRequest(floor) / cpuPerRequest(r)).toFixed(2) : "";
   const others = Object.entries(r.statuses).filter(([s]) => !/^2/.test(s) && s !== "401");
   const ratio = floor ? (r.rps / floor.rps).toFixed(2) : "";
   console.log(
     `${r.name.padEnd(34)} ${r.rps.toFixed(0).padStart(6)} req/s  ${ratio.padStart(5)} of floor   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms` +
-      (r.cpu ? `   CPU/req: server ${us(r.cpu.server)}, postgres ${us(r.cpu.postgres)}, generator ${us(r.cpu.generator)}` : "") +
-      (r.cpu && hashSeconds ? ` (server less one hash ${us(r.cpu.server - hashSeconds * r.rps)})` : "") +
+      (r.cpu
+        ? `   CPU/req: server ${us(r.cpu.server)} (main thread ${us(r.cpu.serverMainThread)}), postgres ${us(r.cpu.postgres)}, generator ${us(r.cpu.generator)}`
+        : "") +
       ` (CPU ratio ${cpuRatio})` +
       (r.counted !== null ? `   SQL/req ${(r.counted / r.requests).toFixed(2)}` : "") +
       (r.errors || others.length ? `   (${r.errors} socket errors, statuses ${JSON.stringify(r.statuses)})` : ""),
@@ -409,17 +465,25 @@ async function main() {
             ? undefined
             : async () => {
                 const s = await db.statements();
-                snapshots.push(s);
+                snapshots.push(new Map([...s, ...(await db.seqScans())]));
                 return new Map([...s].map(([q, v]) => [q, v.calls]));
               },
       });
       await c.around?.after();
       // case (c)'s deliveries still being sent would be the next case's work: wait for them
       await db.deliveriesSent();
+      await db.settle();
       return { ...r, sql: snapshots.length === 2 ? statementsDuring(snapshots[0], snapshots[1]) : new Map() };
     };
     // first requests compile routes and open connections
     for (const c of cases) await run(c, 1);
+    // the server and PostgreSQL at rest (the scheduler's poll, timers, PostgreSQL's own processes):
+    // taken off each create's CPU below, which matters where few requests share a second ((e))
+    // (after the warm-up's last requests, a password's hashes among them, are done)
+    await new Promise((r) => setTimeout(r, 2000));
+    const idleBefore = cpuSnapshot(probes.app);
+    await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+    const idle = coresBusy(idleBefore, cpuSnapshot(probes.app), IDLE_SECONDS);
     const results = new Map<string, Result[]>();
     for (let round = 1; round <= ROUNDS; round++) {
       for (const c of cases) results.set(c.name, [...(results.get(c.name) ?? []), await run(c, SECONDS)]);
@@ -430,8 +494,7 @@ async function main() {
     const routeFloor = med.get("floor: route handler (server.ts)");
     const oneFloor = med.get("1 client: floor");
     console.log(`\nmedian of ${ROUNDS} round(s); "of floor" = throughput / the route-handler floor's in this server:`);
-    for (const c of cases)
-      print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor, c.name.includes("password") ? hashSeconds : undefined);
+    for (const c of cases) print(med.get(c.name)!, c.clients === 1 ? oneFloor : routeFloor);
     console.log(
       `("CPU ratio": the floor's server + PostgreSQL CPU per request / the case's: the throughput ratio a CPU-bound run would show, less sensitive to other load on the machine)`,
     );
@@ -440,9 +503,15 @@ async function main() {
       for (const c of cases.filter((x) => x.port !== "bare")) {
         const r = med.get(c.name)!;
         const per = (v: number) => v / r.requests;
-        const total = [...r.sql.values()].reduce((t, v) => ({ ms: t.ms + v.ms, wal: t.wal + v.wal }), { ms: 0, wal: 0 });
+        const statements = [...r.sql].filter(([q]) => !q.startsWith(SEQ_SCAN));
+        const total = statements.reduce((t, [, v]) => ({ ms: t.ms + v.ms, wal: t.wal + v.wal }), { ms: 0, wal: 0 });
         console.log(`  ${c.name}: ${(per(total.ms) * 1000).toFixed(0)} µs executing, ${per(total.wal).toFixed(1)} WAL records per request`);
-        for (const [query, v] of [...r.sql].sort((a, b) => b[1].calls - a[1].calls).slice(0, 8))
+        const scans = [...r.sql].filter(([q, v]) => q.startsWith(SEQ_SCAN) && per(v.rows) >= 1);
+        for (const [table, v] of scans)
+          console.log(
+            `    sequential scans of ${table.slice(SEQ_SCAN.length)}: ${per(v.calls).toFixed(2)} per request, ${per(v.rows).toFixed(0)} rows read per request`,
+          );
+        for (const [query, v] of statements.sort((a, b) => b[1].calls - a[1].calls).slice(0, 8))
           console.log(
             `    ${per(v.calls).toFixed(2).padStart(6)} ${(per(v.ms) * 1000).toFixed(0).padStart(5)} µs ${per(v.wal).toFixed(1).padStart(5)} WAL  ${query.replace(/\s+/g, " ").slice(0, 100)}`,
           );
@@ -454,20 +523,51 @@ async function main() {
     for (const c of cases.filter((x) => x.clients > 1)) console.log(`  ${c.name.padEnd(34)} ${rounds(c.name)?.join(" ")}`);
     console.log(`one scrypt hash (a link password's): ${(hashSeconds * 1e6).toFixed(0)} µs CPU in this process`);
     // the creates on plans with a rate, as every plan but this bench's "unlimited" has
-    const creates = cases
-      .filter((c) => c.name.startsWith("create-link") && !c.name.includes("no rate") && c.clients > 1)
-      .map((c) => med.get(c.name)!);
-    const net = (r: LoadResult) => (r.cpu ? r.cpu.server / r.rps - (r.name.includes("password") ? hashSeconds : 0) : NaN);
-    const withPostgres = (r: LoadResult) => (r.cpu ? net(r) + r.cpu.postgres / r.rps : NaN);
-    // (e) less a hash measured apart can come out at or below nothing on a loaded machine: not the cheapest
-    const unhashed = creates.filter((r) => !r.name.includes("password"));
-    const cheapest = Math.min(...unhashed.map(net));
-    const cheapestWithPostgres = Math.min(...unhashed.map(withPostgres));
-    for (const r of creates)
+    const createCases = cases.filter((c) => c.name.startsWith("create-link") && !c.name.includes("no rate") && c.clients > 1);
+    // Server + PostgreSQL CPU per create. (e)'s scrypt runs on libuv's pool, off the main thread:
+    // "less its hash" takes off what its other threads spent beyond those of the same round's (a)
+    // (every extra cycle off the main thread is counted as the hash's, which flatters (e) slightly).
+    const otherThreads = (r: LoadResult) => (r.cpu!.server - r.cpu!.serverMainThread) / r.rps;
+    // a create's CPU, server alone or server + PostgreSQL, per create, above the CPU at rest
+    const perCreate = (r: LoadResult, a: LoadResult | undefined, withPostgres: boolean) => {
+      if (!r.cpu) return NaN;
+      const server = r.cpu.server - (idle?.server ?? 0);
+      const postgres = withPostgres ? r.cpu.postgres - (idle?.postgres ?? 0) : 0;
+      const hash = r.name.includes("password") && a?.cpu ? otherThreads(r) - otherThreads(a) : 0;
+      return (server + postgres) / r.rps - hash;
+    };
+    // each round's ratios to that round's cheapest create (the cases of a round run back to back), and their median
+    const ratios = (withPostgres: boolean) => {
+      const out = new Map(createCases.map((c) => [c.name, [] as number[]]));
+      for (let i = 0; i < ROUNDS; i++) {
+        const a = results.get("create-link")?.[i];
+        const round = createCases.map((c) => ({ name: c.name, us: perCreate(results.get(c.name)![i], a, withPostgres) }));
+        const cheapest = Math.min(...round.filter((x) => !x.name.includes("password")).map((x) => x.us));
+        for (const x of round) out.get(x.name)!.push(x.us / cheapest);
+      }
+      return out;
+    };
+    const serverRatios = ratios(false);
+    const bothRatios = ratios(true);
+    const middle = (list: number[]) => [...list].sort((x, y) => x - y)[Math.floor(list.length / 2)];
+    const shown = (list: number[]) => `${middle(list).toFixed(2)} (${list.map((x) => x.toFixed(2)).join(" ")})`;
+    if (idle)
       console.log(
-        `  ${r.name.padEnd(34)} server CPU / the cheapest create's = ${(net(r) / cheapest).toFixed(2)}, ` +
-          `server + PostgreSQL = ${(withPostgres(r) / cheapestWithPostgres).toFixed(2)} (less the hash for (e))`,
+        `at rest: server ${(idle.server * 1000).toFixed(1)} ms, PostgreSQL ${(idle.postgres * 1000).toFixed(1)} ms of CPU a second (taken off below)`,
       );
+    console.log("CPU per create / the same round's cheapest create's, median (each round), and PostgreSQL's CPU per create:");
+    for (const c of createCases) {
+      const a = med.get("create-link");
+      const r = med.get(c.name)!;
+      const pg = r.cpu ? `${(((r.cpu.postgres - (idle?.postgres ?? 0)) / r.rps) * 1e6).toFixed(0)} µs` : "";
+      const hash =
+        c.name.includes("password") && a?.cpu && r.cpu
+          ? `; less its hash (its pool threads' CPU beyond (a)'s: ${((otherThreads(r) - otherThreads(a)) * 1e6).toFixed(0)} µs)`
+          : "";
+      console.log(
+        `  ${c.name.padEnd(34)} server ${shown(serverRatios.get(c.name)!)}, server + PostgreSQL ${shown(bothRatios.get(c.name)!)}; PostgreSQL ${pg}${hash}`,
+      );
+    }
     const sending = med.get("create-link (c) one endpoint");
     const held = med.get("create-link (c') sends held");
     if (sending?.cpu && held?.cpu) {

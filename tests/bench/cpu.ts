@@ -20,6 +20,20 @@ export function processTimes(pid: number): [user: number, system: number] {
 
 export const processCpu = (pid: number) => processTimes(pid)[0] + processTimes(pid)[1];
 
+/**
+ * CPU seconds of a process's main thread (the JavaScript; its thread id is the process id): the
+ * rest of processCpu is its other threads (libuv's pool, which runs crypto.scrypt, and V8's helpers).
+ */
+export function mainThreadCpu(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "latin1");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
 /** The postmaster and all its live child processes (backends, writers), summed. */
 export function postgresCpu(postmaster: number): number {
   let total = processCpu(postmaster);
@@ -37,7 +51,7 @@ export function postgresCpu(postmaster: number): number {
 }
 
 export type CpuProbe = { serverPid: number; postmasterPid: number | null };
-export type CpuSnapshot = { generator: number; server: number; serverSystem: number; postgres: number };
+export type CpuSnapshot = { generator: number; server: number; serverSystem: number; serverMainThread: number; postgres: number };
 
 /** CPU seconds so far: this process (the load generator), the server under test, PostgreSQL. */
 export function cpuSnapshot(p: CpuProbe): CpuSnapshot | null {
@@ -47,6 +61,7 @@ export function cpuSnapshot(p: CpuProbe): CpuSnapshot | null {
     generator: (own.user + own.system) / 1e6,
     server: processCpu(p.serverPid),
     serverSystem: processTimes(p.serverPid)[1],
+    serverMainThread: mainThreadCpu(p.serverPid),
     postgres: p.postmasterPid ? postgresCpu(p.postmasterPid) : 0,
   };
 }
@@ -58,6 +73,7 @@ export function coresBusy(before: CpuSnapshot | null, after: CpuSnapshot | null,
     generator: (after.generator - before.generator) / seconds,
     server: (after.server - before.server) / seconds,
     serverSystem: (after.serverSystem - before.serverSystem) / seconds,
+    serverMainThread: (after.serverMainThread - before.serverMainThread) / seconds,
     postgres: (after.postgres - before.postgres) / seconds,
   };
 }
