@@ -1,3 +1,4 @@
+import { enrolSecondFactor } from "../support/second-factor.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
@@ -111,22 +112,12 @@ const userByEmail = (email: string) => db().user.findUniqueOrThrow({ where: { em
 
 describe("OpenID Connect sign-in", () => {
   test("an account with a second factor is asked for its code after the provider; the provider alone makes no session", async () => {
-    const { Secret, TOTP } = await import("otpauth");
-    const tf = await import("../../lib/auth/two-factor.ts");
     const email = fresh("with-code");
     const account = { sub: sub(), email, email_verified: true };
     const first = await signInWithOidc(account);
     const userId = first.userId!;
-    // set up in this process (the app decrypts with the same AUTH_SECRET); no password: a sign-in just now
-    await tf.startEnrolment(userId);
-    const status = await tf.twoFactorStatus(userId);
-    if (status.state !== "pending") throw new Error(`enrolment is ${status.state}`);
-    const totp = new TOTP({ secret: Secret.fromBase32(status.secret) });
-    await tf.confirmEnrolment(
-      userId,
-      { code: totp.generate({ timestamp: Date.now() - 30_000 }) },
-      { password: "", signedInAt: Date.now() },
-    );
+    // no password: a sign-in just before the enrolment
+    const { totp } = await enrolSecondFactor(userId, (at) => ({ password: "", signedInAt: at }));
 
     const second = await signInWithOidc(account);
     expect(second.userId).toBeNull();

@@ -1,4 +1,4 @@
-import { Secret, TOTP } from "otpauth";
+import { enrolSecondFactor } from "../support/second-factor.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
@@ -15,14 +15,12 @@ const AUTH_SECRET = "test-secret-test-secret-test-secret"; // startApp's: the se
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let app: RunningApp; // TRUST_PROXY=1: each test picks its client's address with X-Forwarded-For
 let users: typeof import("../../lib/auth/users.ts");
-let tf: typeof import("../../lib/auth/two-factor.ts");
 
 beforeAll(async () => {
   process.env.AUTH_SECRET = AUTH_SECRET;
   database = await createTestDatabase();
   await useDatabaseInProcess(database.url);
   users = await import("../../lib/auth/users.ts");
-  tf = await import("../../lib/auth/two-factor.ts");
   app = await startApp(database.url, { TRUST_PROXY: "1", METRICS_TOKEN });
 });
 
@@ -121,15 +119,7 @@ describe("an account a stranger locked", () => {
   test("opens to the right password together with a valid second factor", async () => {
     const email = `guess-${++n}@example.test`;
     const user = await users.createUser({ email, password: "password1" });
-    await tf.startEnrolment(user.id);
-    const status = await tf.twoFactorStatus(user.id);
-    if (status.state !== "pending") throw new Error(`enrolment is ${status.state}`);
-    const totp = new TOTP({ secret: Secret.fromBase32(status.secret) });
-    await tf.confirmEnrolment(
-      user.id,
-      { code: totp.generate({ timestamp: Date.now() - 30_000 }) },
-      { password: "password1", signedInAt: null },
-    );
+    const { totp } = await enrolSecondFactor(user.id, () => ({ password: "password1", signedInAt: null }));
 
     await lockAccount(email, true);
     const from = client();

@@ -1,4 +1,4 @@
-import { Secret, TOTP } from "otpauth";
+import { enrolSecondFactor } from "../support/second-factor.ts";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createTestDatabase, useDatabaseInProcess } from "../support/db.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
@@ -94,17 +94,8 @@ describe("next= after the password", () => {
   });
 
   test("through the second-factor step", async () => {
-    const tf = await import("../../lib/auth/two-factor.ts");
     const me = await account();
-    await tf.startEnrolment(me.id);
-    const status = await tf.twoFactorStatus(me.id);
-    if (status.state !== "pending") throw new Error(`enrolment is ${status.state}`);
-    const totp = new TOTP({ secret: Secret.fromBase32(status.secret) });
-    await tf.confirmEnrolment(
-      me.id,
-      { code: totp.generate({ timestamp: Date.now() - 30_000 }) },
-      { password: "password1", signedInAt: null },
-    );
+    const { totp } = await enrolSecondFactor(me.id, () => ({ password: "password1", signedInAt: null }));
 
     const step = await submitForm(app.url, "/login", { email: me.email, password: "password1", next: "/.//evil.test" });
     expect(step.status).toBe(303);
