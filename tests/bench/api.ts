@@ -51,9 +51,11 @@
 // ratio" beside the throughput ratio is the floor's server + PostgreSQL CPU per request over the
 // case's: what a CPU-bound run on a quiet machine would show. BENCH_CASES=floor,get-link,... runs only the cases whose names start with one of
 // those ("=name": that case alone); BENCH_SERVER_CPU_PROFILE=<file.cpuprofile> samples server.ts from start to exit.
-// The creates are compared by server + PostgreSQL CPU per create, each round's to that round's
-// cheapest create, and the median of the rounds is printed. The database starts as a workspace in use
-// has it: links to read, and a day of delivered webhook history (seedDeliveryHistory).
+// The creates are compared by CPU per create (the server's alone, and server + PostgreSQL), above
+// the CPU both spend at rest, each round's to that round's cheapest create; the median of the rounds
+// is printed with each round's. Between cases PostgreSQL is vacuumed and checkpointed, outside the
+// measured seconds. The database starts as a workspace in use has it: links to read, and a day of
+// delivered webhook history (seedDeliveryHistory).
 // Prints figures only; it never passes or fails on timing.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
