@@ -584,11 +584,12 @@ async function main() {
     if (oneFloor && oneCreate) console.log(`1 client: create-link p50 - floor p50 = ${(oneCreate.p50 - oneFloor.p50).toFixed(2)} ms`);
     // one client queues on nothing: the CPU a create's event adds to it, without 16 clients
     // waiting on the workspace's allowance row (which the longer statement holds longer)
-    const oneHeld = med.get("1 client: create-link (c')");
-    if (oneCreate && oneHeld)
-      console.log(
-        `1 client: create-link (c') server + PostgreSQL CPU / create-link's = ${(cpuPerRequest(oneHeld) / cpuPerRequest(oneCreate)).toFixed(2)}`,
-      );
+    const oneHeld = results.get("1 client: create-link (c')");
+    const oneCreates = results.get("1 client: create-link");
+    if (oneCreates && oneHeld) {
+      const list = oneHeld.map((r, i) => perCreate(r, undefined, true) / perCreate(oneCreates[i], undefined, true));
+      console.log(`1 client: create-link (c') server + PostgreSQL CPU / create-link's, as above: ${shown(list)}`);
+    }
     const viaNext = med.get("floor: route handler (next start)");
     if (routeFloor && viaNext)
       console.log(`route-handler floor: server.ts / next start = ${(routeFloor.rps / viaNext.rps).toFixed(2)} (throughput)`);
