@@ -5,7 +5,7 @@ import { Secret, TOTP } from "otpauth";
 // enrolment spends lies before every step a sign-in afterwards uses, whatever second it is now. (A
 // code made for "30 s ago" was refused whenever a step boundary fell between making and checking it.)
 
-/** The hour-old instant an enrolment happens at (unix ms). */
+/** What proves the account holder at the enrolment, given its instant (unix ms): the password, or a sign-in just before. */
 export type EnrolProof = (at: number) => { password: string; signedInAt: number | null };
 
 /** Enrols `userId` (password or recent sign-in: `proof`, given the enrolment's instant); returns the secret, for codes. */
