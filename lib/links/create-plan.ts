@@ -10,6 +10,8 @@ import { isReservedAlias } from "./short-code.ts";
 // | one link, a plan without webhooks               | one statement   | createStatement: Link, LinkTag, Tag (its tags), MonthlyUsage |
 // | one link, webhooks in the plan                  | one statement,  | the same, with the link.created event: WebhookEvent and a    |
 // |                                                 |   with event    |   Delivery per receiving endpoint (none: nothing written)    |
+// | one link with a password (either plan)          | the same, after | precheckStatement (none: it reads), the hash, then the       |
+// |                                                 |   a pre-check   |   create's one statement as above                            |
 // | many links (bulk)                               | bulk            | begin; ids; insertLinks rounds (Link); the allowance; rows   |
 // |                                                 |                 |   past it deleted; tagNewLinks (Tag, LinkTag); events; commit |
 //
@@ -19,8 +21,10 @@ import { isReservedAlias } from "./short-code.ts";
 // feature, 403 quota, 409 alias_taken. The event (a plan with webhooks) is written in the
 // statement of the change (lib/events recordEventCte), and its deliveries handed off once that
 // statement has committed. A statement's text holds only the parts its create needs.
-// The destination check against verified custom domains is left to the statement ("statement")
-// unless a password is to be hashed (only after every check) or nothing is written ("read").
+// A password is hashed (scrypt, slow on purpose) only once nothing refuses the create: the pre-check
+// reads in one statement what the create statement would refuse, which decides again after the hash.
+// The destination check against verified custom domains is left to the statements ("statement"),
+// but for a refused or bulk create ("read").
 //
 // An API request on a plan with a rate is counted against its key (lib/ratelimit) exactly once:
 //
@@ -31,7 +35,8 @@ import { isReservedAlias } from "./short-code.ts";
 // |                                          |                |   allowance row): one round trip; every write waits on the      |
 // |                                          |                |   count; a refusal rolls the count back too, and the request    |
 // |                                          |                |   is then counted on its own (lib/api/handler.ts)               |
-// | one statement with a password            | apart          | its own statement first: an over-limit request costs no hash    |
+// | one statement with a password            | in statement   | liveKeyRateCte in precheckStatement: an over-limit request      |
+// |                                          |                |   costs no hash; the create statement after it counts nothing   |
 // | refused, bulk                            | apart          | its own statement first (no single statement to carry it)       |
 
 export type CreateShape = "refused" | "one statement" | "bulk";
@@ -45,6 +50,8 @@ export type CreatePlan = {
   event: boolean;
   /** where the destinations are checked against verified custom domains */
   destinations: "read" | "statement";
+  /** one statement: a password to hash first, after precheckStatement (create-sql.ts) */
+  precheck: boolean;
   rate: CreateRate;
 };
 
@@ -58,11 +65,17 @@ export type CreateRequest = {
 };
 
 export function planCreate(create: CreateRequest, plan: Plan): CreatePlan {
-  const apart = create.rated && plan.rateLimit !== null ? "apart" : "none";
-  if (create.links === "many") return { shape: "bulk", event: false, destinations: "read", rate: apart };
-  const destinations = create.password ? "read" : "statement";
+  const rated = create.rated && plan.rateLimit !== null;
+  const precheck = !!create.password;
+  if (create.links === "many")
+    return { shape: "bulk", event: false, destinations: "read", precheck: false, rate: rated ? "apart" : "none" };
   if (plan.maxLinks < 1 || (typeof create.alias === "string" && isReservedAlias(create.alias)))
-    return { shape: "refused", event: false, destinations: "read", rate: apart };
-  const rate = apart === "apart" && !create.password ? "in statement" : apart;
-  return { shape: "one statement", event: webhooksAllowed(plan), destinations, rate };
+    return { shape: "refused", event: false, destinations: "read", precheck: false, rate: rated ? "apart" : "none" };
+  return {
+    shape: "one statement",
+    event: webhooksAllowed(plan),
+    destinations: "statement",
+    precheck,
+    rate: rated ? "in statement" : "none",
+  };
 }

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { Link } from "../db/generated/client.ts";
 import type { Queryable } from "../db/queryable.ts";
 import { eventValues, recordEventCte, type EventParts } from "../events/sql.ts";
-import { liveKeyRateAllowsCte, liveKeyRateCte, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
+import { liveKeyRateAllowsCte, liveKeyRateCte, liveKeyRateDecision, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 import { tagArgs, tagsCte } from "../tags/sql.ts";
 import { takeAllowance } from "./allowance.ts";
 import { SELECT_LINK, type NewLinkColumns } from "./sql.ts";
@@ -86,6 +86,10 @@ function parameters(s: Shape) {
   return { hosts, tags, allowance, event, rateBefore };
 }
 
+/** Whether a host of the text[] parameter `hosts` is a verified custom domain: a destination no link may have (rules.ts refusedDestinations). */
+const verifiedHostAmong = (hosts: string) =>
+  `exists (select 1 from "Domain" d where d."host" = any(${hosts}::text[]) and d."verifiedAt" is not null)`;
+
 /** The holes of the link.created event's body: the new link's id and createdOn (unix seconds); the event is stamped with the link's createdAt. */
 const EVENT_HOLES = [`inserted."id"::text`, `floor(extract(epoch from inserted."createdAt"))::bigint::text`];
 
@@ -104,9 +108,7 @@ function statementText(s: Shape): string {
     ctes.push(`linked as (insert into "LinkTag" ("linkId", "tagId") select i."id", t."id" from inserted i, tags t)`);
   }
   if (p.event) ctes.push(recordEventCte(p.event, "inserted", EVENT_HOLES, `inserted."createdAt"`));
-  const verified = p.hosts
-    ? `when exists (select 1 from "Domain" d where d."host" = any(${p.hosts(1)}::text[]) and d."verifiedAt" is not null) then 'destination'`
-    : "";
+  const verified = p.hosts ? `when ${verifiedHostAmong(p.hosts(1))} then 'destination'` : "";
   const names = p.tags ? `(select coalesce(array_agg(t."name"), '{}') from tags t where inserted."id" is not null)` : `'{}'::text[]`;
   // the new deliveries' ids and their endpoints, in the same order
   const ofDeliveries = (column: string) =>
@@ -231,4 +233,59 @@ export async function tagNewLinks(
     values: [workspaceId, tagNames, keys, pairs.map((p) => p.linkId), pairs.map((p) => p.key)],
   });
   return new Map(rows.map((t) => [t.nameKey, t]));
+}
+
+/** What precheckStatement read: every refusal it found (a create answers the first, in create.ts's order), and the request's count. */
+export type Prechecked = {
+  /** a destination host is a verified custom domain */
+  destination: boolean;
+  /** links created this month so far */
+  used: number;
+  /** the alias is taken on its domain */
+  taken: boolean;
+  /** the request's count when it was counted here (else null) */
+  rateCount: number | null;
+};
+
+/**
+ * A create with a password, before its hash (create-plan.ts "pre-check"): ONE statement reads what
+ * the create statement would refuse (a destination that is a verified custom domain, the month's
+ * allowance used, the alias taken) and, with `rate`, counts the request (lib/ratelimit
+ * liveKeyRateCte), so neither a refused nor an over-limit create costs a hash. It writes nothing but
+ * the count. A count that does not allow the create is thrown as RateStopped. The create statement
+ * decides again, atomically, after the hash.
+ */
+export async function precheckStatement(
+  q: Queryable | Pick<pg.ClientBase, "query">,
+  o: {
+    workspaceId: number;
+    month: string;
+    destinationHosts: string[];
+    alias: { domainKey: number; code: string } | null;
+    rate: LiveKeyRate | null;
+  },
+): Promise<Prechecked> {
+  const values: unknown[] = [o.workspaceId, o.month];
+  const next = (...v: unknown[]) => {
+    values.push(...v);
+    return values.length - v.length + 1;
+  };
+  const hosts = o.destinationHosts.length ? next(o.destinationHosts) : null;
+  const alias = o.alias ? next(o.alias.domainKey, o.alias.code) : null;
+  const rateBefore = o.rate ? values.length : null;
+  if (o.rate) values.push(...liveKeyRateValues(o.rate));
+  const name = `links_precheck${hosts ? "_checked" : ""}${alias ? "_alias" : ""}${o.rate ? "_rated" : ""}`;
+  if (!TEXTS.has(name))
+    TEXTS.set(
+      name,
+      `${rateBefore !== null ? `with ${liveKeyRateCte(rateBefore)} ` : ""}select
+        ${hosts ? verifiedHostAmong(`$${hosts}`) : "false"} as "destination",
+        coalesce((select u."created" from "MonthlyUsage" u where u."workspaceId" = $1::int and u."month" = $2::text), 0)::int as "used",
+        ${alias ? `exists (select 1 from "Link" l where l."domainKey" = $${alias}::int and l."code" = $${alias + 1}::text)` : "false"} as "taken",
+        ${rateBefore !== null ? `(select "count" from rate)` : "null::int"} as "rateCount"`,
+    );
+  const { rows } = await q.query<Prechecked>({ name, text: TEXTS.get(name)!, values });
+  const checked = { ...rows[0], rateCount: rows[0].rateCount === null ? null : Number(rows[0].rateCount) };
+  if (o.rate && !liveKeyRateDecision(checked.rateCount, o.rate.limit)?.allowed) throw new RateStopped(checked.rateCount);
+  return checked;
 }

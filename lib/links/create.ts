@@ -9,8 +9,8 @@ import type { LiveKeyRate } from "../ratelimit/index.ts";
 import { byTagName } from "../tags/service.ts";
 import { linkAllowanceUsed } from "./allowance.ts";
 import { planCreate, type CreatePlan } from "./create-plan.ts";
-import { hashPasswords, linkColumns, precheckRows, prepareRows, type PreparedRow } from "./create-rows.ts";
-import { createStatement, CreateRefused, RateStopped } from "./create-sql.ts";
+import { hashPasswords, linkColumns, prepareRows, type PreparedRow } from "./create-rows.ts";
+import { createStatement, CreateRefused, precheckStatement, RateStopped, type Prechecked } from "./create-sql.ts";
 import type { LinkWorkspace } from "./lookup.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
@@ -20,7 +20,8 @@ import type { NewLinkColumns } from "./sql.ts";
 export { bulkCreateLinks, type BulkOptions, type BulkRowResult } from "./create-bulk.ts";
 
 // Creating one link (link.created), in the shape planCreate (create-plan.ts) chooses. Cheap checks
-// come before any password is hashed; the code index and the allowance row decide in the statement.
+// come before any password is hashed (one pre-check statement); the code index and the allowance row
+// decide in the create's statement.
 // An API request on a plan with a rate may be counted in the create's statement
 // (createLinkCountingRate): one round trip for both.
 
@@ -30,17 +31,11 @@ export async function createLink(workspace: LinkWorkspace, input: CreateLinkInpu
   const month = monthOf();
   const shape = planCreate({ links: 1, alias: input.alias, password: input.password }, plan);
   const row = await prepareRow(workspace, input, shape);
-  if (row.password) {
-    // Only a password makes the pre-check worth its reads: without one the statement answers as fast.
-    const { verdicts, quota } = await precheckRows(workspace, [row], month);
-    if (verdicts[0] === "quota") throw quota;
-    if (verdicts[0] === "taken") throw ServiceError.aliasTaken(row.alias!);
-    await hashPasswords([row]);
-  }
   if (shape.shape === "refused")
     throw (await linkAllowanceUsed(workspace.id, month)) >= plan.maxLinks
       ? await quotaError(workspace, month)
       : ServiceError.aliasTaken(row.alias!);
+  if (shape.precheck) return createWithPassword(workspace, input, row, shape, month, await precheck(workspace, row, month, null));
   return createAfterRefusals(workspace, input, row, shape, month);
 }
 
@@ -70,12 +65,25 @@ export async function createLinkCountingRate(
   const shape = planCreate({ links: 1, alias: input.alias, password: input.password, rated: true }, plan);
   if (shape.rate !== "in statement") return null;
   const row = await prepareRow(workspace, input, shape);
+  const stopped = (e: RateStopped) => ({
+    rateCount: e.rateCount,
+    link: () => Promise.reject(new Error("the rate did not allow this create")),
+  });
+  if (shape.precheck) {
+    // counted in the pre-check, which a refusal found there does not undo: `link` answers it
+    try {
+      const checked = await precheck(workspace, row, month, rate);
+      return { rateCount: checked.rateCount, link: () => createWithPassword(workspace, input, row, shape, month, checked) };
+    } catch (e) {
+      if (e instanceof RateStopped) return stopped(e);
+      throw e;
+    }
+  }
   try {
     const made = await createInOneStatement(workspace, row, shape, month, plan.maxLinks, rate);
     return { rateCount: made.rateCount, link: async () => made.link };
   } catch (e) {
-    if (e instanceof RateStopped)
-      return { rateCount: e.rateCount, link: () => Promise.reject(new Error("the rate did not allow this create")) };
+    if (e instanceof RateStopped) return stopped(e);
     if (!(e instanceof CreateRefused)) throw e;
     return { rateCount: "not counted", link: () => createAfterRefusals(workspace, input, row, shape, month, e) };
   }
@@ -95,6 +103,41 @@ const quotaError = async (workspace: LinkWorkspace, month: string) => {
   const plan = planOf(workspace.plan);
   return ServiceError.quota("MaxLinks", plan.maxLinks, await linkAllowanceUsed(workspace.id, month));
 };
+
+/** precheckStatement for the row (its alias, if any, on its domain) in the workspace's month, counting `rate` when given. */
+const precheck = (workspace: LinkWorkspace, row: PreparedRow, month: string, rate: LiveKeyRate | null) =>
+  precheckStatement(database().prismaPool, {
+    workspaceId: workspace.id,
+    month,
+    destinationHosts: row.uncheckedHosts,
+    alias: row.alias === undefined ? null : { domainKey: row.domain.domainKey, code: row.alias },
+    rate,
+  });
+
+/**
+ * A create with a password once pre-checked: the first refusal found, in the create's order (a
+ * destination refused there is checked in full: its domain may have stopped being verified since);
+ * else the hash, then the create's one statement, which decides again.
+ */
+async function createWithPassword(
+  workspace: LinkWorkspace,
+  input: CreateLinkInput,
+  row: PreparedRow,
+  shape: CreatePlan,
+  month: string,
+  checked: Prechecked,
+): Promise<LinkWithHost> {
+  if (checked.destination) {
+    const [full] = await prepareRows(workspace, [input]);
+    if (full instanceof ServiceError) throw full;
+    row = full;
+  }
+  const limit = planOf(workspace.plan).maxLinks;
+  if (checked.used >= limit) throw ServiceError.quota("MaxLinks", limit, checked.used);
+  if (checked.taken) throw ServiceError.aliasTaken(row.alias!);
+  await hashPasswords([row]);
+  return createAfterRefusals(workspace, input, row, shape, month);
+}
 
 /**
  * The one statement until it creates the link (a destination refused by it is checked in full, and

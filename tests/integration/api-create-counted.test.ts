@@ -127,6 +127,27 @@ describe("a create counted in its own statement", () => {
     });
   });
 
+  it("with a password: one pre-check statement counts the request and reads, then one statement creates", async () => {
+    const w = await workspaceWithEndpoint("hooks3");
+    const from = relay.statements().length;
+    const a = await create(w.key, { url: "https://example.com/locked", password: "secret-12", alias: "locked" });
+    expect(a.status).toBe(201);
+    expect(remaining(a)).toBe("2");
+    // the statements that count, read or write what a create checks (the old path took four: the count, the
+    // verified domains, the allowance used, the create)
+    const mine = relay
+      .statements()
+      .slice(from)
+      .filter((s) => /"RateWindow"|"MonthlyUsage"|"verifiedAt"/.test(s));
+    expect(mine).toHaveLength(2);
+    const [pre, made] = mine;
+    expect(pre).toMatch(/insert into "RateWindow"/i);
+    expect(pre).not.toMatch(/insert into "(Link|MonthlyUsage|WebhookEvent|Delivery)"/i);
+    expect(made).toMatch(/insert into "Link"/i);
+    expect(made).not.toMatch(/"RateWindow"/);
+    expect(await written(w.id, w.keyId)).toMatchObject({ links: 1, allowance: 1, events: 1, deliveries: 1, count: 1 });
+  });
+
   it("answers 429 with the rate headers over the limit and writes nothing: no link, tag, allowance, event or delivery", async () => {
     const w = await workspaceWithEndpoint("hooks3");
     for (const n of ["2", "1", "0"]) {
@@ -170,7 +191,7 @@ describe("every request counted exactly once", () => {
       ["taken alias (refused in the statement)", { url: "https://example.com/b", alias: "mine" }, 409],
       ["a verified custom domain as destination (refused in the statement)", { url: `https://${host}/x` }, 400],
       ["a denylisted destination (refused before the statement)", { url: "https://blocked.example/x" }, 400],
-      ["a password (counted apart, before the hash)", { url: "https://example.com/c", password: "secret-12" }, 201],
+      ["a password (counted in its pre-check, before the hash)", { url: "https://example.com/c", password: "secret-12" }, 201],
       ["the allowance spent (refused in the statement)", { url: "https://example.com/d", tags: ["none"] }, 403],
       ["a body that does not parse", { url: 42 }, 400],
     ];

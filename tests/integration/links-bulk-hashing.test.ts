@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { passwordHashCount } from "../../lib/auth/password.ts";
 import { db } from "../../lib/db/client.ts";
 import { BULK_MAX_PASSWORD_ROWS } from "../../lib/links/schemas.ts";
-import { bulkCreateLinks, createLink } from "../../lib/links/create.ts";
+import { bulkCreateLinks, createLink, createLinkCountingRate } from "../../lib/links/create.ts";
 import type { LinkWorkspace } from "../../lib/links/lookup.ts";
 import { updateLink } from "../../lib/links/update.ts";
-import { client, makeWorkspace, rateHeaders, startApiTest, type ApiTestEnv } from "../support/api.ts";
+import { client, makeDomain, makeWorkspace, rateHeaders, startApiTest, type ApiTestEnv } from "../support/api.ts";
 
 // Passwords are hashed (scrypt, deliberately slow) only for rows that passed every cheap check:
 // validation, features, a free alias and the monthly allowance. The bulk service is called in
@@ -101,6 +101,72 @@ describe("bulk create hashes passwords only after the cheap checks", () => {
     );
     expect(single.value).toMatchObject({ code: "alias_taken", extra: { alias: "taken-single" } });
     expect(single.hashes).toBe(0);
+  });
+});
+
+describe("a single create with a password is pre-checked before its hash (lib/links/create-sql.ts precheckStatement)", () => {
+  it("a destination on a verified custom domain answers 400 without hashing; another domain's link is still made", async () => {
+    const { workspace } = await makeWorkspace("team", { keys: 0 });
+    const host = `go-${workspace.id}.hashing.test`;
+    await makeDomain((await makeWorkspace("team", { keys: 0 })).workspace.id, host);
+    const refused = await hashesDuring(() =>
+      createLink(workspace, { url: `https://${host}/x`, password: PASSWORD }).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    );
+    expect(refused.value).toMatchObject({ code: "validation", issues: [{ path: "url" }] });
+    expect(refused.hashes).toBe(0);
+    const made = await hashesDuring(() => createLink(workspace, { url: "https://example.com/fine", password: PASSWORD }));
+    expect(made.value.passwordHash).toMatch(/^scrypt\$/);
+    expect(made.hashes).toBe(1);
+    expect(await linksOf(workspace)).toBe(1);
+    expect(await usedOf(workspace)).toBe(1);
+  });
+
+  it("counts an API request once in the pre-check: within the limit one hash and the link, over it no hash and nothing written", async () => {
+    const { workspace, keys } = await makeWorkspace("team");
+    const rate = { keyId: keys[0].id, plan: workspace.plan, limit: 1, windowSeconds: 3600 };
+    const counted = await createLinkCountingRate(workspace, { url: "https://example.com/rated", password: PASSWORD }, rate);
+    expect(counted?.rateCount).toBe(1);
+    const made = await hashesDuring(() => counted!.link());
+    expect(made.hashes).toBe(1);
+    expect(made.value.code).toBeTruthy();
+
+    const over = await hashesDuring(async () => {
+      const c = await createLinkCountingRate(workspace, { url: "https://example.com/over", password: PASSWORD }, rate);
+      return {
+        rateCount: c?.rateCount,
+        answer: await c!.link().then(
+          () => "created",
+          () => "refused",
+        ),
+      };
+    });
+    expect(over.value).toEqual({ rateCount: 2, answer: "refused" });
+    expect(over.hashes).toBe(0);
+    expect(await linksOf(workspace)).toBe(1);
+    expect(await usedOf(workspace)).toBe(1);
+    expect((await db().rateWindow.findUnique({ where: { keyId: keys[0].id } }))?.count).toBe(2);
+  });
+
+  it("a refusal found by the pre-check is answered after the count: a taken alias, counted once, nothing hashed", async () => {
+    const { workspace, keys } = await makeWorkspace("team");
+    await createLink(workspace, { url: "https://example.com/first", alias: "taken-counted" });
+    const rate = { keyId: keys[0].id, plan: workspace.plan, limit: 10, windowSeconds: 3600 };
+    const refused = await hashesDuring(async () => {
+      const c = await createLinkCountingRate(workspace, { url: "https://example.com/b", alias: "taken-counted", password: PASSWORD }, rate);
+      return {
+        rateCount: c?.rateCount,
+        error: await c!.link().then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      };
+    });
+    expect(refused.value).toMatchObject({ rateCount: 1, error: { code: "alias_taken" } });
+    expect(refused.hashes).toBe(0);
+    expect(await linksOf(workspace)).toBe(1);
   });
 });
 
