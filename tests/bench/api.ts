@@ -36,6 +36,9 @@
 //     (e) password       { url, password } on the plan of (a): one scrypt hash per create, on libuv's
 //                        pool (the server's CPU is printed with its main thread's apart; "less its
 //                        hash" takes off what the other threads spent beyond (a)'s)
+//     (a) at (e)'s pace  (a) paced to (e)'s throughput of the same round: few creates a second share
+//                        the same fixed costs (timers, wake-ups, the poll) as (e)'s, so (e) less its
+//                        hash is compared with this one too
 //   ... (no rate limit)  get-link and create-link on the same plan without a rate: the limiter's cost
 // then, with one client: the floor, get-link and create-link (latency without queueing), and (c')
 // (what a create's event adds without 16 clients queueing on the workspace's allowance row).
@@ -305,6 +308,8 @@ type Case = {
   next: () => BenchRequest;
   /** run before the warm-up and after the measured seconds */
   around?: { before: () => Promise<void>; after: () => Promise<void> };
+  /** paced at the throughput the named case had in the same round (it runs after it) */
+  paceOf?: string;
 };
 type Result = LoadResult & { sql: StatementStats };
 
@@ -413,6 +418,13 @@ async function main() {
     { name: "create-link (d) tags", port: "app", clients: CLIENTS, next: create("limited", { tags: ["spring", "Sale"] }) },
     { name: "create-link (e) password", port: "app", clients: CLIENTS, next: create("limited", { password: BENCH_PASSWORD }) },
     {
+      name: "create-link (a) at (e)'s pace",
+      port: "app",
+      clients: CLIENTS,
+      next: create("limited"),
+      paceOf: "create-link (e) password",
+    },
+    {
       name: "get-link (no rate limit)",
       port: "app",
       clients: CLIENTS,
@@ -451,7 +463,7 @@ async function main() {
   );
   const hashSeconds = await hashCpuSeconds();
   try {
-    const run = async (c: Case, seconds: number): Promise<Result> => {
+    const run = async (c: Case, seconds: number, ratePerSecond?: number): Promise<Result> => {
       const snapshots: StatementStats[] = [];
       await c.around?.before();
       const r = await load({
@@ -460,6 +472,7 @@ async function main() {
         clients: c.clients,
         warmupSeconds: WARMUP,
         seconds,
+        ratePerSecond,
         next: c.next,
         probe: probes[c.port],
         during:
@@ -488,7 +501,10 @@ async function main() {
     const idle = coresBusy(idleBefore, cpuSnapshot(probes.app), IDLE_SECONDS);
     const results = new Map<string, Result[]>();
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const c of cases) results.set(c.name, [...(results.get(c.name) ?? []), await run(c, SECONDS)]);
+      for (const c of cases) {
+        const pace = c.paceOf ? results.get(c.paceOf)?.at(-1)?.rps : undefined;
+        results.set(c.name, [...(results.get(c.name) ?? []), await run(c, SECONDS, pace)]);
+      }
       console.log(`round ${round}/${ROUNDS} done (load average ${os.loadavg()[0].toFixed(1)})`);
     }
     const median = (list: Result[]) => [...list].sort((a, b) => a.rps - b.rps)[Math.floor(list.length / 2)];
@@ -525,7 +541,7 @@ async function main() {
     for (const c of cases.filter((x) => x.clients > 1)) console.log(`  ${c.name.padEnd(34)} ${rounds(c.name)?.join(" ")}`);
     console.log(`one scrypt hash (a link password's): ${(hashSeconds * 1e6).toFixed(0)} µs CPU in this process`);
     // the creates on plans with a rate, as every plan but this bench's "unlimited" has
-    const createCases = cases.filter((c) => c.name.startsWith("create-link") && !c.name.includes("no rate") && c.clients > 1);
+    const createCases = cases.filter((c) => c.name.startsWith("create-link") && !c.name.includes("no rate") && c.clients > 1 && !c.paceOf);
     // Server + PostgreSQL CPU per create. (e)'s scrypt runs on libuv's pool, off the main thread:
     // "less its hash" takes off what its other threads spent beyond those of the same round's (a)
     // (every extra cycle off the main thread is counted as the hash's, which flatters (e) slightly).
@@ -568,6 +584,17 @@ async function main() {
           : "";
       console.log(
         `  ${c.name.padEnd(34)} server ${shown(serverRatios.get(c.name)!)}, server + PostgreSQL ${shown(bothRatios.get(c.name)!)}; PostgreSQL ${pg}${hash}`,
+      );
+    }
+    // (e) beside (a) at the same throughput: as few creates a second share the same fixed costs
+    // (timers, wake-ups, the poll), and the hash's threads' CPU beyond the paced (a)'s is taken off
+    const paced = results.get("create-link (a) at (e)'s pace");
+    const hashed = results.get("create-link (e) password");
+    if (paced && hashed) {
+      const list = (withPostgres: boolean) =>
+        hashed.map((r, i) => perCreate(r, paced[i], withPostgres) / perCreate(paced[i], undefined, withPostgres));
+      console.log(
+        `  (e) less its hash / (a) at (e)'s pace (${paced.map((r) => r.rps.toFixed(0)).join(", ")} creates/s): server ${shown(list(false))}, server + PostgreSQL ${shown(list(true))}`,
       );
     }
     const sending = med.get("create-link (c) one endpoint");

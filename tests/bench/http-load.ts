@@ -1,5 +1,6 @@
 // A closed-loop HTTP/1.1 load generator on raw keep-alive sockets (no pipelining): `clients`
-// connections, each sending its next request when the last one has been answered. Raw sockets
+// connections, each sending its next request when the last one has been answered (and, paced, when
+// the run's schedule of ratePerSecond gives it the next turn). Raw sockets
 // keep the generator's own CPU per request small (node:http's client costs several times more),
 // so more of the shared cores go to the server under test. Used by bench:api.
 import net from "node:net";
@@ -73,6 +74,8 @@ export type LoadOptions = {
   probe: CpuProbe;
   /** counters read before and after the measured seconds; the differences are `counted` */
   during?: () => Promise<Map<string, number>>;
+  /** at most this many requests a second in all (the clients wait their turns); none: as fast as answered */
+  ratePerSecond?: number;
   /** every complete response's status, warm-up and wind-down included (e.g. to count every redirect served) */
   onResponse?: (status: number) => void;
 };
@@ -83,18 +86,29 @@ export async function load(o: LoadOptions): Promise<LoadResult> {
   let errors = 0;
   let recording = false;
   let stopped = false;
+  const interval = o.ratePerSecond ? 1000 / o.ratePerSecond : 0;
+  let nextSlot = 0;
   const runOne = () =>
     new Promise<void>((resolve) => {
       const socket = net.connect({ port: o.port, host: "127.0.0.1", noDelay: true });
       let buf = Buffer.alloc(0);
       let sentAt = 0n;
-      const send = () => {
+      const write = () => {
         if (stopped) {
           socket.end();
           return resolve();
         }
         sentAt = process.hrtime.bigint();
         socket.write(encode(o.next()));
+      };
+      // paced: each request waits for the next free slot of the whole run's schedule
+      const send = () => {
+        if (!interval) return write();
+        const now = performance.now();
+        const slot = Math.max(now, nextSlot);
+        nextSlot = slot + interval;
+        if (slot > now) setTimeout(write, slot - now);
+        else write();
       };
       socket.on("connect", send);
       socket.on("data", (chunk) => {
