@@ -35,6 +35,24 @@ export function dueCondition(nowAt: number, dueByAt: number): string {
         AND ("lockedUntil" IS NULL OR "lockedUntil" < $${nowAt}::timestamptz)`;
 }
 
+/**
+ * The endpoints with a pending delivery (automatic ones: not a test), as the CTE `pending_endpoints`
+ * of a WITH RECURSIVE statement: a skip scan of the pending deliveries' index by endpoint (migration
+ * *_delivery_pending_by_endpoint), one index descent per endpoint, however many deliveries each has
+ * waiting (ordered as that index is, so no other index of Delivery serves it). Its last row's id is null. A statement then reads each endpoint's due deliveries in due
+ * order from the same index (dueCondition and "endpointId" = the endpoint's), so what it reads is
+ * bounded by the endpoints and what it takes, never by a backlog it leaves where it is.
+ */
+export const PENDING_ENDPOINTS_CTE = `pending_endpoints AS (
+    (SELECT "endpointId" AS id FROM "Delivery" WHERE status = 'pending' AND "isTest" = false
+      ORDER BY "endpointId", "nextAttemptAt" LIMIT 1)
+    UNION ALL
+    SELECT (SELECT d."endpointId" FROM "Delivery" d
+             WHERE d.status = 'pending' AND d."isTest" = false AND d."endpointId" > p.id
+             ORDER BY d."endpointId", d."nextAttemptAt" LIMIT 1)
+      FROM pending_endpoints p WHERE p.id IS NOT NULL
+  )`;
+
 /** The two times dueCondition compares with: now, and the latest nextAttemptAt that counts as due. */
 export function dueTimes(now: Date, slackMs = 0): [now: Date, dueBy: Date] {
   return [now, new Date(now.getTime() + slackMs)];
@@ -57,7 +75,14 @@ export function dueWhere(now: Date, slackMs = 0): Prisma.DeliveryWhereInput {
 export async function oldestDueSeconds(now = new Date()): Promise<number> {
   const { rows } = await database().prismaPool.query<{ due: Date | null }>({
     name: "webhook_oldest_due",
-    text: `SELECT min("nextAttemptAt") AS due FROM "Delivery" WHERE ${dueCondition(1, 2)}`,
+    text: `WITH RECURSIVE ${PENDING_ENDPOINTS_CTE}
+      SELECT min(f."nextAttemptAt") AS due
+        FROM pending_endpoints p CROSS JOIN LATERAL (
+          SELECT "nextAttemptAt" FROM "Delivery"
+           WHERE "endpointId" = p.id AND ${dueCondition(1, 2)}
+           ORDER BY "nextAttemptAt", id LIMIT 1
+        ) f
+       WHERE p.id IS NOT NULL`,
     values: dueTimes(now),
   });
   const due = rows[0]?.due;

@@ -203,11 +203,10 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
         for (const endpointId of new Set(claimed.map((c) => c.endpointId))) unusedSlots.get(endpointId)!.sort((a, b) => a - b);
         for (const endpointId of new Set(claimed.map((c) => c.endpointId))) startWaiting(endpointId);
         // Endpoints skipped as having enough are woken for when they run low (run's endTurn).
+        // A full claim may have left more due: look again (a claim fills its limit from every
+        // endpoint with room, so a shorter one took all there was).
         backlog = claimed.length === Math.min(o.batch, free);
-        // An endpoint that filled its room may have hidden later due deliveries of others behind
-        // its own (the claim looks at the oldest `limit`): look again, now skipping it.
-        const filled = claimed.some((c) => held(c.endpointId) >= room);
-        if (backlog || filled) again = true;
+        if (backlog) again = true;
       } while (again && !stopped);
     } catch (e) {
       log("webhooks").error({ err: e }, "scheduler: claiming due deliveries failed");
