@@ -39,9 +39,10 @@ export function dueCondition(nowAt: number, dueByAt: number): string {
  * The endpoints with a pending delivery (automatic ones: not a test), as the CTE `pending_endpoints`
  * of a WITH RECURSIVE statement: a skip scan of the pending deliveries' index by endpoint (migration
  * *_delivery_pending_by_endpoint), one index descent per endpoint, however many deliveries each has
- * waiting (ordered as that index is, so no other index of Delivery serves it). Its last row's id is null. A statement then reads each endpoint's due deliveries in due
- * order from the same index (dueCondition and "endpointId" = the endpoint's), so what it reads is
- * bounded by the endpoints and what it takes, never by a backlog it leaves where it is.
+ * waiting (ordered as that index is, so no other index of Delivery serves it). Its last row's id is
+ * null. A statement then reads each endpoint's due deliveries in due order from the same index
+ * (dueCondition and "endpointId" = the endpoint's), so what it reads is bounded by the endpoints and
+ * what it takes, never by a backlog it leaves where it is.
  */
 export const PENDING_ENDPOINTS_CTE = `pending_endpoints AS (
     (SELECT "endpointId" AS id FROM "Delivery" WHERE status = 'pending' AND "isTest" = false

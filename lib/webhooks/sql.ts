@@ -160,13 +160,12 @@ export type SlottedClaim = ClaimedDelivery & { slotAt: number; intervalMs: numbe
 // (PENDING_ENDPOINTS_CTE, one index descent each), each one's first due delivery (its head), and
 // the due deliveries of the endpoints with the first $6 heads, up to the $6th head when there are
 // that many (no other endpoint, and no later delivery, can be among the first $6: those heads are
-// $6 of them).
-// So a claim reads one row per endpoint with pending deliveries and the rows it takes, never a
-// backlog it leaves where it is: the walk over all due deliveries in due order it replaced read a
-// held or paced endpoint's whole backlog on every claim (10 ms for 100,000 waiting rows, 127 ms
-// when its slots were taken: `npm run bench:claim-plan`). The chosen rows are locked for this
-// statement (one another claim holds at that moment is skipped: it is that claim's), checked due
-// again, held (claimed), and their endpoints' send slots taken, one slot per claim in due order.
+// $6 of them). So a claim reads one row per endpoint with pending deliveries and the rows it takes,
+// never a backlog it leaves where it is: the walk over all due deliveries in due order it replaced
+// read a held or paced endpoint's whole backlog on every claim (about 10 and 100 ms for 100,000
+// waiting rows: `npm run bench:claim-plan`). The chosen rows are locked for this statement (one
+// another claim holds at that moment is skipped: it is that claim's), checked due again, held
+// (claimed), and their endpoints' send slots taken, one slot per claim in due order.
 const CLAIM_DUE = `
   WITH RECURSIVE ${PENDING_ENDPOINTS_CTE}, eligible AS (
     SELECT p.id, greatest(coalesce(r.room, $9::int), 0) AS room
