@@ -71,11 +71,23 @@ type Claim = SlottedClaim & { claimedAt: number; prefetched: Prefetched };
 
 /**
  * Wake-ups (a hand-off after every change that wrote deliveries, an attempt's end with more due)
- * start a claim at most this often: under a stream of creates each would otherwise cost a claim
- * statement, mostly finding the endpoint's queue already full. The rows are the queue, so a later
- * claim loses nothing; an idle scheduler still claims at once.
+ * start a claim at most this often while this process has deliveries in flight or waiting: under a
+ * stream of creates each would otherwise cost a claim statement, mostly finding the endpoint's
+ * queue already full. The rows are the queue, so a later claim loses nothing.
  */
 export const WAKE_SPACING_MS = 20;
+
+/**
+ * ... and at most this often when nothing is in flight or waiting here: an idle scheduler claims at
+ * once, so a create's delivery leaves within a few ms of its 201 (`npm run bench:webhooks`), even
+ * right after the claim that sent the one before it.
+ */
+export const IDLE_WAKE_SPACING_MS = 2;
+
+/** How long a wake-up waits before its claim: until the spacing above has passed since the last claim started. */
+export function wakeDelay(lastClaimAt: number, now: number, idle: boolean): number {
+  return Math.max(0, lastClaimAt + (idle ? IDLE_WAKE_SPACING_MS : WAKE_SPACING_MS) - now);
+}
 
 export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler {
   const o = { ...SCHEDULER_DEFAULTS, ...options };
@@ -247,7 +259,7 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   };
 
   /**
-   * Claims soon (at most once per WAKE_SPACING_MS). A wake-up for new deliveries of `endpointIds`,
+   * Claims soon (wakeDelay: at most once per WAKE_SPACING_MS while busy). A wake-up for new deliveries of `endpointIds`,
    * each of which this process already holds enough claims of (refillBelow, the claim's `skip`),
    * claims nothing: the claim would skip them, and with a slow receiver under a stream of creates it
    * walked the endpoint's whole due backlog in the index to do so, every WAKE_SPACING_MS. The rows
@@ -261,7 +273,9 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
       wakePending = false;
       void tick();
     };
-    const wait = lastClaimAt + WAKE_SPACING_MS - Date.now();
+    // idle: no request out and none waiting for a turn (an attempt whose request has ended may
+    // still be recording its result, RECORD_SPACING_MS)
+    const wait = wakeDelay(lastClaimAt, Date.now(), runningPer.size === 0 && waitingCount === 0);
     if (wait > 0) setTimeout(started, wait).unref();
     else setImmediate(started);
   }

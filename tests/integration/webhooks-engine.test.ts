@@ -7,8 +7,9 @@ import { countStatements, emitEvent, eventually, newWorkspace, startHttpsReceive
 // and a real HTTPS receiver: one endpoint's older backlog, claimed up to that endpoint's room, must
 // not hide a later due delivery of another endpoint until the backlog's first answers come back.
 // Then what a paced backlog costs in statements: one read per claim (not per attempt), delivered
-// results written together (attempt-batches.ts RECORD_SPACING_MS), and a burst of wake-ups
-// claiming at most once per WAKE_SPACING_MS.
+// results written together (attempt-batches.ts RECORD_SPACING_MS), and a burst of wake-ups while a
+// request is out claiming at most once per WAKE_SPACING_MS (an idle scheduler claims at once:
+// tests/unit/webhooks-wake-delay.test.ts).
 
 const SLOW_MS = 3000;
 
@@ -98,11 +99,18 @@ describe("the built-in scheduler's claims", () => {
     }
   }, 60_000);
 
-  it("a burst of wake-ups claims at most once per WAKE_SPACING_MS", async () => {
+  it("a burst of wake-ups while a request is out claims at most once per WAKE_SPACING_MS", async () => {
     const webhooks = await import("../../lib/webhooks/index.ts");
     const { WAKE_SPACING_MS } = await import("../../lib/webhooks/scheduler.ts");
     const { database } = await import("../../lib/db/client.ts");
+    // a request out to the slow endpoint, answered after SLOW_MS: the scheduler is busy
+    const busy = await newWorkspace("business");
+    await webhooks.createEndpoint(busy.id, { url: receiver.url("127.0.0.1", "/slow") });
+    const before = receiver.requests.length;
+    await emitEvent(busy);
     const running = scheduler ?? (scheduler = webhooks.startBuiltInScheduler({ pollMs: 60_000 }));
+    running.wake();
+    await eventually(async () => receiver.requests.length > before, 10_000, "the slow request out");
     const counted = countStatements(database().prismaPool);
     try {
       const started = Date.now();
