@@ -71,16 +71,16 @@ type Claim = SlottedClaim & { claimedAt: number; prefetched: Prefetched };
 
 /**
  * Wake-ups (a hand-off after every change that wrote deliveries, an attempt's end with more due)
- * start a claim at most this often while this process has deliveries in flight or waiting: under a
- * stream of creates each would otherwise cost a claim statement, mostly finding the endpoint's
- * queue already full. The rows are the queue, so a later claim loses nothing.
+ * start a claim at most this often while a request of this process is out or waiting for a turn:
+ * under a stream of creates each would otherwise cost a claim statement, mostly finding the
+ * endpoint's queue already full. The rows are the queue, so a later claim loses nothing.
  */
 export const WAKE_SPACING_MS = 20;
 
 /**
- * ... and at most this often when nothing is in flight or waiting here: an idle scheduler claims at
- * once, so a create's delivery leaves within a few ms of its 201 (`npm run bench:webhooks`), even
- * right after the claim that sent the one before it.
+ * ... and at most this often when none is: an idle scheduler claims at once, so a create's delivery
+ * leaves within a few ms of its 201 (`npm run bench:webhooks`), even right after the claim that
+ * sent the one before it.
  */
 export const IDLE_WAKE_SPACING_MS = 2;
 
@@ -259,11 +259,11 @@ export function startBuiltInScheduler(options: SchedulerOptions = {}): Scheduler
   };
 
   /**
-   * Claims soon (wakeDelay: at most once per WAKE_SPACING_MS while busy). A wake-up for new deliveries of `endpointIds`,
-   * each of which this process already holds enough claims of (refillBelow, the claim's `skip`),
-   * claims nothing: the claim would skip them, and with a slow receiver under a stream of creates it
-   * walked the endpoint's whole due backlog in the index to do so, every WAKE_SPACING_MS. The rows
-   * wait in the table; the endpoint's own refill (run's endTurn) claims them in due order.
+   * Claims soon (wakeDelay: at once when idle, at most once per WAKE_SPACING_MS while busy). A
+   * wake-up for new deliveries of `endpointIds`, each of which this process already holds enough
+   * claims of (refillBelow, the claim's `skip`), claims nothing: the claim would only skip them,
+   * every WAKE_SPACING_MS under a stream of creates to a slow receiver. The rows wait in the table;
+   * the endpoint's own refill (run's endTurn) claims them in due order.
    */
   function wake(endpointIds?: readonly number[]) {
     if (stopped || wakePending) return;
