@@ -7,6 +7,10 @@ import { db } from "../db/client.ts";
 // links, so a rolled-back create spends nothing and parallel creates can never pass the limit.
 // Deleting a link never gives its unit back.
 
+/** linkAllowanceUsed as an SQL expression (workspace id `p(1)`, month `p(2)`), for a statement that reads more (create-sql.ts precheckStatement). */
+export const allowanceUsedSql = (p: (i: number) => string) =>
+  `coalesce((select u."created" from "MonthlyUsage" u where u."workspaceId" = ${p(1)}::int and u."month" = ${p(2)}::text), 0)::int`;
+
 /**
  * Links the workspace created in `month`, read without a lock: the cheap pre-check before the
  * (slow) password hashes. Only ever used to refuse early; the reservation below decides.

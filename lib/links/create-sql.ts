@@ -4,7 +4,7 @@ import type { Queryable } from "../db/queryable.ts";
 import { eventValues, recordEventCte, type EventParts } from "../events/sql.ts";
 import { liveKeyRateAllowsCte, liveKeyRateCte, liveKeyRateDecision, liveKeyRateValues, type LiveKeyRate } from "../ratelimit/index.ts";
 import { tagArgs, tagsCte } from "../tags/sql.ts";
-import { takeAllowance } from "./allowance.ts";
+import { allowanceUsedSql, takeAllowance } from "./allowance.ts";
 import { SELECT_LINK, type NewLinkColumns } from "./sql.ts";
 
 // Every create's statements (the shapes are chosen in create-plan.ts). One insert of Link with its
@@ -280,7 +280,7 @@ export async function precheckStatement(
       name,
       `${rateBefore !== null ? `with ${liveKeyRateCte(rateBefore)} ` : ""}select
         ${hosts ? verifiedHostAmong(`$${hosts}`) : "false"} as "destination",
-        coalesce((select u."created" from "MonthlyUsage" u where u."workspaceId" = $1::int and u."month" = $2::text), 0)::int as "used",
+        ${allowanceUsedSql((i) => `$${i}`)} as "used",
         ${alias ? `exists (select 1 from "Link" l where l."domainKey" = $${alias}::int and l."code" = $${alias + 1}::text)` : "false"} as "taken",
         ${rateBefore !== null ? `(select "count" from rate)` : "null::int"} as "rateCount"`,
     );

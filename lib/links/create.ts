@@ -12,6 +12,7 @@ import { planCreate, type CreatePlan } from "./create-plan.ts";
 import { hashPasswords, linkColumns, prepareRows, type PreparedRow } from "./create-rows.ts";
 import { createStatement, CreateRefused, precheckStatement, RateStopped, type Prechecked } from "./create-sql.ts";
 import type { LinkWorkspace } from "./lookup.ts";
+import { cheapVerdicts } from "./rules.ts";
 import type { CreateLinkInput } from "./schemas.ts";
 import { linkWithHost, webhookLink, type LinkWithHost } from "./serialize.ts";
 import { insertDrawingCodes } from "./short-code.ts";
@@ -133,8 +134,10 @@ async function createWithPassword(
     row = full;
   }
   const limit = planOf(workspace.plan).maxLinks;
-  if (checked.used >= limit) throw ServiceError.quota("MaxLinks", limit, checked.used);
-  if (checked.taken) throw ServiceError.aliasTaken(row.alias!);
+  const alias = row.alias === undefined ? null : row.alias;
+  const { verdicts, current } = cheapVerdicts([alias], () => checked.taken, checked.used, limit);
+  if (verdicts[0] === "quota") throw ServiceError.quota("MaxLinks", limit, current);
+  if (verdicts[0] === "taken") throw ServiceError.aliasTaken(row.alias!);
   await hashPasswords([row]);
   return createAfterRefusals(workspace, input, row, shape, month);
 }

@@ -54,6 +54,19 @@ export const PENDING_ENDPOINTS_CTE = `pending_endpoints AS (
       FROM pending_endpoints p WHERE p.id IS NOT NULL
   )`;
 
+/**
+ * An endpoint's due deliveries in due order, ties by id, as a sub-select for a LATERAL join: the
+ * `columns` of at most `limit` rows of endpoint `endpoint` (SQL expressions), `also` a further
+ * condition, read from the index of pending deliveries by endpoint. dueCondition's parameters are
+ * $1 and $2.
+ */
+export function endpointDueRows(columns: string, endpoint: string, limit: string, also = ""): string {
+  return `SELECT ${columns} FROM "Delivery"
+         WHERE "endpointId" = ${endpoint} AND ${dueCondition(1, 2)}${also ? ` AND ${also}` : ""}
+         ORDER BY "nextAttemptAt", id
+         LIMIT ${limit}`;
+}
+
 /** The two times dueCondition compares with: now, and the latest nextAttemptAt that counts as due. */
 export function dueTimes(now: Date, slackMs = 0): [now: Date, dueBy: Date] {
   return [now, new Date(now.getTime() + slackMs)];
@@ -78,11 +91,7 @@ export async function oldestDueSeconds(now = new Date()): Promise<number> {
     name: "webhook_oldest_due",
     text: `WITH RECURSIVE ${PENDING_ENDPOINTS_CTE}
       SELECT min(f."nextAttemptAt") AS due
-        FROM pending_endpoints p CROSS JOIN LATERAL (
-          SELECT "nextAttemptAt" FROM "Delivery"
-           WHERE "endpointId" = p.id AND ${dueCondition(1, 2)}
-           ORDER BY "nextAttemptAt", id LIMIT 1
-        ) f
+        FROM pending_endpoints p CROSS JOIN LATERAL (${endpointDueRows(`"nextAttemptAt"`, "p.id", "1")}) f
        WHERE p.id IS NOT NULL`,
     values: dueTimes(now),
   });

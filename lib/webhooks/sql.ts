@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { dueCondition, dueTimes, PENDING_ENDPOINTS_CTE } from "./due.ts";
+import { dueCondition, dueTimes, endpointDueRows, PENDING_ENDPOINTS_CTE } from "./due.ts";
 import { sendSlotsCtes, sendSlotValues } from "./pacing.ts";
 import type { Queryable } from "../db/queryable.ts";
 
@@ -175,12 +175,7 @@ const CLAIM_DUE = `
        AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e.id = p.id AND e."sendSlotAt" > $5)
   ), heads AS (
     SELECT e.id, e.room, h."nextAttemptAt", h.id AS head
-      FROM eligible e CROSS JOIN LATERAL (
-        SELECT id, "nextAttemptAt" FROM "Delivery"
-         WHERE "endpointId" = e.id AND ${dueCondition(1, 2)}
-         ORDER BY "nextAttemptAt", id
-         LIMIT 1
-      ) h
+      FROM eligible e CROSS JOIN LATERAL (${endpointDueRows(`id, "nextAttemptAt"`, "e.id", "1")}) h
      WHERE e.room > 0
      ORDER BY h."nextAttemptAt", h.id
      LIMIT $6
@@ -188,13 +183,12 @@ const CLAIM_DUE = `
     SELECT "nextAttemptAt", head FROM heads ORDER BY "nextAttemptAt", head OFFSET $6 - 1 LIMIT 1
   ), chosen AS (
     SELECT c.id
-      FROM heads e LEFT JOIN last_head l ON true CROSS JOIN LATERAL (
-        SELECT id, "nextAttemptAt" FROM "Delivery"
-         WHERE "endpointId" = e.id AND ${dueCondition(1, 2)}
-           AND ("nextAttemptAt", id) <= (coalesce(l."nextAttemptAt", 'infinity'), coalesce(l.head, 2147483647))
-         ORDER BY "nextAttemptAt", id
-         LIMIT e.room
-      ) c
+      FROM heads e LEFT JOIN last_head l ON true CROSS JOIN LATERAL (${endpointDueRows(
+        `id, "nextAttemptAt"`,
+        "e.id",
+        "e.room",
+        `("nextAttemptAt", id) <= (coalesce(l."nextAttemptAt", 'infinity'), coalesce(l.head, 2147483647))`,
+      )}) c
      ORDER BY c."nextAttemptAt", c.id
      LIMIT $6
   ), candidates AS (
