@@ -25,7 +25,7 @@ export type SharedName =
   | "mailer" // lib/mail: the SMTP transport
   | "inngest" // lib/webhooks/inngest-client.ts: the Inngest client
   | "webhook-attempt-batches" // lib/webhooks/attempt-batches.ts: the attempts' batched read and record
-  | "dialer-pools" // lib/net/dialer.ts: keep-alive agents per checked address
+  | "dialer-pools" // lib/net/dialer.ts: kept-alive connections per checked address set
   | "resolvers" // lib/net/resolve.ts: DNS resolvers per DNS_SERVERS
   | "geo" // lib/analytics: the IP location database
   | "key-touches" // lib/keys: when this process last wrote each key's lastUsedAt

@@ -19,7 +19,9 @@ beforeAll(async () => {
       return;
     }
     req.resume();
-    req.on("end", () => res.end(req.url === "/big" ? "x".repeat(10_000) : "ok"));
+    if (req.url === "/hang") return; // never answers
+    const answer = () => res.end(req.url === "/big" ? "x".repeat(10_000) : "ok");
+    req.on("end", () => (req.url === "/slow" ? setTimeout(answer, 100) : answer()));
   });
   server.on("connection", (s) => sockets.add(s));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -31,15 +33,24 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const post = (path: string, addresses = ["127.0.0.1"]) =>
+const post = (path: string, addresses = ["127.0.0.1"], timeoutMs = 2000) =>
   postPinned({
     url: new URL(`http://hook.test:${port}${path}`),
     addresses,
     headers: {},
     body: "{}",
-    timeoutMs: 2000,
+    timeoutMs,
     maxResponseBytes: 1024,
   });
+
+/** Waits until `check` holds, up to two seconds. */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("condition not met within 2 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 describe("pinned dialer connection pool", () => {
   test("reuses a connection to the same checked address", async () => {
@@ -78,5 +89,25 @@ describe("pinned dialer connection pool", () => {
     resetSecondRequestOnce = true;
     expect(await post("/a")).toMatchObject({ outcome: "response", statusCode: 200, body: "ok" });
     expect(sockets.size).toBe(2);
+  });
+
+  test("an answer that does not come in time is a timeout, and its connection is closed, not reused", async () => {
+    closePooledConnections();
+    sockets.clear();
+    expect(await post("/hang", undefined, 300)).toMatchObject({ outcome: "timeout", statusCode: null });
+    const [hung] = [...sockets];
+    await until(() => hung.destroyed);
+    expect(await post("/a")).toMatchObject({ outcome: "response", statusCode: 200 });
+    expect(sockets.size).toBe(2);
+  });
+
+  test("requests at once get a connection each, at most 16, which later requests reuse", async () => {
+    closePooledConnections();
+    sockets.clear();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post("/slow")));
+    expect(answers.every((a) => a.outcome === "response" && a.statusCode === 200)).toBe(true);
+    expect(sockets.size).toBe(16);
+    for (let i = 0; i < 3; i++) await post("/a");
+    expect(sockets.size).toBe(16);
   });
 });
