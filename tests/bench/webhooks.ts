@@ -116,6 +116,7 @@ async function main() {
       }
       const total = events * endpoints;
       received.length = 0;
+      const accepted0 = receiver.connections().accepted;
       const done = new Promise<void>((resolve) => (onReceive = () => received.length >= total && resolve()));
       const t0 = performance.now();
       const appCpu0 = processCpuSeconds(app.process.pid!);
@@ -132,8 +133,9 @@ async function main() {
       await new Promise((r) => setTimeout(r, 500));
       const attempts = await db().deliveryAttempt.count({ where: { delivery: { endpoint: { workspaceId: ws.id } } } });
       results.push(
-        `throughput, ${endpoints} endpoint${endpoints > 1 ? "s" : ""}: ${total} deliveries in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(0)} deliveries/s (attempts logged: ${attempts})` +
-          `\n    CPU cores busy during the run: app ${(appCpu / seconds).toFixed(2)}, receiver (this process) ${(receiverCpu / seconds).toFixed(2)}; machine load average ${os.loadavg()[0].toFixed(1)}`,
+        `throughput, ${endpoints} endpoint${endpoints > 1 ? "s" : ""}: ${total} deliveries in ${seconds.toFixed(2)} s = ${(total / seconds).toFixed(0)} deliveries/s (attempts logged: ${attempts}, connections opened: ${receiver.connections().accepted - accepted0})` +
+          `\n    CPU cores busy during the run: app ${(appCpu / seconds).toFixed(2)}, receiver (this process) ${(receiverCpu / seconds).toFixed(2)}; machine load average ${os.loadavg()[0].toFixed(1)}` +
+          `\n    app CPU per delivery: ${((appCpu / total) * 1e6).toFixed(0)} µs (the claim, the read, the check, the request and its record)`,
       );
     }
 
