@@ -40,7 +40,7 @@ export type PinnedPost = {
 };
 
 const TLS_CODE = /CERT|SSL|TLS|EPROTO|ALTNAME|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)/;
-/** undici's codes for a deadline of its own (connect, headers, body): ours is shorter or equal. */
+/** undici's codes for a deadline of its own (connect, headers, body), should one come first. */
 const TIMEOUT_CODE = /^UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT$/;
 /** The connection was closed or reset before an answer came. */
 const CLOSED_CODE = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
@@ -87,6 +87,8 @@ function clientOptions(t: Target): Client.Options {
     pipelining: 1,
     connect: {
       lookup: pinnedLookup(t.addresses),
+      // A connection still opening cannot be closed from outside (undici closes it once it opens or
+      // fails): this bounds it by the deadline of the attempt that opens it.
       timeout: t.connectTimeoutMs,
       ...(t.origin.startsWith("https:") && !net.isIP(t.host) ? { servername: t.host } : {}),
     },

@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import net, { type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { closePooledConnections, postPinned } from "../../lib/net/index.ts";
 
@@ -109,5 +109,31 @@ describe("pinned dialer connection pool", () => {
     expect(sockets.size).toBe(16);
     for (let i = 0; i < 3; i++) await post("/a");
     expect(sockets.size).toBe(16);
+  });
+
+  test("a connection still opening when the deadline passes is a timeout, and is closed", async () => {
+    // a TCP server that never answers the TLS handshake: the connection never becomes usable
+    const silent = new Set<Socket>();
+    let closed = 0;
+    const tcp = net.createServer((s) => {
+      silent.add(s);
+      s.resume(); // reads (and drops) the handshake, so the client's close is seen
+      s.on("close", () => closed++);
+    });
+    await new Promise<void>((r) => tcp.listen(0, "127.0.0.1", r));
+    try {
+      const r = await postPinned({
+        url: new URL(`https://hook.test:${(tcp.address() as AddressInfo).port}/a`),
+        addresses: ["127.0.0.1"],
+        headers: {},
+        body: "{}",
+        timeoutMs: 300,
+      });
+      expect(r).toMatchObject({ outcome: "timeout", statusCode: null });
+      await until(() => silent.size === 1 && closed === 1);
+    } finally {
+      for (const s of silent) s.destroy();
+      await new Promise((r) => tcp.close(r));
+    }
   });
 });
