@@ -88,7 +88,7 @@ function clientOptions(t: Target): Client.Options {
     connect: {
       lookup: pinnedLookup(t.addresses),
       // A connection still opening cannot be closed from outside (undici closes it once it opens or
-      // fails): this bounds it by the deadline of the attempt that opens it.
+      // fails): this bounds it by the timeout of the attempt that made the client.
       timeout: t.connectTimeoutMs,
       ...(t.origin.startsWith("https:") && !net.isIP(t.host) ? { servername: t.host } : {}),
     },
@@ -121,7 +121,7 @@ class Connections {
   private readonly clients: CountingClient[] = [];
   lastUsed = 0;
   constructor(private readonly target: Target) {}
-  pick(): CountingClient {
+  pick(connectTimeoutMs: number): CountingClient {
     this.lastUsed = Date.now();
     let least: CountingClient | null = null;
     let leastSize = Infinity;
@@ -131,7 +131,7 @@ class Connections {
       if (size < leastSize) [least, leastSize] = [c, size];
     }
     if (least && this.clients.length >= MAX_SOCKETS_PER_POOL) return least;
-    const client = new CountingClient(this.target.origin, clientOptions(this.target));
+    const client = new CountingClient(this.target.origin, clientOptions({ ...this.target, connectTimeoutMs }));
     this.clients.push(client);
     return client;
   }
@@ -222,7 +222,7 @@ function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult;
     connectTimeoutMs: p.timeoutMs,
   };
   const pool = pooled ? poolFor(target) : null;
-  const client = pool ? pool.pick() : new CountingClient(target.origin, clientOptions(target));
+  const client = pool ? pool.pick(p.timeoutMs) : new CountingClient(target.origin, clientOptions(target));
 
   return new Promise((resolve) => {
     let settled = false;
