@@ -138,9 +138,13 @@ class Connections {
   /**
    * Closes the connection of a request that did not end with its whole answer read (cut short,
    * timed out, failed), unless other requests wait for it: they get a fresh connection from it.
+   * `onIt`: the request had the connection (else it was still waiting for it, or never got it).
    */
-  discard(client: CountingClient): void {
-    if (client.stats.size > 1) return;
+  discard(client: CountingClient, onIt: boolean): void {
+    const { pending, running } = client.stats;
+    // with one request at a time per connection, the others are the queued ones (less this one,
+    // when it is still queued), or a running one when this one never got the connection
+    if (onIt ? pending > 0 : running > 0 || pending > 1) return;
     const i = this.clients.indexOf(client);
     if (i >= 0) this.clients.splice(i, 1);
     void client.destroy().catch(() => {});
@@ -239,7 +243,7 @@ function postOnce(p: PinnedPost, pooled: boolean): Promise<{ result: PostResult;
       // Only a connection whose answer was read to its end goes back to the pool.
       if (!complete) {
         abort?.(new Error("attempt over"));
-        if (pool) pool.discard(client);
+        if (pool) pool.discard(client, abort !== null);
       }
       if (!pool) void client.destroy().catch(() => {});
       resolve({

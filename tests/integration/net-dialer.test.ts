@@ -2,6 +2,7 @@ import http from "node:http";
 import net, { type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { closePooledConnections, postPinned } from "../../lib/net/index.ts";
+import { eventually } from "../support/eventually.ts";
 
 // The pinned dialer's connection pool, against a real HTTP server on loopback.
 let server: http.Server;
@@ -20,6 +21,7 @@ beforeAll(async () => {
     }
     req.resume();
     if (req.url === "/hang") return; // never answers
+    if (req.url === "/reset") return void setTimeout(() => socket.destroy(), 50); // drops the connection unanswered
     const answer = () => res.end(req.url === "/big" ? "x".repeat(10_000) : "ok");
     req.on("end", () => (req.url === "/slow" ? setTimeout(answer, 100) : answer()));
   });
@@ -42,15 +44,6 @@ const post = (path: string, addresses = ["127.0.0.1"], timeoutMs = 2000) =>
     timeoutMs,
     maxResponseBytes: 1024,
   });
-
-/** Waits until `check` holds, up to two seconds. */
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met within 2 s");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("pinned dialer connection pool", () => {
   test("reuses a connection to the same checked address", async () => {
@@ -96,7 +89,7 @@ describe("pinned dialer connection pool", () => {
     sockets.clear();
     expect(await post("/hang", undefined, 300)).toMatchObject({ outcome: "timeout", statusCode: null });
     const [hung] = [...sockets];
-    await until(() => hung.destroyed);
+    await eventually(async () => hung.destroyed, 2000, "the hung connection closed");
     expect(await post("/a")).toMatchObject({ outcome: "response", statusCode: 200 });
     expect(sockets.size).toBe(2);
   });
@@ -130,10 +123,22 @@ describe("pinned dialer connection pool", () => {
         timeoutMs: 300,
       });
       expect(r).toMatchObject({ outcome: "timeout", statusCode: null });
-      await until(() => silent.size === 1 && closed === 1);
+      await eventually(async () => silent.size === 1 && closed === 1, 2000, "the opening connection closed");
     } finally {
       for (const s of silent) s.destroy();
       await new Promise((r) => tcp.close(r));
     }
+  });
+
+  test("a request failing on a connection another waits for leaves that one its turn", async () => {
+    closePooledConnections();
+    sockets.clear();
+    // 16 connections, each with a request out; the 17th waits behind the first, which then fails
+    const first = post("/reset");
+    const others = Array.from({ length: 15 }, () => post("/slow"));
+    const waiting = post("/a");
+    expect(await first).toMatchObject({ outcome: "error", statusCode: null });
+    expect(await waiting).toMatchObject({ outcome: "response", statusCode: 200, body: "ok" });
+    expect((await Promise.all(others)).every((a) => a.statusCode === 200)).toBe(true);
   });
 });
