@@ -9,6 +9,7 @@ import { call, client, makeWorkspace } from "../support/api.ts";
 import { startApp, type RunningApp } from "../support/app.ts";
 import { adminCli, nodeFlags } from "../support/compiled.ts";
 import { useDatabaseInProcess } from "../support/db.ts";
+import { eventually } from "../support/eventually.ts";
 
 // `npm run admin -- backup` / `restore` (lib/db/backup) on the app's embedded PostgreSQL: a backup
 // taken while the API keeps creating links holds everything committed before it started, and the
@@ -67,16 +68,6 @@ function embeddedUrl(dataDir: string): string {
   return `postgresql://${meta.user}:${meta.password}@127.0.0.1:${meta.port}/linkhop`;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null | false | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Every row that matters, as comparable strings: links, keys, events, deliveries, click events. */
 async function rows(url: string): Promise<Record<string, string[]>> {
   const c = new pg.Client({ connectionString: url });
@@ -123,10 +114,14 @@ test("a backup taken while links are being created restores everything committed
     const hop = await call(app, "GET", `/${code}`, { headers: { host: "localhost:3000", "user-agent": BROWSER } });
     expect(hop.status).toBe(302);
   }
-  const before = await until("the clicks and the delivery to be stored", async () => {
-    const r = await rows(embeddedUrl(original));
-    return r.clicks.length >= 3 && r.deliveries.length >= 1 && r;
-  });
+  const before = await eventually(
+    async () => {
+      const r = await rows(embeddedUrl(original));
+      return r.clicks.length >= 3 && r.deliveries.length >= 1 && r;
+    },
+    15_000,
+    "the clicks and the delivery to be stored",
+  );
   expect(before.keys).toHaveLength(1);
 
   // the API keeps creating links before, while and after the backup runs
@@ -138,7 +133,7 @@ test("a backup taken while links are being created restores everything committed
       if (r.status === 201) created.push({ code: r.body.code, at: Date.now() });
     }
   })();
-  await until("the writer to be creating links", async () => created.length >= 5);
+  await eventually(async () => created.length >= 5, 15_000, "the writer to be creating links");
 
   const committed = await rows(embeddedUrl(original));
   const backupStarted = Date.now();
