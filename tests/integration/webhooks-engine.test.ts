@@ -92,8 +92,14 @@ describe("the built-in scheduler's claims", () => {
       expect(claimsWithRows).toBeGreaterThan(0);
       expect(reads).toBeGreaterThanOrEqual(claimsWithRows);
       expect(reads).toBeLessThanOrEqual(claimsWithRows + deliveries / 10);
-      // 60 attempts paced 5 ms apart (200/s) end within about 300 ms: written at most every 20 ms, far fewer statements than attempts
-      expect(records).toBeLessThanOrEqual(deliveries / 2);
+      // written at most once per RECORD_SPACING_MS: 60 attempts paced 5 ms apart (200/s) end within
+      // about 300 ms, so far fewer statements than attempts; on a loaded machine the attempts spread
+      // over longer, and the bound with them (the receipts' span, plus the first and last statements)
+      const { RECORD_SPACING_MS } = await import("../../lib/webhooks/attempt-batches.ts");
+      const receipts = receiver.requests.filter((r) => r.path === "/paced").map((r) => r.at);
+      const span = Math.max(...receipts) - Math.min(...receipts);
+      expect(records).toBeLessThanOrEqual(Math.floor(span / RECORD_SPACING_MS) + 3);
+      expect(records).toBeLessThan(deliveries);
     } finally {
       counted.restore();
     }
