@@ -5,6 +5,7 @@ import { unmarkRollupDays } from "../../lib/analytics/store/rollup-build.ts";
 import { PostgresClickStore } from "../../lib/analytics/store/click-store.ts";
 import { db } from "../../lib/db/client.ts";
 import { client, makeWorkspace, startApiTest, TEST_APP_URL, type ApiTestEnv } from "../support/api.ts";
+import { eventually } from "../support/eventually.ts";
 
 // A CSV export streams from a database cursor that holds one of analytics' connections (4 per
 // process) until the file is read to its end. A client that stops reading used to hold it for ever,
@@ -83,15 +84,6 @@ function stalledExport(key: string, query: string): net.Socket {
   return socket;
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe("exports a client stops reading", () => {
   it("hold no connection past the deadline, never more than half the pool, and reports answer meanwhile", async () => {
     const { workspace, key } = await makeWorkspace("team");
@@ -105,7 +97,7 @@ describe("exports a client stops reading", () => {
     const sockets = [stalledExport(key!, "interval=7d"), stalledExport(key!, "interval=7d")];
     try {
       // both are streaming and stuck: each holds a cursor in an open transaction
-      await waitFor("two stalled exports holding a cursor each", async () => (await heldCursors()) === 2, DEADLINE_MS);
+      await eventually(async () => (await heldCursors()) === 2, DEADLINE_MS, "two stalled exports holding a cursor each");
       const startedStalling = Date.now();
 
       // a third export is refused while they run (the pool keeps connections for the rest)
@@ -118,13 +110,13 @@ describe("exports a client stops reading", () => {
       expect(report.body.clicks).toBe(BIG_EVENTS + 1);
 
       // after the deadline the connections are back (a generous margin for a busy machine, no fixed sleep)
-      await waitFor("the stalled exports' cursors released", async () => (await heldCursors()) === 0, DEADLINE_MS + 10_000);
+      await eventually(async () => (await heldCursors()) === 0, DEADLINE_MS + 10_000, "the stalled exports' cursors released");
       expect(Date.now() - startedStalling).toBeLessThan(DEADLINE_MS + 10_000);
       // and their slots: an export runs again, whole
-      await waitFor(
-        "an export accepted again",
+      await eventually(
         async () => (await api.get("/api/v1/analytics/export?interval=7d&link=small")).status === 200,
         5_000,
+        "an export accepted again",
       );
       const csv = await api.get("/api/v1/analytics/export?interval=7d&link=small");
       expect(csv.status).toBe(200);

@@ -3,6 +3,7 @@ import { db } from "../../lib/db/client.ts";
 import { createUser } from "../../lib/auth/users.ts";
 import { startApp } from "../support/app.ts";
 import { call, makeWorkspace, startApiTest, type ApiTestEnv } from "../support/api.ts";
+import { eventually } from "../support/eventually.ts";
 import { signInCookie } from "../support/session.ts";
 
 // DESTINATION_DENYLIST is retroactive: links saved before a host was added to it stop redirecting
@@ -20,16 +21,6 @@ afterAll(async () => {
 
 /** A visitor on the short domain. */
 const hop = (app: { port: number }, method: string, code: string) => call(app, method, `/${code}`, { headers: { host: "localhost:3000" } });
-
-async function eventually<T>(fn: () => Promise<T | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("denylist added after links were made", () => {
   it("blocks their redirects, refuses edits that keep the destination, and the link page says why", async () => {
@@ -97,10 +88,14 @@ describe("denylist added after links were made", () => {
       json: { url: "https://example.com/fixed", title: "fixed" },
     });
     expect(fixed.status, fixed.text).toBe(200);
-    const after = await eventually(async () => {
-      const a = await hop(app, "GET", direct.code);
-      return a.status === 302 ? a : false;
-    }, "the edited link to redirect");
+    const after = await eventually(
+      async () => {
+        const a = await hop(app, "GET", direct.code);
+        return a.status === 302 ? a : false;
+      },
+      10_000,
+      "the edited link to redirect",
+    );
     expect(after.headers.location).toBe("https://example.com/fixed");
     // Clearing the denylisted targeting works too.
     expect((await call(app, "PATCH", `/api/v1/links/${viaGeo.code}`, { key, json: { targeting: null } })).status).toBe(200);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exportClicks, runningExports } from "../../lib/analytics/reports/export.ts";
 import type { ClickQuery, ClickStore, ExportRow } from "../../lib/analytics/model.ts";
 import type { AnalyticsWorkspace } from "../../lib/analytics/reports/service.ts";
+import { eventually } from "../support/eventually.ts";
 
 // A CSV export holds a database cursor while it streams: it is ended at a deadline however far the
 // client read, and only a few run at once, so a client that stops reading cannot keep connections.
@@ -27,14 +28,6 @@ function endlessExportStore() {
   return { store, state };
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe("exports", () => {
   it("a stream nobody reads to the end is ended at the deadline: its cursor closed, its slot free, the reader told", async () => {
     const { store, state } = endlessExportStore();
@@ -49,7 +42,7 @@ describe("exports", () => {
       code: "rate_limit",
       extra: { limit: 1 },
     });
-    await waitFor(() => state.closed, 2_000);
+    await eventually(async () => state.closed, 2_000, "the stream's cursor closed");
     expect(runningExports()).toBe(0);
     // the download breaks off (an error, never a short file that looks whole)
     let failed = false;
