@@ -180,7 +180,7 @@ async function startNextStart(env: Record<string, string>): Promise<{ port: numb
 /** The key prefix of a table's sequential scans among StatementStats. */
 const SEQ_SCAN = "\u0000seq scan ";
 /** pg_stat_statements per statement: calls, execution ms, rows, WAL records. */
-type StatementStats = Map<string, { calls: number; ms: number; rows: number; wal: number }>;
+type StatementStats = Map<string, { calls: number; ms: number; rows: number; wal: number; fpi: number; walBytes: number }>;
 
 /**
  * A day of delivered events behind the workspace's endpoint (HISTORY of each: event, delivery,
@@ -257,14 +257,19 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
   await client.query(`analyze`);
   // the statements counter: every call but this client's own reads (and its reset)
   const statements = async (): Promise<StatementStats> => {
-    const { rows } = await client.query<{ query: string; n: string; ms: number; rows: string; wal: string }>(
+    const { rows } = await client.query<{ query: string; n: string; ms: number; rows: string; wal: string; fpi: string; bytes: string }>(
       `select query, sum(calls)::bigint as n, sum(total_exec_time)::float8 as ms, sum(rows)::bigint as rows,
-              sum(wal_records)::bigint as wal
+              sum(wal_records)::bigint as wal, sum(wal_fpi)::bigint as fpi, sum(wal_bytes)::bigint as bytes
        from pg_stat_statements
        where dbid = (select oid from pg_database where datname = current_database()) and query not ilike '%pg_stat_statements%'
        group by query`,
     );
-    return new Map(rows.map((r) => [r.query, { calls: Number(r.n), ms: r.ms, rows: Number(r.rows), wal: Number(r.wal) }]));
+    return new Map(
+      rows.map((r) => [
+        r.query,
+        { calls: Number(r.n), ms: r.ms, rows: Number(r.rows), wal: Number(r.wal), fpi: Number(r.fpi), walBytes: Number(r.bytes) },
+      ]),
+    );
   };
   // sequential scans by table (as statements named SEQ_SCAN + table: calls, rows read): one that
   // reads a growing table per request is a plan to look at
@@ -272,7 +277,9 @@ async function prepareDatabase(dir: string, receiverUrl: string) {
     const { rows } = await client.query<{ relname: string; n: string; tuples: string }>(
       `select relname, seq_scan::bigint as n, seq_tup_read::bigint as tuples from pg_stat_user_tables`,
     );
-    return new Map(rows.map((r) => [SEQ_SCAN + r.relname, { calls: Number(r.n), ms: 0, rows: Number(r.tuples), wal: 0 }]));
+    return new Map(
+      rows.map((r) => [SEQ_SCAN + r.relname, { calls: Number(r.n), ms: 0, rows: Number(r.tuples), wal: 0, fpi: 0, walBytes: 0 }]),
+    );
   };
   // what a case's writes leave to PostgreSQL's background (dead rows to vacuum, dirty pages to
   // write) is done before the next case, so it is not counted in the next case's seconds
@@ -317,8 +324,16 @@ type Result = LoadResult & { sql: StatementStats };
 function statementsDuring(before: StatementStats, after: StatementStats): StatementStats {
   const out: StatementStats = new Map();
   for (const [q, a] of after) {
-    const b = before.get(q) ?? { calls: 0, ms: 0, rows: 0, wal: 0 };
-    if (a.calls > b.calls) out.set(q, { calls: a.calls - b.calls, ms: a.ms - b.ms, rows: a.rows - b.rows, wal: a.wal - b.wal });
+    const b = before.get(q) ?? { calls: 0, ms: 0, rows: 0, wal: 0, fpi: 0, walBytes: 0 };
+    if (a.calls > b.calls)
+      out.set(q, {
+        calls: a.calls - b.calls,
+        ms: a.ms - b.ms,
+        rows: a.rows - b.rows,
+        wal: a.wal - b.wal,
+        fpi: a.fpi - b.fpi,
+        walBytes: a.walBytes - b.walBytes,
+      });
   }
   return out;
 }
@@ -518,12 +533,23 @@ async function main() {
     );
     if (process.env.BENCH_SQL_DETAIL === "1") {
       console.log("\nSQL statements per request, by statement (median round): calls, PostgreSQL execution µs, WAL records:");
+      console.log("(full-page images: a page's first change after a checkpoint is written whole, 8 KB, to the WAL)");
       for (const c of cases.filter((x) => x.port !== "bare")) {
         const r = med.get(c.name)!;
         const per = (v: number) => v / r.requests;
         const statements = [...r.sql].filter(([q]) => !q.startsWith(SEQ_SCAN));
-        const total = statements.reduce((t, [, v]) => ({ ms: t.ms + v.ms, wal: t.wal + v.wal }), { ms: 0, wal: 0 });
-        console.log(`  ${c.name}: ${(per(total.ms) * 1000).toFixed(0)} µs executing, ${per(total.wal).toFixed(1)} WAL records per request`);
+        const total = statements.reduce(
+          (t, [, v]) => ({ ms: t.ms + v.ms, wal: t.wal + v.wal, fpi: t.fpi + v.fpi, bytes: t.bytes + v.walBytes }),
+          {
+            ms: 0,
+            wal: 0,
+            fpi: 0,
+            bytes: 0,
+          },
+        );
+        console.log(
+          `  ${c.name}: ${(per(total.ms) * 1000).toFixed(0)} µs executing, ${per(total.wal).toFixed(1)} WAL records, ${per(total.fpi).toFixed(2)} full-page images, ${per(total.bytes).toFixed(0)} WAL bytes per request`,
+        );
         const scans = [...r.sql].filter(([q, v]) => q.startsWith(SEQ_SCAN) && per(v.rows) >= 1);
         for (const [table, v] of scans)
           console.log(
