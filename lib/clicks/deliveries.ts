@@ -47,9 +47,15 @@ function clickDigest(kind: string, p: FeedPosition): string {
   return createHash("sha256").update(`${kind}\n${p.tx}\n${p.seq}`).digest("hex");
 }
 
-/** The envelope id of a click's link.clicked event ("evt_" + 32 hex), the same for every endpoint, attempt and resend. */
+/**
+ * The envelope id of a click's link.clicked event ("evt_" + 32 hex), the same for every endpoint,
+ * attempt and resend: 12 hex of the click's transaction in the feed, then 20 of a digest of its
+ * place there. Later clicks' ids sort after, so their events' rows go to the end of the indexes
+ * that lead with the id, as newEventId's do (lib/events/index.ts).
+ */
 export function clickedEventId(p: FeedPosition): string {
-  return "evt_" + clickDigest("link.clicked", p).slice(0, 32);
+  const tx = (BigInt(p.tx) & 0xffff_ffff_ffffn).toString(16).padStart(12, "0");
+  return "evt_" + tx + clickDigest("link.clicked", p).slice(0, 20);
 }
 
 /** The click's id in the event ("clk_" + 24 hex), derived from its place in the feed. */

@@ -25,3 +25,15 @@ describe("event ids", () => {
     expect(ids.size).toBe(10_000);
   });
 });
+
+describe("link.clicked event ids", () => {
+  it("are derived from the click's place in the feed, the same every time, and later clicks' sort after", async () => {
+    const { clickedEventId } = await import("../../lib/clicks/deliveries.ts");
+    const at = (tx: number, seq: number) => clickedEventId({ tx: String(tx), seq: String(seq) });
+    expect(at(1234, 5)).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(at(1234, 5)).toBe(at(1234, 5));
+    expect(at(1234, 5)).not.toBe(at(1234, 6));
+    const later = Array.from({ length: 50 }, (_, i) => at(1000 + i * 3, i % 4));
+    expect([...later].sort()).toEqual(later);
+  });
+});
