@@ -99,7 +99,7 @@ export class ClickedReader {
       for (const c of read.clicks) {
         const link = links.get(c.linkId);
         if (!link) continue; // deleted since the read: in no scope now
-        const id = clickedEventId(c.position);
+        const id = clickedEventId(c.position, c.at);
         const data = { click: clickData(c, clickId(c.position)), link: link.object };
         events.push({ id, at: c.at, body: serializeEnvelope(id, "link.clicked", new Date(c.at), ep.workspace, data) });
       }

@@ -4,6 +4,7 @@ import type { ClickEvent } from "../analytics/model.ts";
 import { clickedCursorName, type FedClick } from "../analytics/store/clicked-feed.ts";
 import type { Link } from "../db/generated/client.ts";
 import { config } from "../config/index.ts";
+import { eventIdAt } from "../events/index.ts";
 import { clickSubscribers } from "../events/sql.ts";
 import { toWebhookLink, type WebhookLink } from "../links/serialize.ts";
 import { ensureCursor, type FeedPosition } from "./feed.ts";
@@ -48,14 +49,12 @@ function clickDigest(kind: string, p: FeedPosition): string {
 }
 
 /**
- * The envelope id of a click's link.clicked event ("evt_" + 32 hex), the same for every endpoint,
- * attempt and resend: 12 hex of the click's transaction in the feed, then 20 of a digest of its
- * place there. Later clicks' ids sort after, so their events' rows go to the end of the indexes
- * that lead with the id, as newEventId's do (lib/events/index.ts).
+ * The envelope id of a click's link.clicked event, the same for every endpoint, attempt and resend:
+ * eventIdAt (lib/events) with the click's time `at` (unix ms) and 20 hex of a digest of its place
+ * in the feed, so clicks' events sort by time like every other event.
  */
-export function clickedEventId(p: FeedPosition): string {
-  const tx = (BigInt(p.tx) & 0xffff_ffff_ffffn).toString(16).padStart(12, "0");
-  return "evt_" + tx + clickDigest("link.clicked", p).slice(0, 20);
+export function clickedEventId(p: FeedPosition, at: number): string {
+  return eventIdAt(at, clickDigest("link.clicked", p).slice(0, 20));
 }
 
 /** The click's id in the event ("clk_" + 24 hex), derived from its place in the feed. */

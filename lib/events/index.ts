@@ -20,15 +20,20 @@ export { BY_NAME_ONLY_EVENT_TYPES, EVENT_TYPES, SELECTABLE_EVENT_TYPES, type Eve
 export type EventWorkspace = { id: number; slug: string; name: string; plan: string };
 
 /**
- * A new event id, "evt_" + 32 lowercase hex: the time in ms (12 hex digits, so ids made later sort
- * after) then 80 random bits (lib/keys/random.ts pooledRandomBytes). Unique, not secret. Time order
- * keeps WebhookEvent's primary key and Delivery's (eventId, endpointId) index growing at their right
- * edge: a random id wrote each event into a random page of both, which after every checkpoint costs
- * PostgreSQL a full-page image per page touched.
+ * An event id, "evt_" + 32 lowercase hex: the instant the event stands for in ms (12 hex digits,
+ * so ids of later events sort after) then `rest` (20 hex). Time order keeps WebhookEvent's primary
+ * key and Delivery's (eventId, endpointId) index growing at their right edge: a random id wrote each
+ * event into a random page of both, which after every checkpoint costs PostgreSQL a full-page image
+ * per page touched (docs/benchmarks.md, "Event ids"). The time is the envelope's createdAt's, which
+ * the receiver sees anyway.
  */
+export function eventIdAt(at: number, rest: string): string {
+  return "evt_" + Math.max(0, Math.floor(at)).toString(16).padStart(12, "0").slice(-12) + rest;
+}
+
+/** A new event id (eventIdAt) with 80 random bits (lib/keys/random.ts pooledRandomBytes): unique, not secret. */
 export function newEventId(at: number = realTimeNow()): string {
-  const time = Math.max(0, Math.floor(at)).toString(16).padStart(12, "0").slice(-12);
-  return "evt_" + time + pooledRandomBytes(10).toString("hex");
+  return eventIdAt(at, pooledRandomBytes(10).toString("hex"));
 }
 
 /** The envelope's bytes; `createdAt` is a Date, or what stands in for one (a hole: lib/events/sql.ts eventWithHoles). */

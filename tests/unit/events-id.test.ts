@@ -27,13 +27,15 @@ describe("event ids", () => {
 });
 
 describe("link.clicked event ids", () => {
-  it("are derived from the click's place in the feed, the same every time, and later clicks' sort after", async () => {
+  it("are derived from the click (its place in the feed and its time), the same every time, and later clicks' sort after", async () => {
     const { clickedEventId } = await import("../../lib/clicks/deliveries.ts");
-    const at = (tx: number, seq: number) => clickedEventId({ tx: String(tx), seq: String(seq) });
-    expect(at(1234, 5)).toMatch(/^evt_[0-9a-f]{32}$/);
-    expect(at(1234, 5)).toBe(at(1234, 5));
-    expect(at(1234, 5)).not.toBe(at(1234, 6));
-    const later = Array.from({ length: 50 }, (_, i) => at(1000 + i * 3, i % 4));
+    const start = Date.UTC(2026, 0, 1);
+    const at = (tx: number, seq: number, ms: number) => clickedEventId({ tx: String(tx), seq: String(seq) }, ms);
+    expect(at(1234, 5, start)).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(parseInt(at(1234, 5, start).slice(4, 16), 16)).toBe(start);
+    expect(at(1234, 5, start)).toBe(at(1234, 5, start));
+    expect(at(1234, 5, start)).not.toBe(at(1234, 6, start));
+    const later = Array.from({ length: 50 }, (_, i) => at(1000 + i, i % 4, start + i * 3));
     expect([...later].sort()).toEqual(later);
   });
 });
