@@ -49,10 +49,12 @@ describe("the built-in scheduler's claims", () => {
     const slow = await webhooks.createEndpoint(busy.id, { url: receiver.url("127.0.0.1", "/slow") });
     await webhooks.createEndpoint(calm.id, { url: receiver.url("127.0.0.1", "/calm") });
     // no scheduler runs yet: the rows wait, due in this order (the backlog first). The backlog is
-    // larger than the process's places (SCHEDULER_DEFAULTS.maxInFlight): claimed in due order
+    // larger than the process's places (maxInFlight) by a queue's worth: claimed in due order
     // without the endpoint's room, it would take them all, and the calm delivery would wait for
     // the backlog's first answers.
-    for (let i = 0; i < 100; i++) await emitEvent(busy);
+    const { SCHEDULER_DEFAULTS } = await import("../../lib/webhooks/scheduler.ts");
+    const backlog = SCHEDULER_DEFAULTS.maxInFlight + SCHEDULER_DEFAULTS.queuedPerEndpoint;
+    for (let i = 0; i < backlog; i++) await emitEvent(busy);
     const { deliveryIds } = await emitEvent(calm);
     await db().delivery.updateMany({ where: { endpointId: slow.id }, data: { nextAttemptAt: new Date(Date.now() - 10_000) } });
     await db().delivery.updateMany({ where: { id: deliveryIds[0] }, data: { nextAttemptAt: new Date(Date.now() - 5_000) } });
